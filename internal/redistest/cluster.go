@@ -1,0 +1,152 @@
+package redistest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Cluster is a Redis Cluster of three masters for tests.
+type Cluster struct {
+	Addrs []string
+	procs []*process
+}
+
+// NewClient returns a cluster client; opts may be nil. The caller closes it.
+func (c *Cluster) NewClient(opts *redis.ClusterOptions) *redis.ClusterClient {
+	o := redis.ClusterOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	o.Addrs = c.Addrs
+	return redis.NewClusterClient(&o)
+}
+
+// Masters returns one client per master node, for SCAN and INFO; the caller
+// closes them.
+func (c *Cluster) Masters() []*redis.Client {
+	out := make([]*redis.Client, len(c.Addrs))
+	for i, a := range c.Addrs {
+		out[i] = redis.NewClient(&redis.Options{Addr: a})
+	}
+	return out
+}
+
+// StartCluster returns the test binary's shared cluster: REDIS_CLUSTER_ADDRS
+// (comma-separated) when set, else three private redis-server masters joined
+// with redis-cli --cluster create. Without the binaries it fails when
+// Required and skips with a notice otherwise.
+func StartCluster(t testing.TB) *Cluster {
+	t.Helper()
+	mu.Lock()
+	defer mu.Unlock()
+	if cluster == nil && clusterErr == nil {
+		cluster, clusterErr = startCluster()
+	}
+	if clusterErr != nil {
+		if _, missing := clusterErr.(missingBinary); missing && !Required() {
+			t.Skipf("redistest: %v; the cluster tests need it (they run in CI)", clusterErr)
+		}
+		t.Fatalf("redistest: %v", clusterErr)
+	}
+	return cluster
+}
+
+type missingBinary struct{ error }
+
+func startCluster() (*Cluster, error) {
+	if addrs := os.Getenv("REDIS_CLUSTER_ADDRS"); addrs != "" {
+		return &Cluster{Addrs: strings.Split(addrs, ",")}, nil
+	}
+	for _, bin := range []string{"redis-server", "redis-cli"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			return nil, missingBinary{fmt.Errorf("%s is not on PATH", bin)}
+		}
+	}
+	var lastErr error
+	for range 3 {
+		c, err := tryCluster()
+		if err == nil {
+			return c, nil
+		}
+		lastErr = err
+	}
+	return nil, lastErr
+}
+
+func tryCluster() (*Cluster, error) {
+	c := &Cluster{}
+	for range 3 {
+		port, err := freePort(true)
+		if err != nil {
+			c.stop()
+			return nil, err
+		}
+		p, err := startProcess(port, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000")
+		if err != nil {
+			c.stop()
+			return nil, err
+		}
+		c.procs = append(c.procs, p)
+		c.Addrs = append(c.Addrs, p.addr)
+	}
+	args := append([]string{"--cluster", "create"}, c.Addrs...)
+	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
+	if out, err := exec.Command("redis-cli", args...).CombinedOutput(); err != nil {
+		c.stop()
+		return nil, fmt.Errorf("redis-cli --cluster create: %v: %s", err, tail(out))
+	}
+	if err := c.waitOK(15 * time.Second); err != nil {
+		c.stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+// waitOK waits until every node reports cluster_state:ok and a cluster client
+// can reach every slot's master.
+func (c *Cluster) waitOK(limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		err := c.check()
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("redistest: cluster not ready: %w", err)
+		}
+		time.Sleep(100 * time.Millisecond) // polling the cluster's gossip, not a test race
+	}
+}
+
+func (c *Cluster) check() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	for _, m := range c.Masters() {
+		info, err := m.ClusterInfo(ctx).Result()
+		m.Close()
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(info, "cluster_state:ok") {
+			return fmt.Errorf("%s: cluster_state not ok", m.Options().Addr)
+		}
+	}
+	cc := c.NewClient(nil)
+	defer cc.Close()
+	return cc.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+		return m.Ping(ctx).Err()
+	})
+}
+
+func (c *Cluster) stop() {
+	for _, p := range c.procs {
+		p.stop()
+	}
+}

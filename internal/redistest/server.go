@@ -1,0 +1,149 @@
+package redistest
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"testing"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+)
+
+// Kind says what is behind a Server.
+type Kind string
+
+// The kinds of server.
+const (
+	Real      Kind = "redis-server" // a private redis-server started here
+	External  Kind = "REDIS_ADDR"   // a server someone else runs
+	Miniredis Kind = "miniredis"    // the in-process fallback
+)
+
+// Server is a standalone Redis for tests.
+type Server struct {
+	Addr string
+	Kind Kind
+	Mini *miniredis.Miniredis // set when Kind is Miniredis
+}
+
+// NewClient returns a client of the server; opts may be nil. The caller
+// closes it.
+func (s *Server) NewClient(opts *redis.Options) *redis.Client {
+	o := redis.Options{}
+	if opts != nil {
+		o = *opts
+	}
+	o.Addr = s.Addr
+	return redis.NewClient(&o)
+}
+
+var (
+	mu         sync.Mutex
+	standalone *Server
+	standErr   error
+	standProc  *process
+	cluster    *Cluster
+	clusterErr error
+	noticeOnce sync.Once
+)
+
+// Required reports whether RATEKIT_REQUIRE_REDIS=1: a missing redis-server is
+// then a failure, never a fallback or a skip.
+func Required() bool { return os.Getenv("RATEKIT_REQUIRE_REDIS") == "1" }
+
+// Standalone returns the test binary's shared standalone server (see the
+// package doc). Tests keep apart by using Prefix.
+func Standalone(t testing.TB) *Server {
+	t.Helper()
+	mu.Lock()
+	defer mu.Unlock()
+	if standalone == nil && standErr == nil {
+		standalone, standErr = startStandalone()
+	}
+	if standErr != nil {
+		t.Fatalf("redistest: %v", standErr)
+	}
+	return standalone
+}
+
+// RealStandalone is Standalone for tests that need a real server (faults,
+// MEMORY USAGE, the script cache): without one it fails when Required and
+// skips with a notice otherwise.
+func RealStandalone(t testing.TB) *Server {
+	t.Helper()
+	s := Standalone(t)
+	if s.Kind == Miniredis {
+		t.Skip("redistest: needs redis-server, which is not on PATH")
+	}
+	return s
+}
+
+func startStandalone() (*Server, error) {
+	if addr := os.Getenv("REDIS_ADDR"); addr != "" {
+		return &Server{Addr: addr, Kind: External}, nil
+	}
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		if Required() {
+			return nil, fmt.Errorf("RATEKIT_REQUIRE_REDIS=1 but redis-server is not on PATH: %w", err)
+		}
+		noticeOnce.Do(func() {
+			fmt.Fprintln(os.Stderr, "redistest: redis-server not found on PATH; tests use miniredis (install redis-server, or set REDIS_ADDR, to test against real Redis)")
+		})
+		m := miniredis.NewMiniRedis()
+		if err := m.Start(); err != nil {
+			return nil, err
+		}
+		return &Server{Addr: m.Addr(), Kind: Miniredis, Mini: m}, nil
+	}
+	var lastErr error
+	for range 5 {
+		port, err := freePort(false)
+		if err != nil {
+			return nil, err
+		}
+		p, err := startProcess(port)
+		if err == nil {
+			standProc = p
+			return &Server{Addr: p.addr, Kind: Real}, nil
+		}
+		lastErr = err
+	}
+	return nil, lastErr
+}
+
+// Main runs the tests of a package and then stops the servers the harness
+// started. Call it from TestMain: func TestMain(m *testing.M) { redistest.Main(m) }.
+func Main(m *testing.M) {
+	code := m.Run()
+	stopAll()
+	os.Exit(code)
+}
+
+func stopAll() {
+	mu.Lock()
+	defer mu.Unlock()
+	if standProc != nil {
+		standProc.stop()
+	}
+	if standalone != nil && standalone.Mini != nil {
+		standalone.Mini.Close()
+	}
+	if cluster != nil {
+		cluster.stop()
+	}
+}
+
+// Prefix returns a fresh random key prefix, so tests never touch each other's
+// keys (or keys the harness did not create) and nothing needs FLUSHDB.
+func Prefix(t testing.TB) string {
+	t.Helper()
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	return "rkt" + hex.EncodeToString(b[:])
+}

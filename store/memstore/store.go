@@ -1,0 +1,162 @@
+package memstore
+
+import (
+	"context"
+	"hash/maphash"
+	"sync"
+	"time"
+
+	"github.com/ratekit/ratekit"
+)
+
+const (
+	numShards       = 64
+	sweepIntervalMS = 1000
+)
+
+// Store is an in-process ratekit.Store. The zero value is not usable; build it
+// with New. It is safe for concurrent use.
+type Store struct {
+	now    func() time.Time
+	seed   maphash.Seed
+	shards [numShards]shard
+}
+
+type shard struct {
+	mu          sync.Mutex
+	entries     map[entryKey]entry
+	nextSweepMS int64
+}
+
+// entryKey identifies one limit's state for one subject.
+type entryKey struct{ subject, limit string }
+
+// entry is one limit's state: a count or a theoretical arrival time, and the
+// millisecond at which it expires (as a Redis key's TTL would).
+type entry struct {
+	value    int64
+	expireMS int64
+}
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithClock makes the store read time from now instead of time.Now. Tests use
+// it to step time deterministically.
+func WithClock(now func() time.Time) Option {
+	return func(s *Store) { s.now = now }
+}
+
+// New returns an empty Store.
+func New(opts ...Option) *Store {
+	s := &Store{now: time.Now, seed: maphash.MakeSeed()}
+	for _, o := range opts {
+		o(s)
+	}
+	for i := range s.shards {
+		s.shards[i].entries = make(map[entryKey]entry)
+	}
+	return s
+}
+
+// Take implements ratekit.Store.
+func (s *Store) Take(_ context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
+	return s.decide(key, limits, cost, cost > 0)
+}
+
+// Peek implements ratekit.Store.
+func (s *Store) Peek(_ context.Context, key string, limits []ratekit.Limit) (ratekit.Decision, error) {
+	return s.decide(key, limits, 1, false)
+}
+
+// Reset implements ratekit.Store.
+func (s *Store) Reset(_ context.Context, key string, limits []ratekit.Limit) error {
+	if key == "" {
+		return ratekit.ErrEmptyKey
+	}
+	sh := s.shard(key)
+	sh.mu.Lock()
+	for _, l := range limits {
+		delete(sh.entries, entryKey{key, l.ID()})
+	}
+	sh.mu.Unlock()
+	return nil
+}
+
+// Len returns the number of live state entries (swept lazily); for tests and
+// metrics.
+func (s *Store) Len() int {
+	n := 0
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		n += len(sh.entries)
+		sh.mu.Unlock()
+	}
+	return n
+}
+
+func (s *Store) decide(key string, limits []ratekit.Limit, cost int64, charge bool) (ratekit.Decision, error) {
+	if key == "" {
+		return ratekit.Decision{}, ratekit.ErrEmptyKey
+	}
+	if err := ratekit.ValidateCost(cost); err != nil {
+		return ratekit.Decision{}, err
+	}
+	nowUS := s.now().UnixMicro()
+	nowMS := nowUS / 1000
+	states := make([]ratekit.LimitState, len(limits))
+	var nextBuf [4]entry
+	next := nextBuf[:0]
+
+	sh := s.shard(key)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	sh.sweep(nowMS)
+	allowed := true
+	for i, l := range limits {
+		e, ok := sh.entries[entryKey{key, l.ID()}]
+		if ok && e.expireMS <= nowMS {
+			ok = false
+		}
+		st, n, err := check(l, e, ok, cost, charge, nowUS)
+		if err != nil {
+			return ratekit.Decision{}, err
+		}
+		states[i] = st
+		next = append(next, n)
+		allowed = allowed && st.Allowed
+	}
+	if !allowed && charge {
+		// Nothing is charged: report each admitting limit as it stands.
+		for i, l := range limits {
+			if states[i].Allowed {
+				e, ok := sh.entries[entryKey{key, l.ID()}]
+				states[i], _, _ = check(l, e, ok && e.expireMS > nowMS, cost, false, nowUS)
+			}
+		}
+	}
+	if allowed && charge {
+		for i, l := range limits {
+			sh.entries[entryKey{key, l.ID()}] = next[i]
+		}
+	}
+	return ratekit.Combine(states), nil
+}
+
+func (s *Store) shard(key string) *shard {
+	return &s.shards[maphash.String(s.seed, key)%numShards]
+}
+
+// sweep drops expired entries, at most once per sweep interval.
+func (sh *shard) sweep(nowMS int64) {
+	if nowMS < sh.nextSweepMS {
+		return
+	}
+	sh.nextSweepMS = nowMS + sweepIntervalMS
+	for k, e := range sh.entries {
+		if e.expireMS <= nowMS {
+			delete(sh.entries, k)
+		}
+	}
+}

@@ -1,0 +1,45 @@
+// Package redisstore is the Redis ratekit.Store. Every decision is one atomic
+// Lua script (lua/engine.lua) run on Redis's own clock, so all instances of a
+// service that share a Redis share one limit. It works with *redis.Client,
+// *redis.ClusterClient, *redis.Ring and redis.UniversalClient.
+//
+// # Keys
+//
+// A subject's state lives under
+//
+//	<prefix>:{<tag>}:<name>:<algorithm>:<fingerprint>
+//
+// The tag is the subject itself when it is 1 to 64 printable ASCII characters
+// without braces, '#' or spaces, and otherwise '#' followed by 22 characters
+// of the base64url SHA-256 of the subject. All keys of one subject share the
+// tag, so a call never crosses Redis Cluster slots; every key stays under 200
+// bytes whatever the subject; the fingerprint hashes the limit's parameters,
+// so new parameters start fresh state. Every key has a TTL no longer than its
+// limit's horizon.
+//
+// # Script contract
+//
+// KEYS holds one state key per limit. ARGV[1] is the cost, ARGV[2] the mode
+// ("take", "peek" or "reset"), then three values per limit: algorithm name and
+// two integer parameters (fixed: quota, window in ms; gcra: emission interval
+// in µs, burst). The reply is five integers per limit: allowed (1 or 0),
+// remaining, reset in µs, retry-after in µs, and flags (1: the cost can never
+// pass). Every reply element is type-checked; a surprise is an error.
+//
+// # Retries
+//
+// go-redis retries a command whose connection failed after it was written
+// (EOF, read timeout), which would run the script twice and charge twice. The
+// store sends its script as a command that reports NoRetry, so go-redis never
+// sends it a second time; a lost reply is an error, handled by the caller's
+// error policy, and the subject is charged at most once. NOSCRIPT (an empty
+// script cache after a restart, failover or SCRIPT FLUSH) is answered by
+// sending the script with EVAL, as redis.Script.Run does; a NOSCRIPT reply
+// means the script did not run.
+//
+// # Timeouts
+//
+// The store honours the context's deadline as far as the client does: create
+// the client with ContextTimeoutEnabled: true so that a hung Redis costs no
+// more than the middleware's timeout.
+package redisstore

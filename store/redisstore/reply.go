@@ -1,0 +1,51 @@
+package redisstore
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ratekit/ratekit"
+)
+
+const replyFields = 5
+
+var errNilClient = errors.New("ratekit: redisstore: nil client")
+
+func unsupported(a ratekit.Algorithm) error {
+	return fmt.Errorf("ratekit: redisstore: algorithm %q is not supported", a)
+}
+
+// parseReply checks the engine's reply element by element and turns it into
+// one state per limit. A reply of any other shape is an error, never a panic.
+func parseReply(reply any, limits []ratekit.Limit) ([]ratekit.LimitState, error) {
+	vals, ok := reply.([]any)
+	if !ok || len(vals) != replyFields*len(limits) {
+		return nil, fmt.Errorf("ratekit: redisstore: unexpected reply %T of %d elements for %d limits", reply, lenOf(vals), len(limits))
+	}
+	states := make([]ratekit.LimitState, len(limits))
+	for i, l := range limits {
+		var f [replyFields]int64
+		for j := range f {
+			n, ok := vals[replyFields*i+j].(int64)
+			if !ok {
+				return nil, fmt.Errorf("ratekit: redisstore: reply element %d is %T, want an integer", replyFields*i+j, vals[replyFields*i+j])
+			}
+			f[j] = n
+		}
+		if f[0] != 0 && f[0] != 1 || f[1] < 0 || f[2] < 0 || f[3] < 0 {
+			return nil, fmt.Errorf("ratekit: redisstore: reply %v for limit %q is out of range", f, l.Name())
+		}
+		states[i] = ratekit.LimitState{
+			Limit:         l,
+			Allowed:       f[0] == 1,
+			Remaining:     f[1],
+			ResetAfter:    time.Duration(f[2]) * time.Microsecond,
+			RetryAfter:    time.Duration(f[3]) * time.Microsecond,
+			Unsatisfiable: f[4]&1 != 0,
+		}
+	}
+	return states, nil
+}
+
+func lenOf(v []any) int { return len(v) }
