@@ -1,0 +1,247 @@
+package ratekit
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"strings"
+)
+
+// ClientIP resolves the client address of a request under an explicit trust
+// model. By default it uses only the socket peer: headers are read only when
+// the peer is a trusted proxy (TrustProxies) or a fixed number of proxies is
+// trusted (TrustHops). Addresses are unmapped (::ffff:1.2.3.4 is 1.2.3.4),
+// zones are dropped, and keys group IPv6 addresses by /64 (IPv6Prefix). It is
+// safe for concurrent use.
+type ClientIP struct {
+	trusted []netip.Prefix
+	hops    int
+	source  string // header to read: X-Forwarded-For, Forwarded or a single-IP header
+	single  bool   // source holds one address, not a list
+	v4Bits  int
+	v6Bits  int
+}
+
+// An IPOption configures a ClientIP.
+type IPOption func(*ClientIP) error
+
+// TrustProxies trusts peers inside prefixes: when the socket peer is one, the
+// forwarding header is read right to left, skipping trusted addresses, and the
+// first untrusted address is the client. An entry that does not parse stops
+// the walk at the last address a trusted proxy vouched for; the leftmost
+// (client-supplied) value is never used unless every hop is trusted.
+func TrustProxies(prefixes ...netip.Prefix) IPOption {
+	return func(c *ClientIP) error {
+		for _, p := range prefixes {
+			if !p.IsValid() {
+				return fmt.Errorf("ratekit: TrustProxies: invalid prefix %v", p)
+			}
+			c.trusted = append(c.trusted, p.Masked())
+		}
+		return nil
+	}
+}
+
+// TrustHops trusts exactly n proxies in front of the service: the client is
+// the n-th forwarding entry from the right. Prefer TrustProxies when the
+// proxies' addresses are known: a hop count cannot tell a request that
+// bypassed a proxy.
+func TrustHops(n int) IPOption {
+	return func(c *ClientIP) error {
+		if n < 1 {
+			return fmt.Errorf("ratekit: TrustHops: n must be at least 1 (got %d)", n)
+		}
+		c.hops = n
+		return nil
+	}
+}
+
+// FromForwarded reads the RFC 7239 Forwarded header (its for= parameters)
+// instead of X-Forwarded-For.
+func FromForwarded() IPOption {
+	return func(c *ClientIP) error { c.source, c.single = "Forwarded", false; return nil }
+}
+
+// FromHeader reads one address from header name (e.g. CF-Connecting-IP,
+// True-Client-IP) set by a trusted proxy. A missing, repeated or invalid
+// value means the socket peer.
+func FromHeader(name string) IPOption {
+	return func(c *ClientIP) error {
+		if name == "" {
+			return errors.New("ratekit: FromHeader: empty header name")
+		}
+		c.source, c.single = http.CanonicalHeaderKey(name), true
+		return nil
+	}
+}
+
+// IPv4Prefix groups IPv4 clients by their first bits bits (default 32: one
+// key per address).
+func IPv4Prefix(bits int) IPOption {
+	return func(c *ClientIP) error {
+		if bits < 1 || bits > 32 {
+			return fmt.Errorf("ratekit: IPv4Prefix: bits must be 1..32 (got %d)", bits)
+		}
+		c.v4Bits = bits
+		return nil
+	}
+}
+
+// IPv6Prefix groups IPv6 clients by their first bits bits (default 64: one
+// key per subnet, since a single host usually holds a whole /64).
+func IPv6Prefix(bits int) IPOption {
+	return func(c *ClientIP) error {
+		if bits < 1 || bits > 128 {
+			return fmt.Errorf("ratekit: IPv6Prefix: bits must be 1..128 (got %d)", bits)
+		}
+		c.v6Bits = bits
+		return nil
+	}
+}
+
+// NewClientIP returns a ClientIP configured by opts, or an error naming the
+// invalid option.
+func NewClientIP(opts ...IPOption) (*ClientIP, error) {
+	c := &ClientIP{source: "X-Forwarded-For", v4Bits: 32, v6Bits: 64}
+	for _, o := range opts {
+		if err := o(c); err != nil {
+			return nil, err
+		}
+	}
+	if c.hops > 0 && len(c.trusted) > 0 {
+		return nil, errors.New("ratekit: TrustHops and TrustProxies exclude each other")
+	}
+	return c, nil
+}
+
+// KeyFunc returns a KeyFunc that keys requests by Key(Resolve(...)).
+func (c *ClientIP) KeyFunc() KeyFunc {
+	return func(r *http.Request) (string, error) {
+		a, err := c.Resolve(r.RemoteAddr, r.Header.Values)
+		if err != nil {
+			return "", err
+		}
+		return c.Key(a), nil
+	}
+}
+
+// Key returns the subject key for a: the address itself, or its network when
+// a prefix groups addresses (e.g. "2001:db8:1:2::/64").
+func (c *ClientIP) Key(a netip.Addr) string {
+	bits := c.v6Bits
+	if a.Is4() {
+		bits = c.v4Bits
+	}
+	if bits == a.BitLen() {
+		return a.String()
+	}
+	p, _ := a.Prefix(bits)
+	return p.String()
+}
+
+// Resolve returns the client address of a request whose socket peer is
+// remoteAddr ("ip:port" or "ip") and whose header values are read through
+// header (http.Header.Values for net/http). Frameworks that are not net/http
+// pass their own peer and header accessor.
+func (c *ClientIP) Resolve(remoteAddr string, header func(name string) []string) (netip.Addr, error) {
+	peer, ok := parseAddr(remoteAddr)
+	if !ok {
+		return netip.Addr{}, fmt.Errorf("ratekit: client IP: peer address %q does not parse", remoteAddr)
+	}
+	if c.hops == 0 && !c.isTrusted(peer) {
+		return peer, nil
+	}
+	if c.single {
+		vals := header(c.source)
+		if len(vals) == 1 {
+			if a, ok := parseAddr(strings.TrimSpace(vals[0])); ok {
+				return a, nil
+			}
+		}
+		return peer, nil
+	}
+	entries := c.entries(header)
+	if c.hops > 0 {
+		return walkHops(entries, peer, c.hops), nil
+	}
+	last := peer
+	for i := len(entries) - 1; i >= 0; i-- {
+		a, ok := parseAddr(entries[i])
+		if !ok {
+			return last, nil
+		}
+		if !c.isTrusted(a) {
+			return a, nil
+		}
+		last = a
+	}
+	return last, nil
+}
+
+// walkHops returns the address n entries from the right: the first of them
+// was appended by the proxy closest to the service. An invalid entry on the
+// way stops at the address to its right.
+func walkHops(entries []string, peer netip.Addr, n int) netip.Addr {
+	last := peer
+	for i := len(entries) - 1; i >= 0 && i >= len(entries)-n; i-- {
+		a, ok := parseAddr(entries[i])
+		if !ok {
+			return last
+		}
+		last = a
+	}
+	return last
+}
+
+func (c *ClientIP) isTrusted(a netip.Addr) bool {
+	for _, p := range c.trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// entries returns every forwarding entry of every header line, left to right.
+func (c *ClientIP) entries(header func(string) []string) []string {
+	var out []string
+	for _, line := range header(c.source) {
+		for _, e := range strings.Split(line, ",") {
+			if c.source == "Forwarded" {
+				e = forwardedFor(e)
+			}
+			out = append(out, strings.TrimSpace(e))
+		}
+	}
+	return out
+}
+
+// forwardedFor returns the for= value of one Forwarded element, unquoted, or
+// "" when it has none.
+func forwardedFor(element string) string {
+	for _, pair := range strings.Split(element, ";") {
+		k, v, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		if ok && strings.EqualFold(k, "for") {
+			return strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
+	return ""
+}
+
+// parseAddr parses "ip", "ip:port", "[ipv6]" or "[ipv6]:port", unmaps
+// IPv4-mapped IPv6 and drops zones.
+func parseAddr(s string) (netip.Addr, bool) {
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		ap, perr := netip.ParseAddrPort(s)
+		if perr != nil {
+			if len(s) > 2 && s[0] == '[' && s[len(s)-1] == ']' {
+				return parseAddr(s[1 : len(s)-1])
+			}
+			return netip.Addr{}, false
+		}
+		a = ap.Addr()
+	}
+	return a.Unmap().WithZone(""), true
+}

@@ -1,0 +1,171 @@
+package ratekit
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// ErrorCode is the machine-readable code of an ErrorResponse.
+type ErrorCode string
+
+// Error codes.
+const (
+	CodeRateLimited        ErrorCode = "RATE_LIMITED"        // 429, generic limits
+	CodeTooManyAttempts    ErrorCode = "TOO_MANY_ATTEMPTS"   // 429, login and verification
+	CodeServiceUnavailable ErrorCode = "SERVICE_UNAVAILABLE" // 503, the store failed and the policy is fail closed
+)
+
+// ErrorResponse is the body of a denial (429) or of a store failure under a
+// fail-closed policy (503). It implements error, so handlers can return it.
+// It never carries internal error text.
+type ErrorResponse struct {
+	Status  int          `json:"status"`
+	Code    ErrorCode    `json:"code"`
+	Message string       `json:"message"`
+	Context ErrorContext `json:"context"`
+}
+
+// ErrorContext holds the numbers behind an ErrorResponse. Limit, Remaining
+// and Policy describe the binding limit; they are omitted when Policy is
+// empty (a 503 has no limit to describe). RetryAfter is omitted when 0 (a
+// request that can never pass).
+type ErrorContext struct {
+	RetryAfter int64  // seconds, as in the Retry-After header
+	Limit      int64  // the binding limit's quota
+	Remaining  int64  // the binding limit's remaining quota
+	Policy     string // the binding limit's name
+}
+
+// MarshalJSON writes retryAfter, limit, remaining and policy, omitting as
+// documented on ErrorContext.
+func (c ErrorContext) MarshalJSON() ([]byte, error) {
+	type withLimit struct {
+		RetryAfter int64  `json:"retryAfter,omitempty"`
+		Limit      int64  `json:"limit"`
+		Remaining  int64  `json:"remaining"`
+		Policy     string `json:"policy"`
+	}
+	type retryOnly struct {
+		RetryAfter int64 `json:"retryAfter,omitempty"`
+	}
+	if c.Policy == "" {
+		return json.Marshal(retryOnly{c.RetryAfter})
+	}
+	return json.Marshal(withLimit(c))
+}
+
+// Error implements error with the response's message.
+func (e *ErrorResponse) Error() string { return e.Message }
+
+// RetryAfter returns the wait carried by the response.
+func (e *ErrorResponse) RetryAfter() time.Duration {
+	return time.Duration(e.Context.RetryAfter) * time.Second
+}
+
+// DeniedResponse returns the 429 body for a denied decision, with code
+// CodeRateLimited ("Too many requests. …") or CodeTooManyAttempts ("Too many
+// attempts. …").
+func DeniedResponse(d Decision, code ErrorCode) *ErrorResponse {
+	q, _ := PolicyQuota(d.Limit)
+	e := &ErrorResponse{
+		Status:  http.StatusTooManyRequests,
+		Code:    code,
+		Context: ErrorContext{Limit: q, Remaining: clampSF(d.Remaining), Policy: d.Limit.Name()},
+	}
+	what := "Too many requests."
+	if code == CodeTooManyAttempts {
+		what = "Too many attempts."
+	}
+	if d.Unsatisfiable {
+		e.Message = what + " This request costs more than the limit allows; it can never pass."
+		return e
+	}
+	e.Context.RetryAfter = RetryAfterSeconds(d.RetryAfter)
+	e.Message = what + " Try again in " + seconds(e.Context.RetryAfter) + "."
+	return e
+}
+
+// UnavailableResponse returns the 503 body used when the store fails under a
+// fail-closed policy.
+func UnavailableResponse(retry time.Duration) *ErrorResponse {
+	s := RetryAfterSeconds(retry)
+	return &ErrorResponse{
+		Status:  http.StatusServiceUnavailable,
+		Code:    CodeServiceUnavailable,
+		Message: "Service temporarily unavailable. Try again in " + seconds(s) + ".",
+		Context: ErrorContext{RetryAfter: s},
+	}
+}
+
+func seconds(n int64) string {
+	if n == 1 {
+		return "1 second"
+	}
+	return strconv.FormatInt(n, 10) + " seconds"
+}
+
+// A Renderer turns an ErrorResponse into a body and its content type.
+type Renderer func(e *ErrorResponse) (contentType string, body []byte)
+
+// RenderJSON renders {"status":…,"code":…,"message":…,"context":{…}} as
+// application/json. It is the default.
+func RenderJSON(e *ErrorResponse) (string, []byte) {
+	b, err := json.Marshal(e)
+	if err != nil { // unreachable: every field marshals
+		b = []byte(fmt.Sprintf(`{"status":%d}`, e.Status))
+	}
+	return "application/json", b
+}
+
+// RenderProblem renders an RFC 9457 problem (application/problem+json) with
+// type about:blank, the status text as title, the message as detail, and the
+// code and context as extension members.
+func RenderProblem(e *ErrorResponse) (string, []byte) {
+	type problem struct {
+		Type       string    `json:"type"`
+		Title      string    `json:"title"`
+		Status     int       `json:"status"`
+		Detail     string    `json:"detail"`
+		Code       ErrorCode `json:"code"`
+		RetryAfter int64     `json:"retryAfter,omitempty"`
+		Limit      int64     `json:"limit,omitempty"`
+		Remaining  *int64    `json:"remaining,omitempty"`
+		Policy     string    `json:"policy,omitempty"`
+	}
+	p := problem{Type: "about:blank", Title: http.StatusText(e.Status), Status: e.Status, Detail: e.Message,
+		Code: e.Code, RetryAfter: e.Context.RetryAfter, Limit: e.Context.Limit, Policy: e.Context.Policy}
+	if e.Context.Policy != "" {
+		p.Remaining = &e.Context.Remaining
+	}
+	b, _ := json.Marshal(p)
+	return "application/problem+json", b
+}
+
+// Render returns the response's headers and body through render (nil means
+// RenderJSON), for adapters that write responses themselves: it sets
+// Retry-After, Cache-Control: no-store, Content-Type and
+// X-Content-Type-Options on h and returns the body.
+func (e *ErrorResponse) Render(h HeaderSetter, render Renderer) []byte {
+	if render == nil {
+		render = RenderJSON
+	}
+	contentType, body := render(e)
+	WriteRetryHeaders(h, e.RetryAfter())
+	h.Set("Content-Type", contentType)
+	h.Set("X-Content-Type-Options", "nosniff")
+	return body
+}
+
+// Write writes the response to w through render (nil means RenderJSON):
+// status, Retry-After, Cache-Control: no-store, content type and body.
+func (e *ErrorResponse) Write(w http.ResponseWriter, render Renderer) {
+	body := e.Render(w.Header(), render)
+	w.WriteHeader(e.Status)
+	_, _ = w.Write(body)
+}
+
+// ServeHTTP writes the response as JSON; an *ErrorResponse is an http.Handler.
+func (e *ErrorResponse) ServeHTTP(w http.ResponseWriter, _ *http.Request) { e.Write(w, nil) }

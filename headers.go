@@ -1,0 +1,119 @@
+package ratekit
+
+import (
+	"math"
+	"strconv"
+	"time"
+)
+
+// HeaderMode selects which rate-limit headers a response carries. Modes
+// combine with |.
+type HeaderMode uint8
+
+// Header modes.
+const (
+	// HeadersNone writes no rate-limit headers (Retry-After is still written
+	// on a denial).
+	HeadersNone HeaderMode = 0
+	// HeadersLegacy writes X-RateLimit-Limit, X-RateLimit-Remaining and
+	// X-RateLimit-Reset (Unix epoch seconds) for the binding limit.
+	HeadersLegacy HeaderMode = 1 << iota
+	// HeadersIETF writes RateLimit-Policy and RateLimit
+	// (draft-ietf-httpapi-ratelimit-headers) for every limit.
+	HeadersIETF
+	// HeadersDefault is HeadersLegacy | HeadersIETF.
+	HeadersDefault = HeadersLegacy | HeadersIETF
+)
+
+// maxSFInteger is the largest Structured Field integer (RFC 8941).
+const maxSFInteger = 999_999_999_999_999
+
+// HeaderSetter receives response headers. http.Header implements it; so does
+// any framework context with a Set(key, value string) method.
+type HeaderSetter interface {
+	Set(key, value string)
+}
+
+// WriteHeaders sets the rate-limit headers of mode for d; now is the time
+// X-RateLimit-Reset counts from.
+func WriteHeaders(h HeaderSetter, d Decision, mode HeaderMode, now time.Time) {
+	if mode&HeadersLegacy != 0 {
+		q, _ := PolicyQuota(d.Limit)
+		h.Set("X-RateLimit-Limit", strconv.FormatInt(q, 10))
+		h.Set("X-RateLimit-Remaining", strconv.FormatInt(clampSF(d.Remaining), 10))
+		h.Set("X-RateLimit-Reset", strconv.FormatInt(ceilSeconds(now.Add(d.ResetAfter).Sub(time.Unix(0, 0))), 10))
+	}
+	if mode&HeadersIETF != 0 && len(d.States) > 0 {
+		var policy, state []byte
+		for i, s := range d.States {
+			if i > 0 {
+				policy = append(policy, ", "...)
+				state = append(state, ", "...)
+			}
+			q, w := PolicyQuota(s.Limit)
+			policy = appendItem(policy, s.Limit.Name(), "q", q, "w", w)
+			state = appendItem(state, s.Limit.Name(), "r", clampSF(s.Remaining), "t", ceilSeconds(s.ResetAfter))
+		}
+		h.Set("RateLimit-Policy", string(policy))
+		h.Set("RateLimit", string(state))
+	}
+}
+
+// WriteRetryHeaders sets Retry-After (whole seconds, rounded up, at least 1)
+// and Cache-Control: no-store, as every 429 and 503 of the kit carries. A
+// retry of 0 or less (a request that can never pass) writes no Retry-After.
+func WriteRetryHeaders(h HeaderSetter, retry time.Duration) {
+	if retry > 0 {
+		h.Set("Retry-After", strconv.FormatInt(RetryAfterSeconds(retry), 10))
+	}
+	h.Set("Cache-Control", "no-store")
+}
+
+// RetryAfterSeconds is retry in whole seconds, rounded up, at least 1.
+func RetryAfterSeconds(retry time.Duration) int64 {
+	return max(ceilSeconds(retry), 1)
+}
+
+// PolicyQuota returns the quota and window (seconds) that describe l in
+// headers: a fixed window's quota per window; a GCRA's rate per period,
+// scaled to whole numbers when the rate has a fraction (5.5 per second is
+// 11 per 2 seconds). Both are clamped to Structured Field integers.
+func PolicyQuota(l Limit) (quota, windowSeconds int64) {
+	if l.alg == AlgFixedWindow {
+		return clampSF(l.quota), clampSF(ceilSeconds(l.period))
+	}
+	for k := int64(1); k <= 1000; k++ {
+		scaled := l.rate * float64(k)
+		if r := math.Round(scaled); r >= 1 && math.Abs(scaled-r) < 1e-9 {
+			return clampSF(int64(r)), clampSF(ceilSeconds(l.period * time.Duration(k)))
+		}
+	}
+	return clampSF(max(int64(l.rate), 1)), clampSF(ceilSeconds(l.period))
+}
+
+// appendItem appends the Structured Field item "name";k1=v1;k2=v2. Names are
+// validated by Limit.Validate to need no escaping.
+func appendItem(b []byte, name, k1 string, v1 int64, k2 string, v2 int64) []byte {
+	b = append(b, '"')
+	b = append(b, name...)
+	b = append(b, `";`...)
+	b = append(b, k1...)
+	b = append(b, '=')
+	b = strconv.AppendInt(b, v1, 10)
+	b = append(b, ';')
+	b = append(b, k2...)
+	b = append(b, '=')
+	return strconv.AppendInt(b, v2, 10)
+}
+
+// ceilSeconds is d in whole seconds, rounded up; never negative.
+func ceilSeconds(d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return int64((d + time.Second - 1) / time.Second)
+}
+
+func clampSF(n int64) int64 {
+	return min(max(n, 0), maxSFInteger)
+}

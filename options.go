@@ -1,0 +1,144 @@
+package ratekit
+
+import (
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// An Option configures Middleware.
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// ErrorPolicy says what a request gets when no decision can be made: the
+// store failed or timed out, or the key function failed.
+type ErrorPolicy uint8
+
+// Error policies.
+const (
+	// FailOpen lets the request through without rate-limit headers, and
+	// reports the error to the error handler. It is the default.
+	FailOpen ErrorPolicy = iota
+	// FailClosed answers 503 Service Unavailable with Retry-After and a
+	// SERVICE_UNAVAILABLE body.
+	FailClosed
+)
+
+// DefaultTimeout bounds each store call made by Middleware.
+const DefaultTimeout = 100 * time.Millisecond
+
+type config struct {
+	headers     HeaderMode
+	denied      func(w http.ResponseWriter, r *http.Request, d Decision)
+	render      Renderer
+	code        ErrorCode
+	policy      ErrorPolicy
+	closedRetry time.Duration
+	onError     func(r *http.Request, err error)
+	cost        func(r *http.Request) int64
+	skip        func(r *http.Request) bool
+	timeout     time.Duration
+}
+
+func newConfig(opts []Option) *config {
+	c := &config{
+		headers:     HeadersDefault,
+		code:        CodeRateLimited,
+		closedRetry: time.Second,
+		timeout:     DefaultTimeout,
+	}
+	for _, o := range opts {
+		o.apply(c)
+	}
+	if c.onError == nil {
+		c.onError = newThrottledLog(slog.Default()).log
+	}
+	return c
+}
+
+// WithHeaders selects the rate-limit headers (default HeadersDefault: legacy
+// and IETF).
+func WithHeaders(mode HeaderMode) Option {
+	return optionFunc(func(c *config) { c.headers = mode })
+}
+
+// WithDeniedHandler replaces the 429 response. The rate-limit headers and
+// Retry-After are set before f is called; f writes the status and body.
+func WithDeniedHandler(f func(w http.ResponseWriter, r *http.Request, d Decision)) Option {
+	return optionFunc(func(c *config) { c.denied = f })
+}
+
+// WithRenderer selects the body renderer of 429 and 503 responses (default
+// RenderJSON; RenderProblem gives RFC 9457 problem+json).
+func WithRenderer(r Renderer) Option {
+	return optionFunc(func(c *config) { c.render = r })
+}
+
+// WithErrorCode sets the code of denial bodies (default CodeRateLimited).
+func WithErrorCode(code ErrorCode) Option {
+	return optionFunc(func(c *config) { c.code = code })
+}
+
+// WithErrorPolicy sets what happens when no decision can be made (default
+// FailOpen).
+func WithErrorPolicy(p ErrorPolicy) Option {
+	return optionFunc(func(c *config) { c.policy = p })
+}
+
+// WithErrorHandler is called with every error the error policy handles
+// (default: a slog warning at most once per second, with a count).
+func WithErrorHandler(f func(r *http.Request, err error)) Option {
+	return optionFunc(func(c *config) { c.onError = f })
+}
+
+// WithCost charges n per request instead of 1.
+func WithCost(n int64) Option {
+	return WithCostFunc(func(*http.Request) int64 { return n })
+}
+
+// WithCostFunc charges f(r) per request. An invalid cost (below 0 or above
+// MaxCost) goes to the error policy.
+func WithCostFunc(f func(r *http.Request) int64) Option {
+	return optionFunc(func(c *config) { c.cost = f })
+}
+
+// WithSkip lets requests for which f returns true through, uncounted and
+// without rate-limit headers (health checks, internal callers).
+func WithSkip(f func(r *http.Request) bool) Option {
+	return optionFunc(func(c *config) { c.skip = f })
+}
+
+// WithTimeout bounds each store call (default DefaultTimeout, 100 ms); 0 or
+// less means only the request's own context bounds it. A call that runs out
+// of time follows the error policy.
+func WithTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.timeout = d })
+}
+
+// throttledLog logs errors at most once per second, counting the rest.
+type throttledLog struct {
+	logger     *slog.Logger
+	mu         sync.Mutex
+	last       time.Time
+	suppressed int
+}
+
+func newThrottledLog(l *slog.Logger) *throttledLog { return &throttledLog{logger: l} }
+
+func (t *throttledLog) log(r *http.Request, err error) {
+	t.mu.Lock()
+	now := time.Now()
+	if now.Sub(t.last) < time.Second {
+		t.suppressed++
+		t.mu.Unlock()
+		return
+	}
+	n := t.suppressed
+	t.last, t.suppressed = now, 0
+	t.mu.Unlock()
+	t.logger.Warn("ratekit: no rate-limit decision", "error", err, "path", r.URL.Path, "suppressed", n)
+}

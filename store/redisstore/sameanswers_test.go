@@ -1,0 +1,179 @@
+package redisstore_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/redistest"
+	"github.com/ratekit/ratekit/store/memstore"
+)
+
+// step is one call in a scripted sequence: advance the clock, then call.
+type step struct {
+	advance time.Duration
+	op      string // "take", "peek" or "reset"
+	cost    int64
+}
+
+// pair is a memstore and a redisstore on miniredis sharing one fake clock.
+type pair struct {
+	clock *redistest.Clock
+	mem   ratekit.Store
+	red   ratekit.Store
+}
+
+func newPair(t *testing.T) pair {
+	m := miniredis.RunT(t)
+	clock := redistest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), m)
+	c := redis.NewClient(&redis.Options{Addr: m.Addr()})
+	t.Cleanup(func() { c.Close() })
+	return pair{clock: clock, mem: memstore.New(memstore.WithClock(clock.Now)), red: newStore(t, c, "same")}
+}
+
+func (p pair) do(t *testing.T, s ratekit.Store, limits []ratekit.Limit, st step) ratekit.Decision {
+	t.Helper()
+	ctx := context.Background()
+	var d ratekit.Decision
+	var err error
+	switch st.op {
+	case "take":
+		d, err = s.Take(ctx, "subject", limits, st.cost)
+	case "peek":
+		d, err = s.Peek(ctx, "subject", limits)
+	case "reset":
+		err = s.Reset(ctx, "subject", limits)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", st.op, err)
+	}
+	return d
+}
+
+// run plays steps on both stores and fails on the first difference.
+func (p pair) run(t *testing.T, limits []ratekit.Limit, steps []step) []ratekit.Decision {
+	t.Helper()
+	var out []ratekit.Decision
+	for i, st := range steps {
+		p.clock.Advance(st.advance)
+		dm := p.do(t, p.mem, limits, st)
+		dr := p.do(t, p.red, limits, st)
+		if msg := diff(dm, dr); msg != "" {
+			t.Fatalf("step %d %+v: memstore and redisstore differ: %s\nmem:   %+v\nredis: %+v", i, st, msg, dm, dr)
+		}
+		out = append(out, dm)
+	}
+	return out
+}
+
+func diff(a, b ratekit.Decision) string {
+	if len(a.States) != len(b.States) {
+		return "number of states"
+	}
+	if a.Allowed != b.Allowed || a.Limit.ID() != b.Limit.ID() || a.Remaining != b.Remaining ||
+		a.ResetAfter != b.ResetAfter || a.RetryAfter != b.RetryAfter || a.Unsatisfiable != b.Unsatisfiable {
+		return "decision"
+	}
+	for i := range a.States {
+		x, y := a.States[i], b.States[i]
+		x.Limit, y.Limit = ratekit.Limit{}, ratekit.Limit{}
+		if x != y {
+			return "state of limit " + a.States[i].Limit.Name()
+		}
+	}
+	return ""
+}
+
+// TestSameAnswersScripted checks a hand-written sequence against expected
+// values, on both stores.
+func TestSameAnswersScripted(t *testing.T) {
+	const ms = time.Millisecond
+	fixed := ratekit.FixedWindow(3, 10*time.Second)
+	gcra := ratekit.GCRA(2, time.Second, 2) // one every 500 ms, burst 2
+	type want struct {
+		allowed   bool
+		remaining int64
+		reset     time.Duration
+		retry     time.Duration
+		unsat     bool
+	}
+	cases := []struct {
+		name   string
+		limits []ratekit.Limit
+		steps  []step
+		want   []want
+	}{
+		{"fixed", []ratekit.Limit{fixed}, []step{
+			{0, "peek", 1}, {0, "take", 1}, {1000 * ms, "take", 2}, {1000 * ms, "take", 1},
+			{0, "take", 4}, {0, "take", 0}, {7999 * ms, "take", 1}, {1 * ms, "take", 1}, {0, "reset", 0}, {0, "peek", 1},
+		}, []want{
+			{true, 3, 0, 0, false}, {true, 2, 10 * time.Second, 0, false}, {true, 0, 9 * time.Second, 0, false},
+			{false, 0, 8 * time.Second, 8 * time.Second, false}, {false, 0, 8 * time.Second, 0, true},
+			{true, 0, 8 * time.Second, 0, false}, {false, 0, 1 * ms, 1 * ms, false}, {true, 2, 10 * time.Second, 0, false},
+			{}, {true, 3, 0, 0, false},
+		}},
+		{"gcra", []ratekit.Limit{gcra}, []step{
+			{0, "take", 1}, {0, "take", 1}, {0, "take", 1}, {499 * ms, "take", 1}, {1 * ms, "take", 1}, {0, "take", 3}, {1000 * ms, "peek", 1},
+		}, []want{
+			{true, 1, 500 * ms, 0, false}, {true, 0, 1000 * ms, 0, false}, {false, 0, 1000 * ms, 500 * ms, false},
+			{false, 0, 501 * ms, 1 * ms, false}, {true, 0, 1000 * ms, 0, false}, {false, 0, 1000 * ms, 0, true},
+			{true, 2, 0, 0, false},
+		}},
+		{"multi", []ratekit.Limit{fixed, gcra}, []step{
+			{0, "take", 1}, {0, "take", 1}, {0, "take", 1}, {500 * ms, "take", 1}, {500 * ms, "take", 1},
+		}, []want{
+			{true, 1, 500 * ms, 0, false}, {true, 0, 1000 * ms, 0, false}, {false, 0, 1000 * ms, 500 * ms, false},
+			{true, 0, 9500 * ms, 0, false}, // fixed is now at 3 of 3 and binds: its window began at 0
+			{false, 0, 9 * time.Second, 9 * time.Second, false},
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := newPair(t).run(t, tc.limits, tc.steps)
+			for i, d := range got {
+				if tc.steps[i].op == "reset" {
+					continue
+				}
+				w := tc.want[i]
+				g := want{d.Allowed, d.Remaining, d.ResetAfter, d.RetryAfter, d.Unsatisfiable}
+				if g != w {
+					t.Errorf("step %d %+v: got %+v, want %+v", i, tc.steps[i], g, w)
+				}
+			}
+		})
+	}
+}
+
+// TestSameAnswersRandom plays 2,000 random steps with millisecond time steps
+// on both stores, for each algorithm alone and both together.
+func TestSameAnswersRandom(t *testing.T) {
+	sets := map[string][]ratekit.Limit{
+		"fixed": {ratekit.FixedWindow(7, 2*time.Second)},
+		"gcra":  {ratekit.GCRA(5.5, time.Second, 4)},
+		"multi": {ratekit.FixedWindow(20, 5*time.Second), ratekit.GCRA(3, 700*time.Millisecond, 5)},
+	}
+	for name, limits := range sets {
+		t.Run(name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(7, uint64(len(name))))
+			steps := make([]step, 2000)
+			for i := range steps {
+				st := step{advance: time.Duration(rng.IntN(400)) * time.Millisecond, op: "take", cost: int64(rng.IntN(4))}
+				switch rng.IntN(20) {
+				case 0:
+					st.op = "peek"
+				case 1:
+					st.op = "reset"
+				case 2:
+					st.cost = 10
+				}
+				steps[i] = st
+			}
+			newPair(t).run(t, limits, steps)
+		})
+	}
+}
