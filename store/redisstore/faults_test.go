@@ -1,0 +1,89 @@
+package redisstore_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/redistest"
+)
+
+// TestLostReplyChargesOnce loses the reply to a script that Redis ran. A
+// go-redis client with its default MaxRetries (3) would send the script
+// again; the store's command is NoRetry, so the subject is charged once and
+// the call reports an error for the error policy.
+func TestLostReplyChargesOnce(t *testing.T) {
+	srv := redistest.Standalone(t)
+	proxy := redistest.NewProxy(t, srv.Addr)
+	ctx := context.Background()
+	viaProxy := redis.NewClient(&redis.Options{Addr: proxy.Addr}) // default retries
+	direct := srv.NewClient(nil)
+	t.Cleanup(func() { viaProxy.Close(); direct.Close() })
+
+	t.Run("plain script is charged twice", func(t *testing.T) {
+		// The hazard the store avoids, shown with go-redis's own Script.Run.
+		key := redistest.Prefix(t) + ":incr"
+		incr := redis.NewScript(`return redis.call('INCR', KEYS[1])`)
+		if err := incr.Load(ctx, direct).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := viaProxy.Ping(ctx).Err(); err != nil { // warm a connection: the handshake's reply must not be the one lost
+			t.Fatal(err)
+		}
+		proxy.DropNextReply()
+		if err := incr.Run(ctx, viaProxy, []string{key}).Err(); err != nil {
+			t.Fatalf("retried script: %v", err)
+		}
+		if n, _ := direct.Get(ctx, key).Int(); n != 2 {
+			t.Fatalf("INCR ran %d times; the retry hazard did not show", n)
+		}
+	})
+
+	t.Run("store is charged once", func(t *testing.T) {
+		s := newStore(t, viaProxy, redistest.Prefix(t))
+		limits := []ratekit.Limit{ratekit.FixedWindow(10, time.Minute)}
+		take(t, s, "warm", limits, 1) // loads the script and warms a connection
+		proxy.DropNextReply()
+		if _, err := s.Take(ctx, "subject", limits, 1); err == nil {
+			t.Fatal("Take succeeded although its reply was lost")
+		}
+		keys, _ := s.Keys("subject", limits)
+		if v := direct.Get(ctx, keys[0]).Val(); v != "1" {
+			t.Fatalf("counter after one lost reply = %q, want 1", v)
+		}
+		if d := take(t, s, "subject", limits, 1); d.Remaining != 8 {
+			t.Fatalf("next Take: remaining %d, want 8", d.Remaining)
+		}
+	})
+}
+
+// TestScriptCacheFlushed runs after SCRIPT FLUSH: the store falls back to EVAL.
+func TestScriptCacheFlushed(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.NewClient(nil)
+	t.Cleanup(func() { c.Close() })
+	s := newStore(t, c, redistest.Prefix(t))
+	limits := []ratekit.Limit{ratekit.GCRA(10, time.Second, 5)}
+	for i := range 3 {
+		if err := c.ScriptFlush(context.Background()).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if d := take(t, s, "subject", limits, 1); !d.Allowed || d.Remaining != int64(4-i) {
+			t.Fatalf("after SCRIPT FLUSH %d: %+v", i, d)
+		}
+	}
+}
+
+// TestRedisDown reports an error, quickly, when nothing listens.
+func TestRedisDown(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: redistest.ClosedAddr(t)})
+	t.Cleanup(func() { c.Close() })
+	s := newStore(t, c, "down")
+	_, err := s.Take(context.Background(), "subject", []ratekit.Limit{ratekit.FixedWindow(1, time.Second)}, 1)
+	if err == nil {
+		t.Fatal("Take against a closed port succeeded")
+	}
+}
