@@ -1,0 +1,158 @@
+package ratekit_test
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ratekit/ratekit"
+)
+
+func wantHeaders(t *testing.T, r response, want map[string]string) {
+	t.Helper()
+	for k, v := range want {
+		if got := r.header.Get(k); got != v {
+			t.Errorf("%s: %q, want %q", k, got, v)
+		}
+	}
+}
+
+func TestHeadersAndBody(t *testing.T) {
+	l := redisLimiter(t, ratekit.FixedWindow(2, time.Minute).Named("api"))
+	srv := serve(t, l, ratekit.ByIP())
+
+	before := time.Now()
+	first := get(t, srv.URL)
+	after := time.Now()
+	if first.status != 200 || first.body != "handler" {
+		t.Fatalf("first: %d %q", first.status, first.body)
+	}
+	wantHeaders(t, first, map[string]string{
+		"X-RateLimit-Limit": "2", "X-RateLimit-Remaining": "1",
+		"RateLimit-Policy": `"api";q=2;w=60`, "RateLimit": `"api";r=1;t=60`,
+		"Retry-After": "", "Cache-Control": "",
+	})
+	reset, _ := strconv.ParseInt(first.header.Get("X-RateLimit-Reset"), 10, 64)
+	if lo, hi := before.Add(59*time.Second).Unix(), after.Add(61*time.Second).Unix(); reset < lo || reset > hi {
+		t.Errorf("X-RateLimit-Reset %d outside [%d, %d]", reset, lo, hi)
+	}
+
+	get(t, srv.URL)
+	denied := get(t, srv.URL)
+	if denied.status != http.StatusTooManyRequests {
+		t.Fatalf("third: %d", denied.status)
+	}
+	wantHeaders(t, denied, map[string]string{
+		"Content-Type": "application/json", "Cache-Control": "no-store", "Retry-After": "60",
+		"X-RateLimit-Limit": "2", "X-RateLimit-Remaining": "0",
+		"RateLimit-Policy": `"api";q=2;w=60`, "RateLimit": `"api";r=0;t=60`,
+	})
+	want := `{"status":429,"code":"RATE_LIMITED","message":"Too many requests. Try again in 60 seconds.","context":{"retryAfter":60,"limit":2,"remaining":0,"policy":"api"}}`
+	if denied.body != want {
+		t.Errorf("body:\n%s\nwant\n%s", denied.body, want)
+	}
+}
+
+func TestSeveralLimitsInHeaders(t *testing.T) {
+	l := redisLimiter(t, ratekit.GCRA(10, time.Second, 5).Named("burst"), ratekit.FixedWindow(1000, time.Hour).Named("hourly"))
+	r := get(t, serve(t, l, ratekit.ByIP()).URL)
+	wantHeaders(t, r, map[string]string{
+		"RateLimit-Policy":  `"burst";q=10;w=1, "hourly";q=1000;w=3600`,
+		"RateLimit":         `"burst";r=4;t=1, "hourly";r=999;t=3600`,
+		"X-RateLimit-Limit": "10", "X-RateLimit-Remaining": "4",
+	})
+}
+
+func TestProblemJSON(t *testing.T) {
+	l := redisLimiter(t, ratekit.FixedWindow(1, time.Hour).Named("api"))
+	srv := serve(t, l, ratekit.ByIP(), ratekit.WithRenderer(ratekit.RenderProblem), ratekit.WithHeaders(ratekit.HeadersNone))
+	get(t, srv.URL)
+	r := get(t, srv.URL)
+	want := `{"type":"about:blank","title":"Too Many Requests","status":429,"detail":"Too many requests. Try again in 3600 seconds.","code":"RATE_LIMITED","retryAfter":3600,"limit":1,"remaining":0,"policy":"api"}`
+	if r.status != 429 || r.body != want || r.header.Get("Content-Type") != "application/problem+json" {
+		t.Errorf("%d %s %q", r.status, r.header.Get("Content-Type"), r.body)
+	}
+	if r.header.Get("X-RateLimit-Limit") != "" || r.header.Get("RateLimit") != "" || r.header.Get("Retry-After") != "3600" {
+		t.Errorf("HeadersNone wrote %v", r.header)
+	}
+}
+
+func TestCostSkipAndUnsatisfiable(t *testing.T) {
+	l := redisLimiter(t, ratekit.FixedWindow(5, time.Minute).Named("api"))
+	srv := serve(t, l, ratekit.ByIP(),
+		ratekit.WithSkip(func(r *http.Request) bool { return r.URL.Path == "/health" }),
+		ratekit.WithCostFunc(func(r *http.Request) int64 { n, _ := strconv.ParseInt(r.URL.Query().Get("cost"), 10, 64); return n }))
+	if r := get(t, srv.URL+"/?cost=3"); r.status != 200 || r.header.Get("X-RateLimit-Remaining") != "2" {
+		t.Fatalf("cost 3: %d remaining %s", r.status, r.header.Get("X-RateLimit-Remaining"))
+	}
+	if r := get(t, srv.URL+"/?cost=3"); r.status != 429 || r.header.Get("X-RateLimit-Remaining") != "2" {
+		t.Fatalf("cost 3 over 2 left: %d remaining %s", r.status, r.header.Get("X-RateLimit-Remaining"))
+	}
+	for range 3 {
+		if r := get(t, srv.URL+"/health"); r.status != 200 || r.header.Get("X-RateLimit-Limit") != "" {
+			t.Fatalf("skipped route: %d %v", r.status, r.header)
+		}
+	}
+	if r := get(t, srv.URL+"/?cost=2"); r.status != 200 || r.header.Get("X-RateLimit-Remaining") != "0" {
+		t.Fatalf("cost 2: %d remaining %s (skipped requests must not count)", r.status, r.header.Get("X-RateLimit-Remaining"))
+	}
+	r := get(t, srv.URL+"/?cost=6")
+	want := `{"status":429,"code":"RATE_LIMITED","message":"Too many requests. This request costs more than the limit allows; it can never pass.","context":{"limit":5,"remaining":0,"policy":"api"}}`
+	if r.status != 429 || r.body != want || r.header.Get("Retry-After") != "" {
+		t.Fatalf("cost 6 of 5: %d Retry-After %q %s", r.status, r.header.Get("Retry-After"), r.body)
+	}
+}
+
+func TestDeniedHandler(t *testing.T) {
+	l := redisLimiter(t, ratekit.FixedWindow(1, time.Minute))
+	srv := serve(t, l, ratekit.ByIP(), ratekit.WithDeniedHandler(func(w http.ResponseWriter, r *http.Request, d ratekit.Decision) {
+		w.WriteHeader(http.StatusTeapot)
+		_, _ = w.Write([]byte("slow down " + d.Limit.Name()))
+	}))
+	get(t, srv.URL)
+	r := get(t, srv.URL)
+	if r.status != http.StatusTeapot || r.body != "slow down fixed" || r.header.Get("Retry-After") != "60" || r.header.Get("X-RateLimit-Remaining") != "0" {
+		t.Fatalf("%d %q %v", r.status, r.body, r.header)
+	}
+}
+
+// TestErrorPolicies: key errors, bad costs and store errors follow the
+// policy, and nothing internal reaches the response.
+func TestErrorPolicies(t *testing.T) {
+	l := redisLimiter(t, ratekit.FixedWindow(1, time.Minute))
+	var seen atomic.Int64
+	onErr := ratekit.WithErrorHandler(func(r *http.Request, err error) { seen.Add(1) })
+	badKey := ratekit.KeyFunc(func(*http.Request) (string, error) { return "", errors.New("secret internal detail") })
+
+	open := serve(t, l, badKey, onErr)
+	if r := get(t, open.URL); r.status != 200 || r.body != "handler" || r.header.Get("X-RateLimit-Limit") != "" {
+		t.Fatalf("fail open: %d %q", r.status, r.body)
+	}
+	closed := serve(t, l, ratekit.ByHeader("X-Api-Key"), onErr, ratekit.WithErrorPolicy(ratekit.FailClosed))
+	r := get(t, closed.URL)
+	want := `{"status":503,"code":"SERVICE_UNAVAILABLE","message":"Service temporarily unavailable. Try again in 1 second.","context":{"retryAfter":1}}`
+	if r.status != 503 || r.body != want || r.header.Get("Retry-After") != "1" || r.header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("fail closed: %d %q %v", r.status, r.body, r.header)
+	}
+	badCost := serve(t, l, ratekit.ByIP(), onErr, ratekit.WithCost(-1), ratekit.WithErrorPolicy(ratekit.FailClosed))
+	if r := get(t, badCost.URL); r.status != 503 {
+		t.Fatalf("bad cost: %d", r.status)
+	}
+	if seen.Load() != 3 {
+		t.Fatalf("error handler saw %d errors, want 3", seen.Load())
+	}
+}
+
+// leaks reports whether a response shows internal error text.
+func leaks(r response) bool {
+	for _, s := range []string{"dial", "127.0.0.1", "redis", "timeout", "refused", "ratekit:"} {
+		if strings.Contains(strings.ToLower(r.body), s) {
+			return true
+		}
+	}
+	return false
+}
