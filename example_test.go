@@ -1,0 +1,73 @@
+package ratekit_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"time"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store/memstore"
+)
+
+// Protect a handler with 2 requests per minute per client IP.
+func ExampleMiddleware() {
+	limiter, err := ratekit.New(memstore.New(), ratekit.FixedWindow(2, time.Minute).Named("api"))
+	if err != nil {
+		panic(err)
+	}
+	hello := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "hello") })
+	handler := ratekit.Middleware(limiter, ratekit.ByIP())(hello)
+
+	for range 3 {
+		req := httptest.NewRequest("GET", "/", nil) // from 192.0.2.1
+		rec := httptest.NewRecorder()
+		handler.ServeHTTP(rec, req)
+		fmt.Printf("%d %s retry-after=%q\n", rec.Code, rec.Header().Get("RateLimit"), rec.Header().Get("Retry-After"))
+	}
+	// Output:
+	// 200 "api";r=1;t=60 retry-after=""
+	// 200 "api";r=0;t=60 retry-after=""
+	// 429 "api";r=0;t=60 retry-after="60"
+}
+
+// Decide in code, with two limits at once: a request passes only if both
+// admit it, and a denial charges neither.
+func ExampleLimiter_AllowN() {
+	limiter, _ := ratekit.New(memstore.New(),
+		ratekit.GCRA(10, time.Second, 5).Named("burst"),
+		ratekit.FixedWindow(1000, time.Hour).Named("hourly"))
+	ctx := context.Background()
+
+	d, _ := limiter.AllowN(ctx, "account-42", 4)
+	fmt.Println(d.Allowed, d.Limit.Name(), d.Remaining)
+	d, _ = limiter.AllowN(ctx, "account-42", 4)
+	fmt.Println(d.Allowed, d.Limit.Name(), d.States[1].Remaining)
+	// Output:
+	// true burst 1
+	// false burst 996
+}
+
+// Behind a load balancer at 10.0.0.0/8, read X-Forwarded-For from the right.
+func ExampleByIP() {
+	key := ratekit.ByIP(ratekit.TrustProxies(netip.MustParsePrefix("10.0.0.0/8")))
+	req := httptest.NewRequest("GET", "/", nil)
+	req.RemoteAddr = "10.1.2.3:4567"
+	req.Header.Set("X-Forwarded-For", "203.0.113.9, 198.51.100.20, 10.0.0.7")
+	fmt.Println(key(req))
+	// Output: 198.51.100.20 <nil>
+}
+
+// An ErrorResponse is an error for handlers and an http.Handler for writing.
+func ExampleDeniedResponse() {
+	d := ratekit.Decision{Limit: ratekit.FixedWindow(5, time.Minute).Named("login"), RetryAfter: 16500 * time.Millisecond}
+	rec := httptest.NewRecorder()
+	ratekit.DeniedResponse(d, ratekit.CodeTooManyAttempts).ServeHTTP(rec, nil)
+	fmt.Println(rec.Code, rec.Header().Get("Retry-After"))
+	fmt.Println(rec.Body.String())
+	// Output:
+	// 429 17
+	// {"status":429,"code":"TOO_MANY_ATTEMPTS","message":"Too many attempts. Try again in 17 seconds.","context":{"retryAfter":17,"limit":5,"remaining":0,"policy":"login"}}
+}

@@ -1,0 +1,120 @@
+package memstore_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store/memstore"
+)
+
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+func newClock() *clock { return &clock{now: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)} }
+
+func TestExactness(t *testing.T) {
+	for _, l := range []ratekit.Limit{ratekit.FixedWindow(100, time.Hour), ratekit.GCRA(100, time.Hour, 100)} {
+		t.Run(string(l.Algorithm()), func(t *testing.T) {
+			s := memstore.New()
+			for run := range 20 {
+				var allowed atomic.Int64
+				var wg sync.WaitGroup
+				start := make(chan struct{})
+				for range 200 {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						<-start
+						d, err := s.Take(context.Background(), fmt.Sprint("k", run), []ratekit.Limit{l}, 1)
+						if err == nil && d.Allowed {
+							allowed.Add(1)
+						}
+					}()
+				}
+				close(start)
+				wg.Wait()
+				if allowed.Load() != 100 {
+					t.Fatalf("run %d: %d allowed, want 100", run, allowed.Load())
+				}
+			}
+		})
+	}
+}
+
+// TestAllOrNothing: a denial by the tight limit charges the loose one nothing.
+func TestAllOrNothing(t *testing.T) {
+	s := memstore.New(memstore.WithClock(newClock().Now))
+	loose := ratekit.FixedWindow(100, time.Minute).Named("loose")
+	tight := ratekit.GCRA(1, time.Minute, 2).Named("tight")
+	limits := []ratekit.Limit{loose, tight}
+	ctx := context.Background()
+	for i := range 5 {
+		d, err := s.Take(ctx, "k", limits, 1)
+		if err != nil || d.Allowed != (i < 2) {
+			t.Fatalf("take %d: %+v %v", i, d, err)
+		}
+		if !d.Allowed && (d.Limit.Name() != "tight" || d.States[0].Remaining != 98) {
+			t.Fatalf("take %d: binding %s, loose remaining %d; want tight, 98", i, d.Limit.Name(), d.States[0].Remaining)
+		}
+	}
+	if d, _ := s.Peek(ctx, "k", []ratekit.Limit{loose}); d.Remaining != 98 {
+		t.Fatalf("loose remaining %d after denials, want 98", d.Remaining)
+	}
+}
+
+// TestSweep: expired state leaves memory once any call touches its shard.
+func TestSweep(t *testing.T) {
+	c := newClock()
+	s := memstore.New(memstore.WithClock(c.Now))
+	limits := []ratekit.Limit{ratekit.FixedWindow(5, time.Second), ratekit.GCRA(10, time.Second, 5)}
+	for i := range 1000 {
+		if _, err := s.Take(context.Background(), fmt.Sprint("old", i), limits, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := s.Len(); n != 2000 {
+		t.Fatalf("%d entries, want 2000", n)
+	}
+	c.Advance(2 * time.Second)
+	for i := range 1000 {
+		if _, err := s.Take(context.Background(), fmt.Sprint("new", i), limits, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := s.Len(); n != 2000 {
+		t.Fatalf("%d entries after expiry and sweep, want the 2000 new ones", n)
+	}
+}
+
+func TestResetAndEmptyKey(t *testing.T) {
+	s := memstore.New()
+	limits := []ratekit.Limit{ratekit.FixedWindow(1, time.Hour)}
+	ctx := context.Background()
+	if _, err := s.Take(ctx, "", limits, 1); err == nil {
+		t.Fatal("empty key accepted")
+	}
+	s.Take(ctx, "k", limits, 1)
+	if d, _ := s.Take(ctx, "k", limits, 1); d.Allowed {
+		t.Fatal("second take allowed")
+	}
+	if err := s.Reset(ctx, "k", limits); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := s.Take(ctx, "k", limits, 1); !d.Allowed {
+		t.Fatal("take after reset denied")
+	}
+}
