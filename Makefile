@@ -1,0 +1,24 @@
+# ratekit: make run (demo server), make test, make bench, make lint.
+GO      ?= go
+MODULES := . examples
+ARGS    ?=
+
+.PHONY: run test bench lint
+
+# The demo server on :8080, over an embedded Redis unless -redis or REDIS_URL
+# names one: make run ARGS="-addr 127.0.0.1:8080 -quota 5".
+run:
+	$(GO) run ./examples/server $(ARGS)
+
+# Every module's tests with the race detector. Tests use redis-server from
+# PATH when present (REDIS_ADDR to use your own), else miniredis.
+test:
+	@set -e; for m in $(MODULES); do echo "== $$m"; (cd $$m && $(GO) test -race -count=1 ./...); done
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+lint:
+	@set -e; for m in $(MODULES); do (cd $$m && $(GO) vet ./...); done
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	@if command -v staticcheck >/dev/null 2>&1; then for m in $(MODULES); do (cd $$m && staticcheck ./...); done; fi

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+func TestDemoRoutes(t *testing.T) {
+	client, where, closeFn, err := connect("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(closeFn)
+	h, err := newHandler(client, config{quota: 3, window: time.Minute, prefix: "demo-test"}, where)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+
+	res, err := http.Get(srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var index struct {
+		Routes []struct{ Path, Method, Limit string }
+	}
+	if err := json.NewDecoder(res.Body).Decode(&index); err != nil || len(index.Routes) != 2 || index.Routes[0].Path != "/fixed" {
+		t.Fatalf("index: %+v %v", index, err)
+	}
+	res.Body.Close()
+	for _, path := range []string{"/fixed", "/gcra"} {
+		for i := range 4 {
+			res, err := http.Get(srv.URL + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			want := http.StatusOK
+			if i == 3 {
+				want = http.StatusTooManyRequests
+			}
+			if res.StatusCode != want || res.Header.Get("Content-Type") != "application/json" {
+				t.Fatalf("%s request %d: %d %s", path, i+1, res.StatusCode, res.Header.Get("Content-Type"))
+			}
+		}
+	}
+}

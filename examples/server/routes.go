@@ -1,0 +1,59 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store/redisstore"
+)
+
+// route is one limited route of the demo.
+type route struct {
+	Path   string `json:"path"`
+	Method string `json:"method"`
+	Limit  string `json:"limit"`
+	limits []ratekit.Limit
+}
+
+// newHandler builds the demo's routes over one Redis store.
+func newHandler(client redis.Scripter, c config, where string) (http.Handler, error) {
+	store, err := redisstore.New(client, redisstore.WithPrefix(c.prefix))
+	if err != nil {
+		return nil, err
+	}
+	routes := []route{
+		{Path: "/fixed", Method: "GET", limits: []ratekit.Limit{ratekit.FixedWindow(c.quota, c.window).Named("fixed")}},
+		{Path: "/gcra", Method: "GET", limits: []ratekit.Limit{ratekit.GCRA(float64(c.quota), c.window, c.quota).Named("gcra")}},
+	}
+	mux := http.NewServeMux()
+	for i := range routes {
+		r := &routes[i]
+		limiter, err := ratekit.New(store, r.limits...)
+		if err != nil {
+			return nil, err
+		}
+		r.Limit = r.limits[0].String()
+		mux.Handle(r.Method+" "+r.Path, ratekit.Middleware(limiter, ratekit.ByIP())(allowed(r.Path)))
+	}
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, map[string]any{"service": "ratekit demo", "store": where, "key": "client IP (socket peer)", "routes": routes})
+	})
+	return mux, nil
+}
+
+// allowed answers a request that passed its limit.
+func allowed(path string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, map[string]any{"route": path, "allowed": true, "remaining": w.Header().Get("X-RateLimit-Remaining")})
+	})
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
