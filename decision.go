@@ -24,6 +24,8 @@ type Decision struct {
 	Unsatisfiable bool
 	// States holds every limit's state, in the Limiter's order.
 	States []LimitState
+
+	policy string // RateLimit-Policy value, set by the Limiter
 }
 
 // LimitState is one limit's part of a Decision.

@@ -154,7 +154,7 @@ func (e *ErrorResponse) Render(h HeaderSetter, render Renderer) []byte {
 	}
 	contentType, body := render(e)
 	WriteRetryHeaders(h, e.RetryAfter())
-	h.Set("Content-Type", contentType)
+	h.Set(headerContentType, contentType)
 	h.Set("X-Content-Type-Options", "nosniff")
 	return body
 }

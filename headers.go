@@ -2,6 +2,7 @@ package ratekit
 
 import (
 	"math"
+	"net/http"
 	"strconv"
 	"time"
 )
@@ -34,29 +35,112 @@ type HeaderSetter interface {
 	Set(key, value string)
 }
 
+// Header names, in Go's canonical form (on the wire HTTP/1.1 sends them so;
+// header names are case-insensitive).
+const (
+	HeaderLimit       = "X-Ratelimit-Limit"
+	HeaderRemaining   = "X-Ratelimit-Remaining"
+	HeaderReset       = "X-Ratelimit-Reset"
+	HeaderPolicy      = "Ratelimit-Policy"
+	HeaderRateLimit   = "Ratelimit"
+	HeaderRetryAfter  = "Retry-After"
+	headerCacheCtl    = "Cache-Control"
+	headerContentType = "Content-Type"
+)
+
 // WriteHeaders sets the rate-limit headers of mode for d; now is the time
 // X-RateLimit-Reset counts from.
 func WriteHeaders(h HeaderSetter, d Decision, mode HeaderMode, now time.Time) {
+	if hh, ok := h.(http.Header); ok {
+		writeHTTPHeaders(hh, d, mode, now)
+		return
+	}
+	var vals [5]string
+	n := headerValues(&vals, d, mode, now)
+	for i, k := range headerNames(mode)[:n] {
+		h.Set(k, vals[i])
+	}
+}
+
+// writeHTTPHeaders is WriteHeaders for http.Header with one allocation for
+// all value slices.
+func writeHTTPHeaders(h http.Header, d Decision, mode HeaderMode, now time.Time) {
+	var vals [5]string
+	n := headerValues(&vals, d, mode, now)
+	backing := make([]string, n)
+	for i, k := range headerNames(mode)[:n] {
+		backing[i] = vals[i]
+		h[k] = backing[i : i+1 : i+1]
+	}
+}
+
+var (
+	namesAll    = []string{HeaderLimit, HeaderRemaining, HeaderReset, HeaderPolicy, HeaderRateLimit}
+	namesIETF   = namesAll[3:]
+	namesLegacy = namesAll[:3]
+)
+
+func headerNames(mode HeaderMode) []string {
+	switch mode & HeadersDefault {
+	case HeadersDefault:
+		return namesAll
+	case HeadersLegacy:
+		return namesLegacy
+	case HeadersIETF:
+		return namesIETF
+	}
+	return nil
+}
+
+// headerValues fills vals in headerNames(mode) order and returns how many.
+func headerValues(vals *[5]string, d Decision, mode HeaderMode, now time.Time) int {
+	n := 0
 	if mode&HeadersLegacy != 0 {
 		q, _ := PolicyQuota(d.Limit)
-		h.Set("X-RateLimit-Limit", strconv.FormatInt(q, 10))
-		h.Set("X-RateLimit-Remaining", strconv.FormatInt(clampSF(d.Remaining), 10))
-		h.Set("X-RateLimit-Reset", strconv.FormatInt(ceilSeconds(now.Add(d.ResetAfter).Sub(time.Unix(0, 0))), 10))
+		vals[0] = strconv.FormatInt(q, 10)
+		vals[1] = strconv.FormatInt(clampSF(d.Remaining), 10)
+		vals[2] = strconv.FormatInt(ceilSeconds(now.Add(d.ResetAfter).Sub(time.Unix(0, 0))), 10)
+		n = 3
 	}
-	if mode&HeadersIETF != 0 && len(d.States) > 0 {
-		var policy, state []byte
+	if mode&HeadersIETF != 0 {
+		policy := d.policy
+		if policy == "" {
+			policy = PolicyHeader(d.States)
+		}
+		var buf [128]byte
+		state := buf[:0]
 		for i, s := range d.States {
 			if i > 0 {
-				policy = append(policy, ", "...)
 				state = append(state, ", "...)
 			}
-			q, w := PolicyQuota(s.Limit)
-			policy = appendItem(policy, s.Limit.Name(), "q", q, "w", w)
 			state = appendItem(state, s.Limit.Name(), "r", clampSF(s.Remaining), "t", ceilSeconds(s.ResetAfter))
 		}
-		h.Set("RateLimit-Policy", string(policy))
-		h.Set("RateLimit", string(state))
+		vals[n], vals[n+1] = policy, string(state)
+		n += 2
 	}
+	return n
+}
+
+// PolicyHeader returns the RateLimit-Policy value describing the limits of
+// states, e.g. "burst";q=10;w=1, "hourly";q=1000;w=3600.
+func PolicyHeader(states []LimitState) string {
+	limits := make([]Limit, len(states))
+	for i, s := range states {
+		limits[i] = s.Limit
+	}
+	return policyHeader(limits)
+}
+
+func policyHeader(limits []Limit) string {
+	var b []byte
+	for i, l := range limits {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		q, w := PolicyQuota(l)
+		b = appendItem(b, l.Name(), "q", q, "w", w)
+	}
+	return string(b)
 }
 
 // WriteRetryHeaders sets Retry-After (whole seconds, rounded up, at least 1)
@@ -64,9 +148,9 @@ func WriteHeaders(h HeaderSetter, d Decision, mode HeaderMode, now time.Time) {
 // retry of 0 or less (a request that can never pass) writes no Retry-After.
 func WriteRetryHeaders(h HeaderSetter, retry time.Duration) {
 	if retry > 0 {
-		h.Set("Retry-After", strconv.FormatInt(RetryAfterSeconds(retry), 10))
+		h.Set(HeaderRetryAfter, strconv.FormatInt(RetryAfterSeconds(retry), 10))
 	}
-	h.Set("Cache-Control", "no-store")
+	h.Set(headerCacheCtl, "no-store")
 }
 
 // RetryAfterSeconds is retry in whole seconds, rounded up, at least 1.

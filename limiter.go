@@ -10,6 +10,7 @@ import (
 type Limiter struct {
 	store  Store
 	limits []Limit
+	policy string // RateLimit-Policy header value, computed once
 }
 
 // New returns a Limiter enforcing limits through store. It validates every
@@ -32,7 +33,8 @@ func New(store Store, limits ...Limit) (*Limiter, error) {
 		}
 		seen[l.name] = true
 	}
-	return &Limiter{store: store, limits: append([]Limit(nil), limits...)}, nil
+	limits = append([]Limit(nil), limits...)
+	return &Limiter{store: store, limits: limits, policy: policyHeader(limits)}, nil
 }
 
 // Limits returns a copy of the Limiter's limits.
@@ -56,6 +58,7 @@ func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (Decision,
 	if err != nil {
 		return Decision{}, fmt.Errorf("ratekit: take: %w", err)
 	}
+	d.policy = l.policy
 	return d, nil
 }
 
@@ -68,6 +71,7 @@ func (l *Limiter) Peek(ctx context.Context, key string) (Decision, error) {
 	if err != nil {
 		return Decision{}, fmt.Errorf("ratekit: peek: %w", err)
 	}
+	d.policy = l.policy
 	return d, nil
 }
 

@@ -10,9 +10,11 @@
 -- Reply: 5 integers per limit, in KEYS order: allowed (1/0), remaining,
 -- reset in µs, retry-after in µs, flags (1 = the cost can never pass).
 --
--- Time is Redis's own (TIME, µs). Every number stays below 2^53, and numbers
--- are written with string.format('%d') because tostring keeps 14 digits.
--- Denied requests change nothing. store/memstore mirrors this arithmetic.
+-- Time is Redis's own (TIME, µs), read only if an algorithm needs it. Every
+-- number stays below 2^53, and numbers are written with string.format('%d')
+-- because tostring keeps 14 digits. Denied requests change nothing.
+-- store/memstore mirrors this arithmetic. The engine allocates no table or
+-- closure per limit: on this path Lua allocation costs as much as a command.
 
 local mode = ARGV[2]
 if mode == 'reset' then
@@ -24,104 +26,95 @@ end
 
 local cost = tonumber(ARGV[1])
 local charge = mode == 'take' and cost > 0
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 
-local function int(x)
-  return string.format('%d', x)
+-- Redis's clock in µs, read once.
+local now
+local function clock()
+  if not now then
+    local t = redis.call('TIME')
+    now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  end
+  return now
 end
 
--- Each algorithm returns a table r: allowed, remaining, reset, retry, unsat
--- as things stand; and when charge is set and the limit admits: after_remaining,
--- after_reset and commit, a function that writes the new state.
+-- An algorithm decides one limit and writes nothing. It returns, as things
+-- stand: allowed, remaining, reset µs, retry µs, flags; and when charge is
+-- set and it admits: remaining and reset after the charge, and the write to
+-- make: 'incr' (INCRBY cost) or 'set' (SET value PX ttl), value, ttl in ms.
 local algorithms = {}
 
 function algorithms.fixed(key, quota, window_ms)
-  local count, ttl = 0, window_ms
-  local pttl = redis.call('PTTL', key)
-  if pttl > 0 then
-    count = tonumber(redis.call('GET', key)) or 0
-    ttl = pttl
-  end
-  local r = { allowed = count + cost <= quota, retry = 0, unsat = false }
-  r.remaining = math.max(quota - count, 0)
-  r.reset = 0
-  if count > 0 then r.reset = ttl * 1000 end
-  if not r.allowed then
-    if cost > quota then r.unsat = true else r.retry = ttl * 1000 end
-  elseif charge then
-    r.after_remaining = math.max(quota - count - cost, 0)
-    r.after_reset = ttl * 1000
+  local count, ttl, live = 0, window_ms, false
+  local stored = redis.call('GET', key)
+  if stored then
+    local pttl = redis.call('PTTL', key)
     if pttl > 0 then
-      r.commit = function() redis.call('INCRBY', key, ARGV[1]) end
-    else
-      r.commit = function() redis.call('SET', key, ARGV[1], 'PX', int(window_ms)) end
+      count, ttl, live = tonumber(stored) or 0, pttl, true
     end
   end
-  return r
+  local remaining, reset = math.max(quota - count, 0), 0
+  if count > 0 then reset = ttl * 1000 end
+  if count + cost > quota then
+    if cost > quota then return false, remaining, reset, 0, 1 end
+    return false, remaining, reset, ttl * 1000, 0
+  end
+  if not charge then return true, remaining, reset, 0, 0 end
+  if live then
+    return true, remaining, reset, 0, 0, remaining - cost, ttl * 1000, 'incr'
+  end
+  return true, remaining, reset, 0, 0, remaining - cost, ttl * 1000, 'set', ARGV[1], window_ms
 end
 
 function algorithms.gcra(key, interval, burst)
+  local now = clock()
   local offset = interval * burst
   local tat = now
   local stored = tonumber(redis.call('GET', key))
   if stored and stored > now then tat = stored end
-  local r = { allowed = false, retry = 0, unsat = false }
-  r.remaining = math.max(math.floor((now - tat + offset) / interval), 0)
-  r.reset = tat - now
-  if cost > burst then
-    r.unsat = true
-    return r
-  end
+  local remaining = math.max(math.floor((now - tat + offset) / interval), 0)
+  local reset = tat - now
+  if cost > burst then return false, remaining, reset, 0, 1 end
   local new_tat = tat + interval * cost
   local diff = now - (new_tat - offset)
-  if diff < 0 then
-    r.retry = -diff
-    return r
-  end
-  r.allowed = true
-  if charge then
-    r.after_remaining = math.floor(diff / interval)
-    r.after_reset = new_tat - now
-    r.commit = function()
-      redis.call('SET', key, int(new_tat), 'PX', int(math.ceil((new_tat - now) / 1000)))
-    end
-  end
-  return r
+  if diff < 0 then return false, remaining, reset, -diff, 0 end
+  if not charge then return true, remaining, reset, 0, 0 end
+  return true, remaining, reset, 0, 0, math.floor(diff / interval), new_tat - now,
+    'set', string.format('%d', new_tat), math.ceil((new_tat - now) / 1000)
 end
 
 -- check phase: decide every limit, write nothing
-local results = {}
-local all = true
+local reply, writes, all = {}, {}, true
 for i = 1, #KEYS do
   local a = 3 * i
   local algorithm = algorithms[ARGV[a]]
   if not algorithm then
     return redis.error_reply('ratekit: unknown algorithm ' .. tostring(ARGV[a]))
   end
-  local r = algorithm(KEYS[i], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]))
-  results[i] = r
-  all = all and r.allowed
+  local ok, remaining, reset, retry, flags, after_remaining, after_reset, op, value, ttl =
+    algorithm(KEYS[i], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]))
+  local o = 5 * (i - 1)
+  reply[o + 1] = ok and 1 or 0
+  reply[o + 2] = remaining
+  reply[o + 3] = reset
+  reply[o + 4] = retry
+  reply[o + 5] = flags
+  writes[o + 1], writes[o + 2], writes[o + 3], writes[o + 4], writes[o + 5] = op, value, ttl, after_remaining, after_reset
+  all = all and ok
 end
 
 -- commit phase: charge every limit, or none
-local reply = {}
-for i = 1, #KEYS do
-  local r = results[i]
-  local remaining, reset = r.remaining, r.reset
-  if all and r.commit then
-    r.commit()
-    remaining, reset = r.after_remaining, r.after_reset
+if all and charge then
+  for i = 1, #KEYS do
+    local o = 5 * (i - 1)
+    local op = writes[o + 1]
+    if op == 'incr' then
+      redis.call('INCRBY', KEYS[i], ARGV[1])
+    elseif op == 'set' then
+      redis.call('SET', KEYS[i], writes[o + 2], 'PX', string.format('%d', writes[o + 3]))
+    end
+    if op then
+      reply[o + 2], reply[o + 3] = writes[o + 4], writes[o + 5]
+    end
   end
-  local flags = 0
-  if r.unsat then flags = 1 end
-  local allowed = 0
-  if r.allowed then allowed = 1 end
-  local o = 5 * (i - 1)
-  reply[o + 1] = allowed
-  reply[o + 2] = remaining
-  reply[o + 3] = reset
-  reply[o + 4] = r.retry
-  reply[o + 5] = flags
 end
 return reply

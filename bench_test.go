@@ -1,0 +1,71 @@
+package ratekit_test
+
+import (
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store/memstore"
+)
+
+// discard is a ResponseWriter that keeps nothing but its header map.
+type discard struct{ h http.Header }
+
+func (d *discard) Header() http.Header         { return d.h }
+func (d *discard) Write(b []byte) (int, error) { return len(b), nil }
+func (d *discard) WriteHeader(int)             {}
+
+// requests returns n requests from n client IPs.
+func requests(n int) []*http.Request {
+	out := make([]*http.Request, n)
+	for i := range out {
+		r, _ := http.NewRequest("GET", "/", nil)
+		r.RemoteAddr = "10." + strconv.Itoa(i>>16&255) + "." + strconv.Itoa(i>>8&255) + "." + strconv.Itoa(i&255) + ":1234"
+		out[i] = r
+	}
+	return out
+}
+
+func benchHandler(b *testing.B, h http.Handler) {
+	reqs := requests(10_000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		w := &discard{h: http.Header{}}
+		i := 0
+		for pb.Next() {
+			clear(w.h)
+			h.ServeHTTP(w, reqs[i%len(reqs)])
+			i++
+		}
+	})
+}
+
+var noop = http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+
+// BenchmarkMiddleware measures the whole pipeline over memstore: key by IP,
+// decide, write legacy and IETF headers; 10,000 clients, all allowed.
+func BenchmarkMiddleware(b *testing.B) {
+	for _, tc := range []struct {
+		name   string
+		limits []ratekit.Limit
+		opts   []ratekit.Option
+	}{
+		{"fixed", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour)}, nil},
+		{"gcra", []ratekit.Limit{ratekit.GCRA(1e6, time.Second, 1<<40)}, nil},
+		{"fixed/no-timeout", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour)}, []ratekit.Option{ratekit.WithTimeout(0)}},
+		{"fixed/no-headers", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour)}, []ratekit.Option{ratekit.WithHeaders(ratekit.HeadersNone)}},
+		{"fixed+gcra", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour), ratekit.GCRA(1e6, time.Second, 1<<40)}, nil},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			l, err := ratekit.New(memstore.New(), tc.limits...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchHandler(b, ratekit.Middleware(l, ratekit.ByIP(), tc.opts...)(noop))
+		})
+	}
+	b.Run("baseline-no-middleware", func(b *testing.B) { benchHandler(b, noop) })
+}

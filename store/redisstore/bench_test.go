@@ -1,0 +1,115 @@
+package redisstore_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/redistest"
+)
+
+// roundTrips counts the commands a client sends: each Process is one round
+// trip.
+type roundTrips struct{ n atomic.Int64 }
+
+func (h *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error { h.n.Add(1); return next(ctx, cmd) }
+}
+func (h *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error { h.n.Add(1); return next(ctx, cmds) }
+}
+
+// scriptStats returns EVALSHA and EVAL calls and their total µs of Redis CPU.
+func scriptStats(c *redis.Client) (calls, usec float64) {
+	info := c.Info(context.Background(), "commandstats").Val()
+	for _, line := range strings.Split(info, "\n") {
+		if !strings.HasPrefix(line, "cmdstat_evalsha:") && !strings.HasPrefix(line, "cmdstat_eval:") {
+			continue
+		}
+		for _, f := range strings.Split(strings.TrimSpace(line[strings.IndexByte(line, ':')+1:]), ",") {
+			k, v, _ := strings.Cut(f, "=")
+			n, _ := strconv.ParseFloat(v, 64)
+			switch k {
+			case "calls":
+				calls += n
+			case "usec":
+				usec += n
+			}
+		}
+	}
+	return calls, usec
+}
+
+// warm runs n concurrent Takes so that the pool's connections (each opened
+// with a handshake of several commands) exist before counting.
+func warm(b *testing.B, s ratekit.Store, keys []string, limits []ratekit.Limit, n int) {
+	take(b, s, keys[0], limits, 1)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() { defer wg.Done(); _, _ = s.Take(context.Background(), keys[i], limits, 1) }()
+	}
+	wg.Wait()
+}
+
+// BenchmarkTake measures parallel Takes over 10,000 subjects on the shared
+// standalone server (a real redis-server when one is on PATH), 32 goroutines
+// per CPU. Besides ns/op and allocs/op it reports round trips per decision
+// and Redis CPU per decision (µs, from INFO commandstats).
+func BenchmarkTake(b *testing.B) {
+	srv := redistest.Standalone(b)
+	b.Logf("server: %s", srv.Kind)
+	for _, tc := range []struct {
+		name   string
+		limits []ratekit.Limit
+	}{
+		{"fixed", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour)}},
+		{"gcra", []ratekit.Limit{ratekit.GCRA(1e6, time.Second, 1<<40)}},
+		{"fixed+gcra", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour), ratekit.GCRA(1e6, time.Second, 1<<40)}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			hook := &roundTrips{}
+			c := srv.NewClient(&redis.Options{PoolSize: 64})
+			defer c.Close()
+			c.AddHook(hook)
+			s := newStore(b, c, redistest.Prefix(b))
+			keys := make([]string, 10_000)
+			for i := range keys {
+				keys[i] = "user-" + strconv.Itoa(i)
+			}
+			warm(b, s, keys, tc.limits, 64) // load the script and open the pool's connections
+			admin := srv.NewClient(nil)
+			defer admin.Close()
+			calls0, usec0 := scriptStats(admin)
+			hook.n.Store(0)
+			var next atomic.Int64
+			b.ReportAllocs()
+			b.SetParallelism(32)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				i := int(next.Add(7919))
+				for pb.Next() {
+					if _, err := s.Take(context.Background(), keys[i%len(keys)], tc.limits, 1); err != nil {
+						b.Error(err)
+						return
+					}
+					i++
+				}
+			})
+			b.StopTimer()
+			b.ReportMetric(float64(hook.n.Load())/float64(b.N), "roundtrips/op")
+			if calls, usec := scriptStats(admin); calls > calls0 {
+				b.ReportMetric((usec-usec0)/(calls-calls0), "redis-µs/op")
+			}
+		})
+	}
+}
+
