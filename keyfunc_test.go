@@ -30,7 +30,7 @@ func TestEmptyKeys(t *testing.T) {
 	r, _ := http.NewRequest("GET", "/", nil)
 	r.Header.Set("B", "x")
 	for name, k := range map[string]ratekit.KeyFunc{
-		"missing header": ratekit.ByHeader("A"),
+		"missing header":  ratekit.ByHeader("A"),
 		"join with empty": ratekit.Join(ratekit.ByHeader("B"), func(*http.Request) (string, error) { return "", nil }),
 		"empty join":      ratekit.Join(),
 	} {

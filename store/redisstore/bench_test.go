@@ -112,4 +112,3 @@ func BenchmarkTake(b *testing.B) {
 		})
 	}
 }
-
