@@ -13,6 +13,7 @@ run:
 # Every module's tests with the race detector. Tests use redis-server from
 # PATH when present (REDIS_ADDR to use your own), else miniredis.
 test:
+	@command -v redis-server >/dev/null 2>&1 || echo "note: redis-server is not on PATH: tests run on miniredis and the cluster tests skip (CI requires a real server)"
 	@set -e; for m in $(MODULES); do echo "== $$m"; (cd $$m && $(GO) test -race -count=1 ./...); done
 
 bench:
