@@ -1,9 +1,7 @@
 package ratekit
 
 import (
-	"context"
 	"net/http"
-	"time"
 )
 
 // Middleware returns net/http middleware that counts each request against l
@@ -22,54 +20,33 @@ func Middleware(l *Limiter, key KeyFunc, opts ...Option) func(http.Handler) http
 	if l == nil || key == nil {
 		panic("ratekit: Middleware needs a Limiter and a KeyFunc")
 	}
-	c := newConfig(opts)
+	g := NewGuard(l, opts...)
+	c := g.cfg
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if c.skip != nil && c.skip(r) {
 				next.ServeHTTP(w, r)
 				return
 			}
-			d, err := c.decide(r, l, key)
-			if err != nil {
-				c.onError(r, err)
-				if c.policy == FailClosed {
-					UnavailableResponse(c.closedRetry).Write(w, c.render)
-					return
-				}
+			k, kerr := key(r)
+			cost := int64(1)
+			if c.cost != nil {
+				cost = c.cost(r)
+			}
+			v := g.Check(r.Context(), k, kerr, cost, w.Header())
+			if v.Err != nil {
+				g.ReportError(r, v.Err)
+			}
+			switch {
+			case v.Pass:
 				next.ServeHTTP(w, r)
-				return
+			case v.Err == nil && c.denied != nil:
+				c.denied(w, r, v.Decision)
+			default:
+				body := g.Render(v.Response, w.Header())
+				w.WriteHeader(v.Response.Status)
+				_, _ = w.Write(body)
 			}
-			h := w.Header()
-			WriteHeaders(h, d, c.headers, time.Now())
-			if d.Allowed {
-				next.ServeHTTP(w, r)
-				return
-			}
-			if c.denied != nil {
-				WriteRetryHeaders(h, d.RetryAfter)
-				c.denied(w, r, d)
-				return
-			}
-			DeniedResponse(d, c.code).Write(w, c.render)
 		})
 	}
-}
-
-// decide runs the pipeline's key → cost → store steps for one request.
-func (c *config) decide(r *http.Request, l *Limiter, key KeyFunc) (Decision, error) {
-	k, err := key(r)
-	if err != nil {
-		return Decision{}, err
-	}
-	cost := int64(1)
-	if c.cost != nil {
-		cost = c.cost(r)
-	}
-	ctx := r.Context()
-	if c.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.timeout)
-		defer cancel()
-	}
-	return l.AllowN(ctx, k, cost)
 }

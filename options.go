@@ -42,6 +42,7 @@ type config struct {
 	cost        func(r *http.Request) int64
 	skip        func(r *http.Request) bool
 	timeout     time.Duration
+	now         func() time.Time
 }
 
 func newConfig(opts []Option) *config {
@@ -50,6 +51,7 @@ func newConfig(opts []Option) *config {
 		code:        CodeRateLimited,
 		closedRetry: time.Second,
 		timeout:     DefaultTimeout,
+		now:         time.Now,
 	}
 	for _, o := range opts {
 		o.apply(c)
@@ -119,6 +121,12 @@ func WithTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.timeout = d })
 }
 
+// WithClock sets the clock that X-RateLimit-Reset counts from (default
+// time.Now). Decisions themselves use the store's clock.
+func WithClock(now func() time.Time) Option {
+	return optionFunc(func(c *config) { c.now = now })
+}
+
 // throttledLog logs errors at most once per second, counting the rest.
 type throttledLog struct {
 	logger     *slog.Logger
@@ -130,6 +138,10 @@ type throttledLog struct {
 func newThrottledLog(l *slog.Logger) *throttledLog { return &throttledLog{logger: l} }
 
 func (t *throttledLog) log(r *http.Request, err error) {
+	path := ""
+	if r != nil && r.URL != nil {
+		path = r.URL.Path
+	}
 	t.mu.Lock()
 	now := time.Now()
 	if now.Sub(t.last) < time.Second {
@@ -140,5 +152,5 @@ func (t *throttledLog) log(r *http.Request, err error) {
 	n := t.suppressed
 	t.last, t.suppressed = now, 0
 	t.mu.Unlock()
-	t.logger.Warn("ratekit: no rate-limit decision", "error", err, "path", r.URL.Path, "suppressed", n)
+	t.logger.Warn("ratekit: no rate-limit decision", "error", err, "path", path, "suppressed", n)
 }

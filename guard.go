@@ -1,0 +1,84 @@
+package ratekit
+
+import (
+	"context"
+	"net/http"
+)
+
+// A Guard is the transport-neutral core of Middleware: given a request's key
+// and cost, it asks the Limiter, sets the rate-limit headers and says what the
+// request gets. Framework adapters are built on it so that every framework
+// answers with the same status, headers and body as net/http. It is safe for
+// concurrent use.
+type Guard struct {
+	limiter *Limiter
+	cfg     *config
+}
+
+// A Verdict is what one request gets from a Guard.
+type Verdict struct {
+	// Pass reports that the request goes on to the handler.
+	Pass bool
+	// Decision is the limiter's decision; zero when Err is set.
+	Decision Decision
+	// Err is the error the error policy handled (store failure or timeout,
+	// key error, invalid cost). Report it; never show it to the client.
+	Err error
+	// Response is the 429 or 503 to send when Pass is false.
+	Response *ErrorResponse
+}
+
+// NewGuard returns a Guard for l. Options that take an *http.Request (skip,
+// cost, denied and error handlers) are applied by Middleware, not by Check;
+// adapters offer their own.
+func NewGuard(l *Limiter, opts ...Option) *Guard {
+	if l == nil {
+		panic("ratekit: NewGuard needs a Limiter")
+	}
+	return &Guard{limiter: l, cfg: newConfig(opts)}
+}
+
+// Check decides one request. key and keyErr are the key function's result,
+// cost is what the request costs. Check sets the rate-limit headers, and on a
+// denial Retry-After and Cache-Control, on h; the caller writes
+// Verdict.Response with Render when Pass is false.
+func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64, h HeaderSetter) Verdict {
+	d, err := g.decide(ctx, key, keyErr, cost)
+	c := g.cfg
+	if err != nil {
+		if c.policy == FailClosed {
+			return Verdict{Err: err, Response: UnavailableResponse(c.closedRetry)}
+		}
+		return Verdict{Pass: true, Err: err}
+	}
+	WriteHeaders(h, d, c.headers, c.now())
+	if d.Allowed {
+		return Verdict{Pass: true, Decision: d}
+	}
+	WriteRetryHeaders(h, d.RetryAfter)
+	return Verdict{Decision: d, Response: DeniedResponse(d, c.code)}
+}
+
+// Render sets the response headers of e (Retry-After, Cache-Control,
+// Content-Type) on h and returns its body through the Guard's renderer.
+func (g *Guard) Render(e *ErrorResponse, h HeaderSetter) []byte {
+	return e.Render(h, g.cfg.render)
+}
+
+// ReportError hands err to the configured error handler (WithErrorHandler;
+// by default a throttled slog warning). r may be nil.
+func (g *Guard) ReportError(r *http.Request, err error) {
+	g.cfg.onError(r, err)
+}
+
+func (g *Guard) decide(ctx context.Context, key string, keyErr error, cost int64) (Decision, error) {
+	if keyErr != nil {
+		return Decision{}, keyErr
+	}
+	if t := g.cfg.timeout; t > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, t)
+		defer cancel()
+	}
+	return g.limiter.AllowN(ctx, key, cost)
+}
