@@ -79,23 +79,21 @@ func FromHeader(name string) IPOption {
 // IPv4Prefix groups IPv4 clients by their first bits bits (default 32: one
 // key per address).
 func IPv4Prefix(bits int) IPOption {
-	return func(c *ClientIP) error {
-		if bits < 1 || bits > 32 {
-			return fmt.Errorf("ratekit: IPv4Prefix: bits must be 1..32 (got %d)", bits)
-		}
-		c.v4Bits = bits
-		return nil
-	}
+	return prefixOption("IPv4Prefix", bits, 32, func(c *ClientIP) *int { return &c.v4Bits })
 }
 
 // IPv6Prefix groups IPv6 clients by their first bits bits (default 64: one
 // key per subnet, since a single host usually holds a whole /64).
 func IPv6Prefix(bits int) IPOption {
+	return prefixOption("IPv6Prefix", bits, 128, func(c *ClientIP) *int { return &c.v6Bits })
+}
+
+func prefixOption(name string, bits, maxBits int, field func(*ClientIP) *int) IPOption {
 	return func(c *ClientIP) error {
-		if bits < 1 || bits > 128 {
-			return fmt.Errorf("ratekit: IPv6Prefix: bits must be 1..128 (got %d)", bits)
+		if bits < 1 || bits > maxBits {
+			return fmt.Errorf("ratekit: %s: bits must be 1..%d (got %d)", name, maxBits, bits)
 		}
-		c.v6Bits = bits
+		*field(c) = bits
 		return nil
 	}
 }
