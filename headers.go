@@ -1,7 +1,6 @@
 package ratekit
 
 import (
-	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -158,21 +157,27 @@ func RetryAfterSeconds(retry time.Duration) int64 {
 	return max(ceilSeconds(retry), 1)
 }
 
-// PolicyQuota returns the quota and window (seconds) that describe l in
-// headers: a fixed window's quota per window; a GCRA's rate per period,
-// scaled to whole numbers when the rate has a fraction (5.5 per second is
-// 11 per 2 seconds). Both are clamped to Structured Field integers.
+// PolicyQuota returns the quota and window (whole seconds) that describe l
+// in headers, such that the remaining count never exceeds the quota: a fixed
+// window's quota per window; a GCRA's burst per the time the burst takes to
+// refill (burst × interval). A window that is not whole seconds is scaled by
+// the smallest factor up to 1000 that makes it whole (10 per 100 ms is 100
+// per second), else rounded up. Both are clamped to Structured Field integers.
 func PolicyQuota(l Limit) (quota, windowSeconds int64) {
-	if l.alg == AlgFixedWindow {
-		return clampSF(l.quota), clampSF(ceilSeconds(l.period))
+	window := l.period
+	if l.alg == AlgGCRA {
+		window = time.Duration(min(float64(l.Interval())*float64(l.quota), float64(MaxWindow)))
+	}
+	if window <= 0 {
+		return clampSF(l.quota), 0
 	}
 	for k := int64(1); k <= 1000; k++ {
-		scaled := l.rate * float64(k)
-		if r := math.Round(scaled); r >= 1 && math.Abs(scaled-r) < 1e-9 {
-			return clampSF(int64(r)), clampSF(ceilSeconds(l.period * time.Duration(k)))
+		if scaled := window * time.Duration(k); scaled%time.Second == 0 {
+			q := float64(l.quota) * float64(k)
+			return clampSF(int64(min(q, maxSFInteger))), clampSF(int64(scaled / time.Second))
 		}
 	}
-	return clampSF(max(int64(l.rate), 1)), clampSF(ceilSeconds(l.period))
+	return clampSF(l.quota), clampSF(ceilSeconds(window))
 }
 
 // appendItem appends the Structured Field item "name";k1=v1;k2=v2. Names are

@@ -29,7 +29,7 @@ func fixedWindow(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, now
 	quota, windowMS := l.Burst(), l.Window().Milliseconds()
 	nowMS := nowUS / 1000
 	count, ttlMS, expireMS := int64(0), windowMS, nowMS+windowMS
-	if ok {
+	if ok && e.expireMS > nowMS { // at TTL 0 the engine, like PTTL, starts a new window
 		count, ttlMS, expireMS = e.value, e.expireMS-nowMS, e.expireMS
 	}
 	st := ratekit.LimitState{Limit: l, Allowed: count+cost <= quota}

@@ -118,3 +118,19 @@ func TestResetAndEmptyKey(t *testing.T) {
 		t.Fatal("take after reset denied")
 	}
 }
+
+// TestGCRAKeepsStateThroughItsLastMillisecond mirrors Redis, which keeps a
+// key through the millisecond of its expiry: the engine still reads the TAT.
+func TestGCRAKeepsStateThroughItsLastMillisecond(t *testing.T) {
+	c := &clock{now: time.Unix(1_800_000_000, 999_000)} // x.000999 s
+	s := memstore.New(memstore.WithClock(c.Now))
+	limits := []ratekit.Limit{ratekit.GCRA(1000, time.Second, 1)} // one per ms
+	if d, _ := s.Take(context.Background(), "k", limits, 1); !d.Allowed {
+		t.Fatal("first take denied")
+	}
+	c.Advance(time.Microsecond) // TAT is x.001999; the key expires at ms x.001, now is in ms x.001
+	d, _ := s.Take(context.Background(), "k", limits, 1)
+	if d.Allowed || d.RetryAfter != 999*time.Microsecond {
+		t.Fatalf("second take: allowed %v, retry %v; want denied, retry 999µs", d.Allowed, d.RetryAfter)
+	}
+}

@@ -32,7 +32,8 @@ type shard struct {
 type entryKey struct{ subject, limit string }
 
 // entry is one limit's state: a count or a theoretical arrival time, and the
-// millisecond at which it expires (as a Redis key's TTL would).
+// millisecond at which it expires. Like a Redis key, it lives through that
+// millisecond (Redis expires a key when now > its expiry time).
 type entry struct {
 	value    int64
 	expireMS int64
@@ -115,10 +116,7 @@ func (s *Store) decide(key string, limits []ratekit.Limit, cost int64, charge bo
 	sh.sweep(nowMS)
 	allowed := true
 	for i, l := range limits {
-		e, ok := sh.entries[entryKey{key, l.ID()}]
-		if ok && e.expireMS <= nowMS {
-			ok = false
-		}
+		e, ok := sh.live(entryKey{key, l.ID()}, nowMS)
 		st, n, err := check(l, e, ok, cost, charge, nowUS)
 		if err != nil {
 			return ratekit.Decision{}, err
@@ -131,8 +129,8 @@ func (s *Store) decide(key string, limits []ratekit.Limit, cost int64, charge bo
 		// Nothing is charged: report each admitting limit as it stands.
 		for i, l := range limits {
 			if states[i].Allowed {
-				e, ok := sh.entries[entryKey{key, l.ID()}]
-				states[i], _, _ = check(l, e, ok && e.expireMS > nowMS, cost, false, nowUS)
+				e, ok := sh.live(entryKey{key, l.ID()}, nowMS)
+				states[i], _, _ = check(l, e, ok, cost, false, nowUS)
 			}
 		}
 	}
@@ -148,6 +146,15 @@ func (s *Store) shard(key string) *shard {
 	return &s.shards[maphash.String(s.seed, key)%numShards]
 }
 
+// live returns the entry for k if it has not expired at nowMS.
+func (sh *shard) live(k entryKey, nowMS int64) (entry, bool) {
+	e, ok := sh.entries[k]
+	if !ok || e.expireMS < nowMS {
+		return entry{}, false
+	}
+	return e, true
+}
+
 // sweep drops expired entries, at most once per sweep interval.
 func (sh *shard) sweep(nowMS int64) {
 	if nowMS < sh.nextSweepMS {
@@ -155,7 +162,7 @@ func (sh *shard) sweep(nowMS int64) {
 	}
 	sh.nextSweepMS = nowMS + sweepIntervalMS
 	for k, e := range sh.entries {
-		if e.expireMS <= nowMS {
+		if e.expireMS < nowMS {
 			delete(sh.entries, k)
 		}
 	}
