@@ -37,6 +37,9 @@ func TrustProxies(prefixes ...netip.Prefix) IPOption {
 			if !p.IsValid() {
 				return fmt.Errorf("ratekit: TrustProxies: invalid prefix %v", p)
 			}
+			if p.Addr().Is4In6() && p.Bits() >= 96 { // peers are unmapped before matching
+				p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
+			}
 			c.trusted = append(c.trusted, p.Masked())
 		}
 		return nil
@@ -44,7 +47,7 @@ func TrustProxies(prefixes ...netip.Prefix) IPOption {
 }
 
 // TrustHops trusts exactly n proxies in front of the service: the client is
-// the n-th forwarding entry from the right. Prefer TrustProxies when the
+// the n-th forwarding entry from the right; with fewer entries, the peer. Prefer TrustProxies when the
 // proxies' addresses are known: a hop count cannot tell a request that
 // bypassed a proxy.
 func TrustHops(n int) IPOption {
@@ -179,8 +182,13 @@ func (c *ClientIP) Resolve(remoteAddr string, header func(name string) []string)
 
 // walkHops returns the address n entries from the right: the first of them
 // was appended by the proxy closest to the service. An invalid entry on the
-// way stops at the address to its right.
+// way stops at the address to its right. With fewer than n entries the
+// request did not come through every proxy, and any entry may be the
+// client's own writing: the peer is the answer.
 func walkHops(entries []string, peer netip.Addr, n int) netip.Addr {
+	if len(entries) < n {
+		return peer
+	}
 	last := peer
 	for i := len(entries) - 1; i >= 0 && i >= len(entries)-n; i-- {
 		a, ok := parseAddr(entries[i])

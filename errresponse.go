@@ -16,10 +16,11 @@ const (
 	CodeRateLimited        ErrorCode = "RATE_LIMITED"        // 429, generic limits
 	CodeTooManyAttempts    ErrorCode = "TOO_MANY_ATTEMPTS"   // 429, login and verification
 	CodeServiceUnavailable ErrorCode = "SERVICE_UNAVAILABLE" // 503, the store failed and the policy is fail closed
+	CodeBadRequest         ErrorCode = "BAD_REQUEST"         // 400, the request has no usable key or cost
 )
 
-// ErrorResponse is the body of a denial (429) or of a store failure under a
-// fail-closed policy (503). It implements error, so handlers can return it.
+// ErrorResponse is the body of a denial (429), of a store failure under a
+// fail-closed policy (503), or of a request without a usable key (400). It implements error, so handlers can return it.
 // It never carries internal error text.
 type ErrorResponse struct {
 	Status  int          `json:"status"`
@@ -97,6 +98,16 @@ func UnavailableResponse(retry time.Duration) *ErrorResponse {
 		Code:    CodeServiceUnavailable,
 		Message: "Service temporarily unavailable. Try again in " + seconds(s) + ".",
 		Context: ErrorContext{RetryAfter: s},
+	}
+}
+
+// BadRequestResponse returns the 400 body used when a request has no usable
+// key or cost under the default key-error policy.
+func BadRequestResponse() *ErrorResponse {
+	return &ErrorResponse{
+		Status:  http.StatusBadRequest,
+		Code:    CodeBadRequest,
+		Message: "The request lacks what this service counts requests by.",
 	}
 }
 

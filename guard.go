@@ -2,6 +2,7 @@ package ratekit
 
 import (
 	"context"
+	"errors"
 	"net/http"
 )
 
@@ -24,7 +25,7 @@ type Verdict struct {
 	// Err is the error the error policy handled (store failure or timeout,
 	// key error, invalid cost). Report it; never show it to the client.
 	Err error
-	// Response is the 429 or 503 to send when Pass is false.
+	// Response is the 429, 400 or 503 to send when Pass is false.
 	Response *ErrorResponse
 }
 
@@ -46,7 +47,11 @@ func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64,
 	d, err := g.decide(ctx, key, keyErr, cost)
 	c := g.cfg
 	if err != nil {
-		if c.policy == FailClosed {
+		requestErr := keyErr != nil || errors.Is(err, ErrEmptyKey) || errors.Is(err, ErrInvalidCost)
+		switch {
+		case requestErr && c.keyPolicy == FailClosed:
+			return Verdict{Err: err, Response: BadRequestResponse()}
+		case !requestErr && c.policy == FailClosed:
 			return Verdict{Err: err, Response: UnavailableResponse(c.closedRetry)}
 		}
 		return Verdict{Pass: true, Err: err}

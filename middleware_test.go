@@ -1,6 +1,7 @@
 package ratekit_test
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -46,12 +47,18 @@ func TestHeadersAndBody(t *testing.T) {
 	if denied.status != http.StatusTooManyRequests {
 		t.Fatalf("third: %d", denied.status)
 	}
+	// 60 s unless a loaded machine took over a second between the requests
+	retry := denied.header.Get("Retry-After")
+	if retry != "60" && retry != "59" {
+		t.Fatalf("Retry-After %q, want 60 (or 59 on a slow run)", retry)
+	}
 	wantHeaders(t, denied, map[string]string{
-		"Content-Type": "application/json", "Cache-Control": "no-store", "Retry-After": "60",
+		"Content-Type": "application/json", "Cache-Control": "no-store",
 		"X-RateLimit-Limit": "2", "X-RateLimit-Remaining": "0",
-		"RateLimit-Policy": `"api";q=2;w=60`, "RateLimit": `"api";r=0;t=60`,
+		"RateLimit-Policy": `"api";q=2;w=60`, "RateLimit": `"api";r=0;t=` + retry,
 	})
-	want := `{"status":429,"code":"RATE_LIMITED","message":"Too many requests. Try again in 60 seconds.","context":{"retryAfter":60,"limit":2,"remaining":0,"policy":"api"}}`
+	want := `{"status":429,"code":"RATE_LIMITED","message":"Too many requests. Try again in ` + retry +
+		` seconds.","context":{"retryAfter":` + retry + `,"limit":2,"remaining":0,"policy":"api"}}`
 	if denied.body != want {
 		t.Errorf("body:\n%s\nwant\n%s", denied.body, want)
 	}
@@ -120,36 +127,68 @@ func TestDeniedHandler(t *testing.T) {
 	}
 }
 
-// TestErrorPolicies: key errors, bad costs and store errors follow the
-// policy, and nothing internal reaches the response.
+// failingStore fails every call, as an unreachable store does.
+type failingStore struct{}
+
+func (failingStore) Take(context.Context, string, []ratekit.Limit, int64) (ratekit.Decision, error) {
+	return ratekit.Decision{}, errors.New("dial tcp 10.1.2.3:6379: secret internal detail")
+}
+func (failingStore) Peek(context.Context, string, []ratekit.Limit) (ratekit.Decision, error) {
+	return ratekit.Decision{}, errors.New("secret internal detail")
+}
+func (failingStore) Reset(context.Context, string, []ratekit.Limit) error {
+	return errors.New("secret")
+}
+
+// TestErrorPolicies: key and cost errors (which a client can provoke) follow
+// the key-error policy, 400 by default; store errors follow the error
+// policy, fail open by default. Nothing internal reaches a response.
 func TestErrorPolicies(t *testing.T) {
 	l := redisLimiter(t, ratekit.FixedWindow(1, time.Minute))
+	broken, _ := ratekit.New(failingStore{}, ratekit.FixedWindow(1, time.Minute))
 	var seen atomic.Int64
 	onErr := ratekit.WithErrorHandler(func(r *http.Request, err error) { seen.Add(1) })
 	badKey := ratekit.KeyFunc(func(*http.Request) (string, error) { return "", errors.New("secret internal detail") })
+	bad := `{"status":400,"code":"BAD_REQUEST","message":"The request lacks what this service counts requests by.","context":{}}`
+	unavailable := `{"status":503,"code":"SERVICE_UNAVAILABLE","message":"Service temporarily unavailable. Try again in 1 second.","context":{"retryAfter":1}}`
 
-	open := serve(t, l, badKey, onErr)
-	if r := get(t, open.URL); r.status != 200 || r.body != "handler" || r.header.Get("X-RateLimit-Limit") != "" {
-		t.Fatalf("fail open: %d %q", r.status, r.body)
-	}
-	closed := serve(t, l, ratekit.ByHeader("X-Api-Key"), onErr, ratekit.WithErrorPolicy(ratekit.FailClosed))
-	r := get(t, closed.URL)
-	want := `{"status":503,"code":"SERVICE_UNAVAILABLE","message":"Service temporarily unavailable. Try again in 1 second.","context":{"retryAfter":1}}`
-	if r.status != 503 || r.body != want || r.header.Get("Retry-After") != "1" || r.header.Get("Cache-Control") != "no-store" {
-		t.Fatalf("fail closed: %d %q %v", r.status, r.body, r.header)
-	}
-	badCost := serve(t, l, ratekit.ByIP(), onErr, ratekit.WithCost(-1), ratekit.WithErrorPolicy(ratekit.FailClosed))
-	if r := get(t, badCost.URL); r.status != 503 {
-		t.Fatalf("bad cost: %d", r.status)
-	}
-	if seen.Load() != 3 {
-		t.Fatalf("error handler saw %d errors, want 3", seen.Load())
+	for name, tc := range map[string]struct {
+		l      *ratekit.Limiter
+		key    ratekit.KeyFunc
+		opts   []ratekit.Option
+		status int
+		body   string
+	}{
+		"key error":                    {l, badKey, nil, 400, bad},
+		"missing header":               {l, ratekit.ByHeader("X-Api-Key"), nil, 400, bad},
+		"invalid cost":                 {l, ratekit.ByIP(), []ratekit.Option{ratekit.WithCost(-1)}, 400, bad},
+		"key error, key policy open":   {l, badKey, []ratekit.Option{ratekit.WithKeyErrorPolicy(ratekit.FailOpen)}, 200, "handler"},
+		"store error":                  {broken, ratekit.ByIP(), nil, 200, "handler"},
+		"store error, fail closed":     {broken, ratekit.ByIP(), []ratekit.Option{ratekit.WithErrorPolicy(ratekit.FailClosed)}, 503, unavailable},
+		"key error beats store policy": {broken, badKey, []ratekit.Option{ratekit.WithErrorPolicy(ratekit.FailClosed)}, 400, bad},
+	} {
+		t.Run(name, func(t *testing.T) {
+			before := seen.Load()
+			r := get(t, serve(t, tc.l, tc.key, append(tc.opts, onErr)...).URL)
+			if r.status != tc.status || r.body != tc.body || leaks(r) {
+				t.Fatalf("%d %q, want %d %q", r.status, r.body, tc.status, tc.body)
+			}
+			if r.header.Get("X-Ratelimit-Limit") != "" {
+				t.Fatalf("rate-limit headers without a decision: %v", r.header)
+			}
+			if want := map[int]string{400: "", 503: "1", 200: ""}[tc.status]; r.header.Get("Retry-After") != want {
+				t.Fatalf("Retry-After %q, want %q", r.header.Get("Retry-After"), want)
+			}
+			if seen.Load() != before+1 {
+				t.Fatal("the error handler did not see the error")
+			}
+		})
 	}
 }
 
 // leaks reports whether a response shows internal error text.
 func leaks(r response) bool {
-	for _, s := range []string{"dial", "127.0.0.1", "redis", "timeout", "refused", "ratekit:"} {
+	for _, s := range []string{"dial", "127.0.0.1", "10.1.2.3", "redis", "timeout", "refused", "secret", "ratekit:"} {
 		if strings.Contains(strings.ToLower(r.body), s) {
 			return true
 		}

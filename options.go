@@ -14,17 +14,20 @@ type optionFunc func(*config)
 
 func (f optionFunc) apply(c *config) { f(c) }
 
-// ErrorPolicy says what a request gets when no decision can be made: the
-// store failed or timed out, or the key function failed.
+// ErrorPolicy says what a request gets when no decision can be made. There
+// are two kinds of failure, each with its own policy: the store failed or
+// timed out (WithErrorPolicy, default FailOpen), or the request itself has no
+// usable key or cost (WithKeyErrorPolicy, default FailClosed), which a client
+// could otherwise provoke to skip the limit.
 type ErrorPolicy uint8
 
 // Error policies.
 const (
 	// FailOpen lets the request through without rate-limit headers, and
-	// reports the error to the error handler. It is the default.
+	// reports the error to the error handler.
 	FailOpen ErrorPolicy = iota
-	// FailClosed answers 503 Service Unavailable with Retry-After and a
-	// SERVICE_UNAVAILABLE body.
+	// FailClosed answers 503 Service Unavailable (store failures) or 400
+	// Bad Request (key and cost errors), with a JSON body.
 	FailClosed
 )
 
@@ -37,6 +40,7 @@ type config struct {
 	render      Renderer
 	code        ErrorCode
 	policy      ErrorPolicy
+	keyPolicy   ErrorPolicy
 	closedRetry time.Duration
 	onError     func(r *http.Request, err error)
 	cost        func(r *http.Request) int64
@@ -49,6 +53,7 @@ func newConfig(opts []Option) *config {
 	c := &config{
 		headers:     HeadersDefault,
 		code:        CodeRateLimited,
+		keyPolicy:   FailClosed,
 		closedRetry: time.Second,
 		timeout:     DefaultTimeout,
 		now:         time.Now,
@@ -85,10 +90,18 @@ func WithErrorCode(code ErrorCode) Option {
 	return optionFunc(func(c *config) { c.code = code })
 }
 
-// WithErrorPolicy sets what happens when no decision can be made (default
-// FailOpen).
+// WithErrorPolicy sets what happens when the store fails or times out
+// (default FailOpen: a Redis outage does not take the service down).
 func WithErrorPolicy(p ErrorPolicy) Option {
 	return optionFunc(func(c *config) { c.policy = p })
+}
+
+// WithKeyErrorPolicy sets what happens when the key function fails or gives
+// an empty key, or the cost is invalid (default FailClosed: 400 Bad Request,
+// so that leaving out a header never skips the limit). FailOpen lets such
+// requests through uncounted.
+func WithKeyErrorPolicy(p ErrorPolicy) Option {
+	return optionFunc(func(c *config) { c.keyPolicy = p })
 }
 
 // WithErrorHandler is called with every error the error policy handles
@@ -124,7 +137,11 @@ func WithTimeout(d time.Duration) Option {
 // WithClock sets the clock that X-RateLimit-Reset counts from (default
 // time.Now). Decisions themselves use the store's clock.
 func WithClock(now func() time.Time) Option {
-	return optionFunc(func(c *config) { c.now = now })
+	return optionFunc(func(c *config) {
+		if now != nil {
+			c.now = now
+		}
+	})
 }
 
 // throttledLog logs errors at most once per second, counting the rest.

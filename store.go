@@ -20,3 +20,17 @@ type Store interface {
 	// Reset forgets the state of the limits for key.
 	Reset(ctx context.Context, key string, limits []Limit) error
 }
+
+// CheckDistinct reports an error if two limits share an ID, which would make
+// a store charge one key twice. New rejects such limits already; stores call
+// CheckDistinct for callers that build their own limit lists.
+func CheckDistinct(limits []Limit) error {
+	for i := range limits {
+		for j := i + 1; j < len(limits); j++ {
+			if limits[i].id == limits[j].id {
+				return &LimitError{Limit: limits[i].name, Field: "name", Reason: "is used by two limits of one call"}
+			}
+		}
+	}
+	return nil
+}

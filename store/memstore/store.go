@@ -104,6 +104,9 @@ func (s *Store) decide(key string, limits []ratekit.Limit, cost int64, charge bo
 	if err := ratekit.ValidateCost(cost); err != nil {
 		return ratekit.Decision{}, err
 	}
+	if err := ratekit.CheckDistinct(limits); err != nil {
+		return ratekit.Decision{}, err
+	}
 	nowUS := s.now().UnixMicro()
 	nowMS := nowUS / 1000
 	states := make([]ratekit.LimitState, len(limits))

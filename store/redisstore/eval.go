@@ -2,7 +2,10 @@ package redisstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -17,22 +20,63 @@ func (noRetryCmd) NoRetry() bool { return true }
 // Clone implements redis.Cmder, keeping NoRetry.
 func (c noRetryCmd) Clone() redis.Cmder { return noRetryCmd{c.Cmd.Clone().(*redis.Cmd)} }
 
+// attempts bounds how often eval sends a script that provably did not run.
+const attempts = 3
+
 // eval runs the engine with EVALSHA and, when the script cache is empty
-// (NOSCRIPT, so the script did not run), with EVAL.
+// (NOSCRIPT, so the script did not run), with EVAL. Failures that prove the
+// script never ran (no connection, a loading or resharding node) are tried
+// again a few times within ctx; any other failure may have come after the
+// script ran and is returned as it is.
 func (s *Store) eval(ctx context.Context, keys []string, args []any) (any, error) {
-	if s.proc == nil {
-		return engine.Run(ctx, s.client, keys, args...).Result()
-	}
-	cmd := s.command(ctx, "evalsha", engine.Hash(), keys, args)
-	err := s.proc.Process(ctx, cmd)
-	if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
-		cmd = s.command(ctx, "eval", engineSource, keys, args)
+	var err error
+	for attempt := range attempts {
+		if attempt > 0 && !pause(ctx, time.Duration(attempt)*10*time.Millisecond) {
+			break
+		}
+		cmd := s.command(ctx, "evalsha", engine.Hash(), keys, args)
 		err = s.proc.Process(ctx, cmd)
+		if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+			cmd = s.command(ctx, "eval", engineSource, keys, args)
+			err = s.proc.Process(ctx, cmd)
+		}
+		if err == nil {
+			return cmd.Val(), nil
+		}
+		if !neverRan(err) {
+			break
+		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("ratekit: redisstore: %w", err)
+	return nil, fmt.Errorf("ratekit: redisstore: %w", err)
+}
+
+// neverRan reports whether err proves that Redis did not run the script.
+func neverRan(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
 	}
-	return cmd.Val(), nil
+	if errors.Is(err, redis.ErrPoolTimeout) {
+		return true
+	}
+	for _, prefix := range []string{"LOADING", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN", "BUSY "} {
+		if redis.HasErrorPrefix(err, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// pause waits d unless ctx ends first; it reports whether it waited.
+func pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 func (s *Store) command(ctx context.Context, name, script string, keys []string, args []any) noRetryCmd {

@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/internal/redistest"
+	"github.com/ratekit/ratekit/store/redisstore"
 )
 
 // TestLostReplyChargesOnce loses the reply to a script that Redis ran. A
@@ -42,7 +44,17 @@ func TestLostReplyChargesOnce(t *testing.T) {
 		}
 	})
 
-	t.Run("store is charged once", func(t *testing.T) {
+	ring := redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"one": proxy.Addr}})
+	t.Cleanup(func() { ring.Close() })
+	for name, client := range map[string]redis.UniversalClient{"client": viaProxy, "ring": ring} {
+		t.Run("store is charged once via "+name, func(t *testing.T) { chargedOnce(t, client, direct, proxy) })
+	}
+}
+
+// chargedOnce loses the reply to a store's script and checks the charge.
+func chargedOnce(t *testing.T, viaProxy redis.UniversalClient, direct *redis.Client, proxy *redistest.Proxy) {
+	ctx := context.Background()
+	{
 		s := newStore(t, viaProxy, redistest.Prefix(t))
 		limits := []ratekit.Limit{ratekit.FixedWindow(10, time.Minute)}
 		take(t, s, "warm", limits, 1) // loads the script and warms a connection
@@ -57,7 +69,7 @@ func TestLostReplyChargesOnce(t *testing.T) {
 		if d := take(t, s, "subject", limits, 1); d.Remaining != 8 {
 			t.Fatalf("next Take: remaining %d, want 8", d.Remaining)
 		}
-	})
+	}
 }
 
 // TestScriptCacheFlushed runs after SCRIPT FLUSH: the store falls back to EVAL.
@@ -87,3 +99,24 @@ func TestRedisDown(t *testing.T) {
 		t.Fatal("Take against a closed port succeeded")
 	}
 }
+
+// TestRejectsBadCalls: duplicate limits and clients that could retry are
+// refused before anything reaches Redis.
+func TestRejectsBadCalls(t *testing.T) {
+	c := redistest.Standalone(t).NewClient(nil)
+	t.Cleanup(func() { c.Close() })
+	s := newStore(t, c, redistest.Prefix(t))
+	l := ratekit.FixedWindow(1, time.Minute)
+	if _, err := s.Take(context.Background(), "k", []ratekit.Limit{l, l}, 1); !errors.Is(err, ratekit.ErrInvalidLimit) {
+		t.Errorf("duplicate limits: %v", err)
+	}
+	if _, err := redisstore.New(scripterOnly{c}); err == nil {
+		t.Error("a Scripter without Process was accepted")
+	}
+	if _, err := redisstore.New(c, redisstore.WithPrefix("a{b}")); err == nil {
+		t.Error("a braced prefix was accepted")
+	}
+}
+
+// scripterOnly hides every method of a client but redis.Scripter's.
+type scripterOnly struct{ redis.Scripter }

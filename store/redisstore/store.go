@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	_ "embed"
+	"fmt"
 
 	"github.com/redis/go-redis/v9"
 
@@ -19,14 +20,14 @@ const DefaultPrefix = "ratekit"
 
 // Store is a ratekit.Store backed by Redis. It is safe for concurrent use.
 type Store struct {
-	client redis.Scripter
-	proc   processor // the client's Process, when it has one
+	proc   processor
 	prefix string
 }
 
 // processor is implemented by every go-redis client; the store uses it to
 // send its script as a command that go-redis will not retry.
 type processor interface {
+	redis.Scripter
 	Process(ctx context.Context, cmd redis.Cmder) error
 }
 
@@ -40,19 +41,25 @@ func WithPrefix(prefix string) Option {
 	return func(s *Store) { s.prefix = prefix }
 }
 
-// New returns a Store that runs its script through client.
+// New returns a Store that runs its script through client: a go-redis
+// *redis.Client, *redis.ClusterClient, *redis.Ring or redis.UniversalClient.
+// A Scripter without a Process method is rejected, because the store could
+// not stop its retries from charging twice.
 func New(client redis.Scripter, opts ...Option) (*Store, error) {
 	if client == nil {
 		return nil, errNilClient
 	}
-	s := &Store{client: client, prefix: DefaultPrefix}
+	proc, ok := client.(processor)
+	if !ok {
+		return nil, fmt.Errorf("ratekit: redisstore: %T has no Process method; pass a go-redis client", client)
+	}
+	s := &Store{proc: proc, prefix: DefaultPrefix}
 	for _, o := range opts {
 		o(s)
 	}
 	if err := validatePrefix(s.prefix); err != nil {
 		return nil, err
 	}
-	s.proc, _ = client.(processor)
 	return s, nil
 }
 
@@ -82,6 +89,9 @@ func (s *Store) Reset(ctx context.Context, key string, limits []ratekit.Limit) e
 func (s *Store) decide(ctx context.Context, key string, limits []ratekit.Limit, cost int64, mode string) (ratekit.Decision, error) {
 	t, err := tag(key)
 	if err != nil {
+		return ratekit.Decision{}, err
+	}
+	if err := ratekit.CheckDistinct(limits); err != nil {
 		return ratekit.Decision{}, err
 	}
 	keys := make([]string, len(limits))
