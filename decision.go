@@ -22,6 +22,12 @@ type Decision struct {
 	// Unsatisfiable reports a denial that no wait can cure: the cost is larger
 	// than the binding limit's capacity.
 	Unsatisfiable bool
+	// Blocked reports a denial by a limit's penalty block (Limit.Block).
+	Blocked bool
+	// Delay is, when allowed by a LeakyBucket in queue mode, how long the
+	// request must wait for its turn; Middleware waits it out. The longest
+	// delay of all limits.
+	Delay time.Duration
 	// States holds every limit's state, in the Limiter's order.
 	States []LimitState
 
@@ -36,6 +42,8 @@ type LimitState struct {
 	ResetAfter    time.Duration // until fully replenished
 	RetryAfter    time.Duration // when denied: until the same cost could pass
 	Unsatisfiable bool          // the cost exceeds the limit's capacity
+	Blocked       bool          // denied by the limit's penalty block
+	Delay         time.Duration // queue mode: wait before handling
 }
 
 // Combine folds the per-limit states of one call into a Decision. The request
@@ -56,7 +64,15 @@ func Combine(states []LimitState) Decision {
 		}
 	}
 	s := states[b]
+	var delay time.Duration
+	if allowed {
+		for _, st := range states {
+			delay = max(delay, st.Delay)
+		}
+	}
 	return Decision{
+		Delay:         delay,
+		Blocked:       s.Blocked,
 		Allowed:       allowed,
 		Limit:         s.Limit,
 		Remaining:     s.Remaining,

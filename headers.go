@@ -159,13 +159,14 @@ func RetryAfterSeconds(retry time.Duration) int64 {
 
 // PolicyQuota returns the quota and window (whole seconds) that describe l
 // in headers, such that the remaining count never exceeds the quota: a fixed
-// window's quota per window; a GCRA's burst per the time the burst takes to
-// refill (burst × interval). A window that is not whole seconds is scaled by
+// window's (or sliding window's, or log's) quota per window; a bucket
+// algorithm's burst per the time the burst takes to refill (burst ×
+// interval). A window that is not whole seconds is scaled by
 // the smallest factor up to 1000 that makes it whole (10 per 100 ms is 100
 // per second), else rounded up. Both are clamped to Structured Field integers.
 func PolicyQuota(l Limit) (quota, windowSeconds int64) {
 	window := l.period
-	if l.alg == AlgGCRA {
+	if l.alg.bucket() {
 		window = time.Duration(min(float64(l.Interval())*float64(l.quota), float64(MaxWindow)))
 	}
 	if window <= 0 {

@@ -19,6 +19,16 @@ const (
 	AlgFixedWindow Algorithm = "fixed"
 	// AlgGCRA is the generic cell rate algorithm: a steady rate with a burst.
 	AlgGCRA Algorithm = "gcra"
+	// AlgSlidingWindow counts requests in buckets and weighs the oldest
+	// bucket by its overlap with the window.
+	AlgSlidingWindow Algorithm = "sliding"
+	// AlgSlidingLog keeps one entry per admitted request: exact.
+	AlgSlidingLog Algorithm = "log"
+	// AlgTokenBucket refills tokens continuously up to a capacity.
+	AlgTokenBucket Algorithm = "token"
+	// AlgLeakyBucket drains a bucket at a constant rate; as a meter it
+	// denies when full, in queue mode it delays requests to the drain rate.
+	AlgLeakyBucket Algorithm = "leaky"
 )
 
 // Bounds that keep every stored number exact (below 2^53, in microseconds
@@ -44,12 +54,16 @@ const (
 // A limit's parameters are fingerprinted into its storage key: changing them
 // starts fresh state, and the old state expires on its own.
 type Limit struct {
-	alg    Algorithm
-	name   string
-	quota  int64         // FixedWindow: requests per window; GCRA: burst
-	rate   float64       // GCRA: requests per period
-	period time.Duration // FixedWindow: window; GCRA: period of rate
-	id     string        // name:algorithm:fingerprint, the storage identity
+	alg       Algorithm
+	name      string
+	quota     int64         // requests per window, or the burst / capacity of a bucket
+	rate      float64       // bucket algorithms: requests per period
+	period    time.Duration // the window, or the period of the rate
+	precision time.Duration // SlidingWindow: bucket width
+	maxWait   time.Duration // LeakyBucket in queue mode: the longest delay
+	block     time.Duration // penalty after a denial
+	params    [3]int64      // custom algorithms: their parameters
+	id        string        // name:algorithm:fingerprint, the storage identity
 }
 
 // FixedWindow allows quota requests per window. The window starts with the
@@ -69,7 +83,12 @@ func GCRA(rate float64, period time.Duration, burst int64) Limit {
 
 func newLimit(alg Algorithm, quota int64, rate float64, period time.Duration) Limit {
 	l := Limit{alg: alg, name: string(alg), quota: quota, rate: rate, period: period}
-	l.id = l.name + ":" + string(alg) + ":" + l.Fingerprint()
+	return l.withID()
+}
+
+// withID recomputes the storage identity after a change.
+func (l Limit) withID() Limit {
+	l.id = l.name + ":" + string(l.alg) + ":" + l.Fingerprint()
 	return l
 }
 
@@ -80,9 +99,19 @@ func newLimit(alg Algorithm, quota int64, rate float64, period time.Duration) Li
 // from [A-Za-z0-9_.-]. The default name is the algorithm's.
 func (l Limit) Named(name string) Limit {
 	l.name = name
-	l.id = name + ":" + string(l.alg) + ":" + l.Fingerprint()
-	return l
+	return l.withID()
 }
+
+// Block returns a copy of l that, once it denies a request, keeps denying
+// the subject for d (a penalty), whatever its counters say. Requests during a
+// block are not recorded. The block's TTL in the store is its truth.
+func (l Limit) Block(d time.Duration) Limit {
+	l.block = d
+	return l.withID()
+}
+
+// BlockDuration returns the penalty set by Block, or 0.
+func (l Limit) BlockDuration() time.Duration { return l.block }
 
 // Algorithm returns the limit's algorithm.
 func (l Limit) Algorithm() Algorithm { return l.alg }
@@ -100,10 +129,12 @@ func (l Limit) Burst() int64 { return l.quota }
 // Rate returns the number of requests per Window.
 func (l Limit) Rate() float64 { return l.rate }
 
-// Interval returns the GCRA emission interval, period/rate rounded up to
-// whole microseconds. It is 0 for other algorithms.
+// Interval returns the emission interval of a bucket algorithm (GCRA,
+// TokenBucket, LeakyBucket): period/rate rounded up to whole microseconds,
+// so the rate carries a fixed error below one microsecond per request and
+// never drifts. It is 0 for other algorithms.
 func (l Limit) Interval() time.Duration {
-	if l.alg != AlgGCRA || !(l.rate > 0) {
+	if !l.alg.bucket() || !(l.rate > 0) {
 		return 0
 	}
 	us := math.Ceil(float64(l.period.Microseconds()) / l.rate)
@@ -113,6 +144,22 @@ func (l Limit) Interval() time.Duration {
 	return time.Duration(us) * time.Microsecond
 }
 
+// BucketWidth returns a SlidingWindow's bucket width (see Precision), or 0.
+func (l Limit) BucketWidth() time.Duration { return l.precision }
+
+// MaxWait returns the longest delay of a LeakyBucket in queue mode, or 0 for
+// a meter.
+func (l Limit) MaxWait() time.Duration { return l.maxWait }
+
+// Params returns a custom algorithm's parameters.
+func (l Limit) Params() [3]int64 { return l.params }
+
+// bucket reports whether a is one of the bucket algorithms, which share the
+// emission-interval arithmetic.
+func (a Algorithm) bucket() bool {
+	return a == AlgGCRA || a == AlgTokenBucket || a == AlgLeakyBucket
+}
+
 // ID returns the limit's storage identity, name:algorithm:fingerprint.
 func (l Limit) ID() string { return l.id }
 
@@ -120,16 +167,27 @@ func (l Limit) ID() string { return l.id }
 // the name). Stores put it in the key, so new parameters start fresh state.
 func (l Limit) Fingerprint() string {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%s|%d|%s|%d", l.alg, l.quota, strconv.FormatFloat(l.rate, 'g', -1, 64), l.period)
+	fmt.Fprintf(h, "%s|%d|%s|%d|%d|%d|%d|%v", l.alg, l.quota, strconv.FormatFloat(l.rate, 'g', -1, 64), l.period,
+		l.precision, l.maxWait, l.block, l.params)
 	return fmt.Sprintf("%016x", h.Sum64())
 }
 
 // String describes the limit, e.g. "api: fixed 100 per 1m0s".
 func (l Limit) String() string {
-	switch l.alg {
-	case AlgGCRA:
-		return fmt.Sprintf("%s: gcra %s per %s, burst %d", l.name, strconv.FormatFloat(l.rate, 'g', -1, 64), l.period, l.quota)
+	var s string
+	switch {
+	case l.alg.bucket():
+		s = fmt.Sprintf("%s: %s %s per %s, burst %d", l.name, l.alg, strconv.FormatFloat(l.rate, 'g', -1, 64), l.period, l.quota)
+		if l.maxWait > 0 {
+			s += fmt.Sprintf(", queue up to %s", l.maxWait)
+		}
+	case l.alg == AlgSlidingWindow:
+		s = fmt.Sprintf("%s: sliding %d per %s, buckets of %s", l.name, l.quota, l.period, l.precision)
 	default:
-		return fmt.Sprintf("%s: %s %d per %s", l.name, l.alg, l.quota, l.period)
+		s = fmt.Sprintf("%s: %s %d per %s", l.name, l.alg, l.quota, l.period)
 	}
+	if l.block > 0 {
+		s += fmt.Sprintf(", block %s", l.block)
+	}
+	return s
 }

@@ -17,32 +17,121 @@ func (l Limit) Validate() error {
 	if err := validateName(l.name); err != "" {
 		return l.invalid("name", err)
 	}
-	switch l.alg {
-	case AlgFixedWindow:
+	if err := l.validateModifiers(); err != nil {
+		return err
+	}
+	switch {
+	case l.alg == AlgFixedWindow:
 		if err := l.validateCount("quota", l.quota); err != nil {
 			return err
 		}
 		return l.validateWindow("window", l.period)
-	case AlgGCRA:
-		if math.IsNaN(l.rate) || math.IsInf(l.rate, 0) || l.rate <= 0 {
-			return l.invalid("rate", fmt.Sprintf("must be a finite number above 0 (got %v)", l.rate))
+	case l.alg == AlgSlidingWindow:
+		return l.validateSliding()
+	case l.alg == AlgSlidingLog:
+		if l.quota > MaxLogQuota {
+			return l.invalid("quota", fmt.Sprintf("must be at most %d for a sliding log (got %d)", MaxLogQuota, l.quota))
 		}
-		if err := l.validateWindow("period", l.period); err != nil {
+		if err := l.validateCount("quota", l.quota); err != nil {
 			return err
 		}
-		if err := l.validateCount("burst", l.quota); err != nil {
+		return l.validateWindow("window", l.period)
+	case l.alg.bucket():
+		return l.validateBucket()
+	case validateAlgorithmName(l.alg) == "":
+		if err := l.validateCount("capacity", l.quota); err != nil {
 			return err
 		}
-		if float64(l.period.Microseconds()) < l.rate {
-			return l.invalid("rate", fmt.Sprintf("must be at most one per microsecond (got %v per %s)", l.rate, l.period))
-		}
-		if horizon := float64(l.Interval()) * float64(l.quota); horizon > float64(MaxWindow) {
-			return l.invalid("burst", fmt.Sprintf("× interval must be at most %s (got %d × %s)", MaxWindow, l.quota, l.Interval()))
-		}
-		return nil
+		return l.validateWindow("window", l.period)
 	default:
-		return l.invalid("algorithm", fmt.Sprintf("%q is unknown", l.alg))
+		return l.invalid("algorithm", fmt.Sprintf("%q %s", l.alg, validateAlgorithmName(l.alg)))
 	}
+}
+
+func (l Limit) validateSliding() error {
+	if err := l.validateCount("quota", l.quota); err != nil {
+		return err
+	}
+	if err := l.validateWindow("window", l.period); err != nil {
+		return err
+	}
+	if err := l.validateWindow("precision", l.precision); err != nil {
+		return err
+	}
+	switch {
+	case l.period%l.precision != 0:
+		return l.invalid("precision", fmt.Sprintf("%s must divide the window %s", l.precision, l.period))
+	case l.period/l.precision > 1000:
+		return l.invalid("precision", fmt.Sprintf("%s makes more than 1000 buckets of the window %s", l.precision, l.period))
+	case float64(l.quota)*float64(l.precision.Milliseconds()) >= MaxQuota:
+		return l.invalid("quota", "× bucket width in ms must stay below 2^53")
+	}
+	return nil
+}
+
+func (l Limit) validateBucket() error {
+	if math.IsNaN(l.rate) || math.IsInf(l.rate, 0) || l.rate <= 0 {
+		return l.invalid("rate", fmt.Sprintf("must be a finite number above 0 (got %v)", l.rate))
+	}
+	if err := l.validateWindow("period", l.period); err != nil {
+		return err
+	}
+	if err := l.validateCount("burst", l.quota); err != nil {
+		return err
+	}
+	if float64(l.period.Microseconds()) < l.rate {
+		return l.invalid("rate", fmt.Sprintf("must be at most one per microsecond (got %v per %s)", l.rate, l.period))
+	}
+	if horizon := float64(l.Interval()) * float64(l.quota); horizon > float64(MaxWindow) {
+		return l.invalid("burst", fmt.Sprintf("× interval must be at most %s (got %d × %s)", MaxWindow, l.quota, l.Interval()))
+	}
+	return nil
+}
+
+// validateModifiers checks Block, Precision and Queue.
+func (l Limit) validateModifiers() error {
+	if l.block != 0 {
+		if err := l.validateWindow("block", l.block); err != nil {
+			return err
+		}
+	}
+	if l.precision != 0 && l.alg != AlgSlidingWindow {
+		return l.invalid("precision", "applies only to SlidingWindow")
+	}
+	if l.maxWait != 0 {
+		if l.alg != AlgLeakyBucket {
+			return l.invalid("queue", "applies only to LeakyBucket")
+		}
+		if err := l.validateWindow("queue", l.maxWait); err != nil {
+			return err
+		}
+	}
+	if l.params != [3]int64{} && (l.alg.builtin() || l.alg == "") {
+		return l.invalid("params", "apply only to custom algorithms")
+	}
+	return nil
+}
+
+// builtin reports whether a is one of the kit's algorithms.
+func (a Algorithm) builtin() bool {
+	return a == AlgFixedWindow || a == AlgSlidingWindow || a == AlgSlidingLog || a.bucket()
+}
+
+// validateAlgorithmName returns why a cannot name a custom algorithm, or "".
+func validateAlgorithmName(a Algorithm) string {
+	if a.builtin() {
+		return "is built in"
+	}
+	if len(a) == 0 || len(a) > 16 {
+		return "must be 1 to 16 characters"
+	}
+	for i := 0; i < len(a); i++ {
+		c := a[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
+			return "may hold only [a-z0-9_]"
+		}
+	}
+	return ""
 }
 
 func (l Limit) validateCount(field string, n int64) error {

@@ -11,18 +11,24 @@ import (
 // exists and is live) at time nowUS, in whole microseconds like the Redis
 // engine. It returns the limit's state after the call and, when charge is set
 // and the limit admits the request, the entry to store. The arithmetic mirrors
-// store/redisstore/lua/engine.lua line for line.
+// store/redisstore/lua/engine.lua function for function.
 func check(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry, error) {
-	switch l.Algorithm() {
-	case ratekit.AlgFixedWindow:
-		st, n := fixedWindow(l, e, ok, cost, charge, nowUS)
-		return st, n, nil
-	case ratekit.AlgGCRA:
-		st, n := gcra(l, e, ok, cost, charge, nowUS)
-		return st, n, nil
+	var st ratekit.LimitState
+	var n entry
+	switch a := l.Algorithm(); {
+	case a == ratekit.AlgFixedWindow:
+		st, n = fixedWindow(l, e, ok, cost, charge, nowUS)
+	case a == ratekit.AlgSlidingWindow:
+		st, n = slidingWindow(l, e, ok, cost, charge, nowUS)
+	case a == ratekit.AlgSlidingLog:
+		st, n = slidingLog(l, e, ok, cost, charge, nowUS)
+	case a == ratekit.AlgGCRA || a == ratekit.AlgTokenBucket || a == ratekit.AlgLeakyBucket:
+		st, n = gcra(l, e, ok, cost, charge, nowUS)
 	default:
-		return ratekit.LimitState{}, entry{}, fmt.Errorf("ratekit: memstore: algorithm %q is not supported", l.Algorithm())
+		return st, n, fmt.Errorf("ratekit: memstore: algorithm %q is not supported", a)
 	}
+	st.Limit = l
+	return st, n, nil
 }
 
 func fixedWindow(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry) {
@@ -32,7 +38,7 @@ func fixedWindow(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, now
 	if ok && e.expireMS > nowMS { // at TTL 0 the engine, like PTTL, starts a new window
 		count, ttlMS, expireMS = e.value, e.expireMS-nowMS, e.expireMS
 	}
-	st := ratekit.LimitState{Limit: l, Allowed: count+cost <= quota}
+	st := ratekit.LimitState{Allowed: count+cost <= quota}
 	after := count
 	if st.Allowed && charge {
 		after += cost
@@ -51,15 +57,122 @@ func fixedWindow(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, now
 	return st, entry{value: after, expireMS: expireMS}
 }
 
+// slidingWindow: see algorithms.sliding in the engine.
+func slidingWindow(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry) {
+	quota, windowMS, width := l.Burst(), l.Window().Milliseconds(), l.BucketWidth().Milliseconds()
+	nowMS := nowUS / 1000
+	c := nowMS / width
+	o := c - windowMS/width
+	counts := map[int64]int64{}
+	newest, full := int64(-1), int64(0)
+	if ok {
+		for _, b := range e.buckets {
+			if b.idx >= o && b.n > 0 {
+				counts[b.idx] = b.n
+				if b.idx > o {
+					full += b.n
+				}
+				newest = max(newest, b.idx)
+			}
+		}
+	}
+	x := nowMS % width
+	scaled := full*width + counts[o]*(width-x)
+	st := ratekit.LimitState{Remaining: max((quota*width-scaled)/width, 0)}
+	if newest >= 0 {
+		st.ResetAfter = ms((newest+1)*width + windowMS - nowMS)
+	}
+	if cost > quota {
+		st.Unsatisfiable = true
+		return st, entry{}
+	}
+	need := (quota - cost) * width
+	if scaled > need {
+		for b := o; ; b, x = b+1, 0 {
+			if b > o {
+				full -= counts[b]
+			}
+			n, room := counts[b], need-full*width
+			if room < 0 {
+				continue
+			}
+			at := x
+			if n > 0 {
+				at = max(x, width-room/n)
+			}
+			if at < width {
+				st.RetryAfter = ms(b*width + at + windowMS - nowMS)
+				return st, entry{}
+			}
+		}
+	}
+	st.Allowed = true
+	if !charge {
+		return st, entry{}
+	}
+	ttl := (c+1)*width + windowMS - nowMS
+	st.Remaining = (quota*width - scaled - cost*width) / width
+	st.ResetAfter = ms(ttl)
+	next := entry{expireMS: nowMS + ttl}
+	for _, b := range e.buckets {
+		if ok && b.idx >= o && b.idx != c {
+			next.buckets = append(next.buckets, b)
+		}
+	}
+	next.buckets = append(next.buckets, bucket{idx: c, n: counts[c] + cost})
+	return st, next
+}
+
+// slidingLog: see algorithms.log in the engine. The window is (now-window, now].
+func slidingLog(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry) {
+	quota, windowUS := l.Burst(), l.Window().Microseconds()
+	from := nowUS - windowUS
+	var in []int64
+	if ok {
+		for i, t := range e.log {
+			if t > from {
+				in = e.log[i:]
+				break
+			}
+		}
+	}
+	count := int64(len(in))
+	st := ratekit.LimitState{Remaining: max(quota-count, 0)}
+	if count > 0 {
+		st.ResetAfter = us(in[count-1] + windowUS - nowUS)
+	}
+	if count+cost > quota {
+		if cost > quota {
+			st.Unsatisfiable = true
+		} else {
+			st.RetryAfter = us(in[count+cost-quota-1] + windowUS - nowUS)
+		}
+		return st, entry{}
+	}
+	st.Allowed = true
+	if !charge {
+		return st, entry{}
+	}
+	st.Remaining -= cost
+	st.ResetAfter = us(windowUS)
+	next := entry{log: make([]int64, 0, count+cost), expireMS: nowUS/1000 + windowUS/1000}
+	next.log = append(next.log, in...)
+	for range cost {
+		next.log = append(next.log, nowUS)
+	}
+	return st, next
+}
+
+// gcra serves GCRA, TokenBucket and LeakyBucket: see algorithms.gcra in the
+// engine.
 func gcra(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry) {
-	interval, burst := l.Interval().Microseconds(), l.Burst()
+	interval, burst, maxWait := l.Interval().Microseconds(), l.Burst(), l.MaxWait().Microseconds()
 	offset := interval * burst
 	tat := nowUS
 	if ok && e.value > nowUS {
 		tat = e.value
 	}
-	st := ratekit.LimitState{Limit: l}
-	// remaining and reset as things stand, before any charge
+	st := ratekit.LimitState{}
 	st.Remaining = max((nowUS-tat+offset)/interval, 0)
 	st.ResetAfter = us(tat - nowUS)
 	if cost > burst {
@@ -72,12 +185,20 @@ func gcra(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS int6
 		st.RetryAfter = us(-diff)
 		return st, entry{}
 	}
+	var delay int64
+	if maxWait > 0 {
+		if delay = tat - nowUS; delay > maxWait {
+			st.RetryAfter = us(delay - maxWait)
+			return st, entry{}
+		}
+	}
 	st.Allowed = true
 	if !charge {
 		return st, entry{}
 	}
 	st.Remaining = diff / interval
 	st.ResetAfter = us(newTat - nowUS)
+	st.Delay = us(delay)
 	ttlMS := (newTat - nowUS + 999) / 1000
 	return st, entry{value: newTat, expireMS: nowUS/1000 + ttlMS}
 }

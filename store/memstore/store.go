@@ -28,16 +28,24 @@ type shard struct {
 	nextSweepMS int64
 }
 
-// entryKey identifies one limit's state for one subject.
-type entryKey struct{ subject, limit string }
+// entryKey identifies one limit's state, or its block, for one subject.
+type entryKey struct {
+	subject, limit string
+	block          bool
+}
 
 // entry is one limit's state: a count or a theoretical arrival time, and the
 // millisecond at which it expires. Like a Redis key, it lives through that
 // millisecond (Redis expires a key when now > its expiry time).
 type entry struct {
-	value    int64
-	expireMS int64
+	value    int64    // a count, or a theoretical arrival time in µs
+	expireMS int64    // like a Redis key's expiry time
+	buckets  []bucket // SlidingWindow: counts by bucket, oldest first
+	log      []int64  // SlidingLog: admitted requests in µs, oldest first
 }
+
+// bucket is one SlidingWindow bucket: its index (ms / width) and count.
+type bucket struct{ idx, n int64 }
 
 // Option configures a Store.
 type Option func(*Store)
@@ -78,7 +86,8 @@ func (s *Store) Reset(_ context.Context, key string, limits []ratekit.Limit) err
 	sh := s.shard(key)
 	sh.mu.Lock()
 	for _, l := range limits {
-		delete(sh.entries, entryKey{key, l.ID()})
+		delete(sh.entries, entryKey{key, l.ID(), false})
+		delete(sh.entries, entryKey{key, l.ID(), true})
 	}
 	sh.mu.Unlock()
 	return nil
@@ -119,8 +128,7 @@ func (s *Store) decide(key string, limits []ratekit.Limit, cost int64, charge bo
 	sh.sweep(nowMS)
 	allowed := true
 	for i, l := range limits {
-		e, ok := sh.live(entryKey{key, l.ID()}, nowMS)
-		st, n, err := check(l, e, ok, cost, charge, nowUS)
+		st, n, err := sh.checkLimit(key, l, cost, charge, nowUS)
 		if err != nil {
 			return ratekit.Decision{}, err
 		}
@@ -132,14 +140,13 @@ func (s *Store) decide(key string, limits []ratekit.Limit, cost int64, charge bo
 		// Nothing is charged: report each admitting limit as it stands.
 		for i, l := range limits {
 			if states[i].Allowed {
-				e, ok := sh.live(entryKey{key, l.ID()}, nowMS)
-				states[i], _, _ = check(l, e, ok, cost, false, nowUS)
+				states[i], _, _ = sh.checkLimit(key, l, cost, false, nowUS)
 			}
 		}
 	}
 	if allowed && charge {
 		for i, l := range limits {
-			sh.entries[entryKey{key, l.ID()}] = next[i]
+			sh.entries[entryKey{key, l.ID(), false}] = next[i]
 		}
 	}
 	return ratekit.Combine(states), nil
@@ -147,6 +154,27 @@ func (s *Store) decide(key string, limits []ratekit.Limit, cost int64, charge bo
 
 func (s *Store) shard(key string) *shard {
 	return &s.shards[maphash.String(s.seed, key)%numShards]
+}
+
+// checkLimit decides one limit, honouring and setting its block as the
+// engine does: a live block denies; a denial (not an unsatisfiable one) by a
+// limit with a block starts the block when charging.
+func (sh *shard) checkLimit(key string, l ratekit.Limit, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry, error) {
+	nowMS := nowUS / 1000
+	block := l.BlockDuration().Milliseconds()
+	if block > 0 {
+		if b, ok := sh.live(entryKey{key, l.ID(), true}, nowMS); ok && b.expireMS > nowMS {
+			left := ms(b.expireMS - nowMS)
+			return ratekit.LimitState{Limit: l, ResetAfter: left, RetryAfter: left, Blocked: true}, entry{}, nil
+		}
+	}
+	e, ok := sh.live(entryKey{key, l.ID(), false}, nowMS)
+	st, n, err := check(l, e, ok, cost, charge, nowUS)
+	if err == nil && block > 0 && !st.Allowed && !st.Unsatisfiable && charge {
+		sh.entries[entryKey{key, l.ID(), true}] = entry{expireMS: nowMS + block}
+		st.RetryAfter, st.ResetAfter, st.Blocked = max(st.RetryAfter, ms(block)), max(st.ResetAfter, ms(block)), true
+	}
+	return st, n, err
 }
 
 // live returns the entry for k if it has not expired at nowMS.

@@ -34,10 +34,10 @@ func (s *Store) eval(ctx context.Context, keys []string, args []any) (any, error
 		if attempt > 0 && !pause(ctx, time.Duration(attempt)*10*time.Millisecond) {
 			break
 		}
-		cmd := s.command(ctx, "evalsha", engine.Hash(), keys, args)
+		cmd := s.command(ctx, "evalsha", s.script.sha, keys, args)
 		err = s.proc.Process(ctx, cmd)
 		if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
-			cmd = s.command(ctx, "eval", engineSource, keys, args)
+			cmd = s.command(ctx, "eval", s.script.src, keys, args)
 			err = s.proc.Process(ctx, cmd)
 		}
 		if err == nil {

@@ -61,16 +61,27 @@ func (s *Store) stateKey(tag string, l ratekit.Limit) string {
 	return s.prefix + ":{" + tag + "}:" + l.ID()
 }
 
-// Keys returns the Redis keys that hold subject's state for limits, in order.
-// They all hash to one Redis Cluster slot.
+// blockKey is the state key and ":block".
+func (s *Store) blockKey(tag string, l ratekit.Limit) string {
+	return s.stateKey(tag, l) + ":block"
+}
+
+// Keys returns the Redis keys that hold subject's state for limits: one state
+// key per limit in order, then a block key per limit with a block. They all
+// hash to one Redis Cluster slot.
 func (s *Store) Keys(subject string, limits []ratekit.Limit) ([]string, error) {
 	t, err := tag(subject)
 	if err != nil {
 		return nil, err
 	}
-	keys := make([]string, len(limits))
+	keys := make([]string, len(limits), len(limits)+blocks(limits))
 	for i, l := range limits {
 		keys[i] = s.stateKey(t, l)
+	}
+	for _, l := range limits {
+		if l.BlockDuration() > 0 {
+			keys = append(keys, s.blockKey(t, l))
+		}
 	}
 	return keys, nil
 }

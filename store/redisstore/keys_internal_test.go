@@ -80,21 +80,21 @@ func TestValidatePrefix(t *testing.T) {
 func TestParseReply(t *testing.T) {
 	one := []ratekit.Limit{ratekit.FixedWindow(1, time.Second)}
 	bad := []any{
-		nil, "OK", int64(1), []any{}, []any{int64(1), int64(0), int64(0), int64(0)},
-		[]any{int64(1), int64(0), int64(0), int64(0), "0"}, []any{int64(2), int64(0), int64(0), int64(0), int64(0)},
-		[]any{int64(1), int64(-1), int64(0), int64(0), int64(0)}, []any{int64(1), int64(0), int64(-5), int64(0), int64(0)},
-		[]any{int64(1), int64(0), int64(0), 3.5, int64(0)},
+		nil, "OK", int64(1), []any{}, []any{int64(1), int64(0), int64(0), int64(0), int64(0)},
+		[]any{int64(1), int64(0), int64(0), int64(0), int64(0), "0"}, []any{int64(2), int64(0), int64(0), int64(0), int64(0), int64(0)},
+		[]any{int64(1), int64(-1), int64(0), int64(0), int64(0), int64(0)}, []any{int64(1), int64(0), int64(-5), int64(0), int64(0), int64(0)},
+		[]any{int64(1), int64(0), int64(0), 3.5, int64(0), int64(0)}, []any{int64(1), int64(0), int64(0), int64(0), int64(0), int64(-1)},
 	}
 	for _, r := range bad {
 		if _, err := parseReply(r, one); err == nil {
 			t.Errorf("reply %#v accepted", r)
 		}
 	}
-	st, err := parseReply([]any{int64(0), int64(3), int64(2000), int64(1500), int64(1)}, one)
+	st, err := parseReply([]any{int64(0), int64(3), int64(2000), int64(1500), int64(3), int64(0)}, one)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ratekit.LimitState{Limit: one[0], Remaining: 3, ResetAfter: 2 * time.Millisecond, RetryAfter: 1500 * time.Microsecond, Unsatisfiable: true}
+	want := ratekit.LimitState{Limit: one[0], Remaining: 3, ResetAfter: 2 * time.Millisecond, RetryAfter: 1500 * time.Microsecond, Unsatisfiable: true, Blocked: true}
 	if st[0] != want {
 		t.Fatalf("got %+v, want %+v", st[0], want)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/ratekit/ratekit"
 )
 
-const replyFields = 5
+const replyFields = 6
 
 var errNilClient = errors.New("ratekit: redisstore: nil client")
 
@@ -33,7 +33,7 @@ func parseReply(reply any, limits []ratekit.Limit) ([]ratekit.LimitState, error)
 			}
 			f[j] = n
 		}
-		if f[0] != 0 && f[0] != 1 || f[1] < 0 || f[2] < 0 || f[3] < 0 {
+		if f[0] != 0 && f[0] != 1 || f[1] < 0 || f[2] < 0 || f[3] < 0 || f[5] < 0 {
 			return nil, fmt.Errorf("ratekit: redisstore: reply %v for limit %q is out of range", f, l.Name())
 		}
 		states[i] = ratekit.LimitState{
@@ -43,6 +43,8 @@ func parseReply(reply any, limits []ratekit.Limit) ([]ratekit.LimitState, error)
 			ResetAfter:    time.Duration(f[2]) * time.Microsecond,
 			RetryAfter:    time.Duration(f[3]) * time.Microsecond,
 			Unsatisfiable: f[4]&1 != 0,
+			Blocked:       f[4]&2 != 0,
+			Delay:         time.Duration(f[5]) * time.Microsecond,
 		}
 	}
 	return states, nil

@@ -10,11 +10,6 @@ import (
 	"github.com/ratekit/ratekit"
 )
 
-//go:embed lua/engine.lua
-var engineSource string
-
-var engine = redis.NewScript(engineSource)
-
 // DefaultPrefix starts every key unless WithPrefix says otherwise.
 const DefaultPrefix = "ratekit"
 
@@ -22,6 +17,8 @@ const DefaultPrefix = "ratekit"
 type Store struct {
 	proc   processor
 	prefix string
+	script *script
+	custom map[ratekit.Algorithm]string
 }
 
 // processor is implemented by every go-redis client; the store uses it to
@@ -60,6 +57,11 @@ func New(client redis.Scripter, opts ...Option) (*Store, error) {
 	if err := validatePrefix(s.prefix); err != nil {
 		return nil, err
 	}
+	sc, err := buildScript(s.custom)
+	if err != nil {
+		return nil, err
+	}
+	s.script = sc
 	return s, nil
 }
 
@@ -76,7 +78,7 @@ func (s *Store) Peek(ctx context.Context, key string, limits []ratekit.Limit) (r
 	return s.decide(ctx, key, limits, 1, "peek")
 }
 
-// Reset implements ratekit.Store.
+// Reset implements ratekit.Store. It forgets blocks too.
 func (s *Store) Reset(ctx context.Context, key string, limits []ratekit.Limit) error {
 	keys, err := s.Keys(key, limits)
 	if err != nil {
@@ -94,16 +96,21 @@ func (s *Store) decide(ctx context.Context, key string, limits []ratekit.Limit, 
 	if err := ratekit.CheckDistinct(limits); err != nil {
 		return ratekit.Decision{}, err
 	}
-	keys := make([]string, len(limits))
-	args := make([]any, 2, 2+3*len(limits))
+	keys := make([]string, len(limits), len(limits)+blocks(limits))
+	args := make([]any, 2, 2+5*len(limits))
 	args[0], args[1] = cost, mode
 	for i, l := range limits {
 		keys[i] = s.stateKey(t, l)
-		p1, p2, err := params(l)
+		p, err := s.params(l)
 		if err != nil {
 			return ratekit.Decision{}, err
 		}
-		args = append(args, string(l.Algorithm()), p1, p2)
+		args = append(args, string(l.Algorithm()), p[0], p[1], p[2], l.BlockDuration().Milliseconds())
+	}
+	for _, l := range limits {
+		if l.BlockDuration() > 0 {
+			keys = append(keys, s.blockKey(t, l))
+		}
 	}
 	reply, err := s.eval(ctx, keys, args)
 	if err != nil {
@@ -116,14 +123,28 @@ func (s *Store) decide(ctx context.Context, key string, limits []ratekit.Limit, 
 	return ratekit.Combine(states), nil
 }
 
-// params returns the engine's two parameters for l.
-func params(l ratekit.Limit) (int64, int64, error) {
-	switch l.Algorithm() {
-	case ratekit.AlgFixedWindow:
-		return l.Burst(), l.Window().Milliseconds(), nil
-	case ratekit.AlgGCRA:
-		return l.Interval().Microseconds(), l.Burst(), nil
+func blocks(limits []ratekit.Limit) int {
+	n := 0
+	for _, l := range limits {
+		if l.BlockDuration() > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// params returns the engine's three parameters for l.
+func (s *Store) params(l ratekit.Limit) ([3]int64, error) {
+	switch a := l.Algorithm(); {
+	case a == ratekit.AlgFixedWindow || a == ratekit.AlgSlidingLog:
+		return [3]int64{l.Burst(), l.Window().Milliseconds(), 0}, nil
+	case a == ratekit.AlgSlidingWindow:
+		return [3]int64{l.Burst(), l.Window().Milliseconds(), l.BucketWidth().Milliseconds()}, nil
+	case a == ratekit.AlgGCRA || a == ratekit.AlgTokenBucket || a == ratekit.AlgLeakyBucket:
+		return [3]int64{l.Interval().Microseconds(), l.Burst(), l.MaxWait().Microseconds()}, nil
+	case s.custom[a] != "":
+		return l.Params(), nil
 	default:
-		return 0, 0, unsupported(l.Algorithm())
+		return [3]int64{}, unsupported(a)
 	}
 }

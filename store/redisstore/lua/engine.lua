@@ -1,20 +1,31 @@
 -- ratekit engine: decides every limit of one subject in one atomic call.
 --
--- KEYS[i]  state key of limit i (all keys of one call share one hash tag)
--- ARGV[1]  cost: integer, 0 .. 2^53-1
--- ARGV[2]  mode: "take" (charge if every limit admits), "peek" (never
---          charge) or "reset" (delete every key)
--- ARGV[3*i], ARGV[3*i+1], ARGV[3*i+2]  limit i: algorithm, p1, p2
---          fixed: quota, window in ms      gcra: interval in µs, burst
+-- KEYS[1..n]  state key of limit i; then one block key for each limit whose
+--             block is set, in limit order (all keys share one hash tag)
+-- ARGV[1]     cost: integer, 0 .. 2^53-1
+-- ARGV[2]     mode: "take" (charge if every limit admits), "peek" (never
+--             charge) or "reset" (delete every key)
+-- ARGV[5i-2 .. 5i+2]  limit i: algorithm, p1, p2, p3, block in ms
+--     fixed    quota, window ms, -          sliding  quota, window ms, bucket ms
+--     log      quota, window ms, -          gcra, token, leaky  interval µs, burst, max wait µs (0: meter)
+--     custom algorithms: their own three parameters
 --
--- Reply: 5 integers per limit, in KEYS order: allowed (1/0), remaining,
--- reset in µs, retry-after in µs, flags (1 = the cost can never pass).
+-- Reply: 6 integers per limit, in limit order: allowed (1/0), remaining,
+-- reset µs, retry-after µs, flags (1: the cost can never pass, 2: blocked),
+-- delay µs (queue mode).
 --
--- Time is Redis's own (TIME, µs), read only if an algorithm needs it. Every
--- number stays below 2^53, and numbers are written with string.format('%d')
--- because tostring keeps 14 digits. Denied requests change nothing.
--- store/memstore mirrors this arithmetic. The engine allocates no table or
--- closure per limit: on this path Lua allocation costs as much as a command.
+-- An algorithm is a function(key, p1, p2, p3) that writes nothing and
+-- returns, as things stand: allowed, remaining, reset µs, retry µs, flags;
+-- then, when charge is set and it admits: remaining and reset after the
+-- charge, delay µs, and a write: op, a, b, c (see commit). Custom algorithms
+-- follow the same contract; they may read the upvalues cost, charge, ARGV
+-- and call clock() for Redis's time in µs.
+--
+-- Time is Redis's own (TIME, µs), read only if needed. Every number stays
+-- below 2^53 and is written with string.format('%d'): tostring keeps 14
+-- digits. Denied requests are not recorded. store/memstore mirrors this
+-- arithmetic. No table or closure is made per limit on the common paths:
+-- Lua allocation costs as much as a Redis command here.
 
 local mode = ARGV[2]
 if mode == 'reset' then
@@ -27,7 +38,6 @@ end
 local cost = tonumber(ARGV[1])
 local charge = mode == 'take' and cost > 0
 
--- Redis's clock in µs, read once.
 local now
 local function clock()
   if not now then
@@ -37,10 +47,10 @@ local function clock()
   return now
 end
 
--- An algorithm decides one limit and writes nothing. It returns, as things
--- stand: allowed, remaining, reset µs, retry µs, flags; and when charge is
--- set and it admits: remaining and reset after the charge, and the write to
--- make: 'incr' (INCRBY cost) or 'set' (SET value PX ttl), value, ttl in ms.
+local function int(x)
+  return string.format('%d', x)
+end
+
 local algorithms = {}
 
 function algorithms.fixed(key, quota, window_ms)
@@ -60,12 +70,88 @@ function algorithms.fixed(key, quota, window_ms)
   end
   if not charge then return true, remaining, reset, 0, 0 end
   if live then
-    return true, remaining, reset, 0, 0, remaining - cost, ttl * 1000, 'incr'
+    return true, remaining, reset, 0, 0, remaining - cost, ttl * 1000, 0, 'incr'
   end
-  return true, remaining, reset, 0, 0, remaining - cost, ttl * 1000, 'set', ARGV[1], window_ms
+  return true, remaining, reset, 0, 0, remaining - cost, ttl * 1000, 0, 'set', ARGV[1], window_ms
 end
 
-function algorithms.gcra(key, interval, burst)
+-- sliding: a hash of bucket index (ms / width) to count. With now in bucket
+-- c, the window start s = now - window lies in bucket o = c - window/width:
+-- buckets o+1..c count in full, bucket o by (width - s % width) / width.
+-- Estimates are compared multiplied by width, in integers.
+function algorithms.sliding(key, quota, window_ms, width)
+  local now_ms = math.floor(clock() / 1000)
+  local c = math.floor(now_ms / width)
+  local o = c - window_ms / width
+  local counts, newest, full = {}, nil, 0
+  local flat = redis.call('HGETALL', key)
+  for j = 1, #flat, 2 do
+    local idx, n = tonumber(flat[j]), tonumber(flat[j + 1])
+    if idx >= o and n > 0 then
+      counts[idx] = n
+      if idx > o then full = full + n end
+      if not newest or idx > newest then newest = idx end
+    end
+  end
+  local x = now_ms % width -- where s lies in bucket o
+  local scaled = full * width + (counts[o] or 0) * (width - x)
+  local remaining = math.max(math.floor((quota * width - scaled) / width), 0)
+  local reset = 0
+  if newest then reset = ((newest + 1) * width + window_ms - now_ms) * 1000 end
+  if cost > quota then return false, remaining, reset, 0, 1 end
+  local need = (quota - cost) * width
+  if scaled > need then
+    -- slide s forward bucket by bucket (b) to the first moment the estimate
+    -- leaves room: full * width + n_b * (width - x) <= need
+    local b = o
+    while true do
+      local n, room = counts[b] or 0, need - full * width
+      if room >= 0 then
+        local at = x
+        if n > 0 then at = math.max(x, width - math.floor(room / n)) end
+        if at < width then
+          return false, remaining, reset, (b * width + at + window_ms - now_ms) * 1000, 0
+        end
+      end
+      b, x = b + 1, 0
+      full = full - (counts[b] or 0)
+    end
+  end
+  if not charge then return true, remaining, reset, 0, 0 end
+  local ttl = (c + 1) * width + window_ms - now_ms
+  return true, remaining, reset, 0, 0, math.floor((quota * width - scaled - cost * width) / width), ttl * 1000, 0,
+    'hincr', c, ttl, o
+end
+
+-- log: a sorted set of admitted requests, score µs, member "<µs>:<n>" with n
+-- counting the requests of that microsecond, so every member is unique.
+-- The window is (now - window, now].
+function algorithms.log(key, quota, window_ms)
+  local now = clock()
+  local from = now - window_ms * 1000
+  local count = redis.call('ZCOUNT', key, '(' .. int(from), '+inf')
+  local reset = 0
+  if count > 0 then
+    local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+    reset = tonumber(newest[2]) + window_ms * 1000 - now
+  end
+  local remaining = math.max(quota - count, 0)
+  if count + cost > quota then
+    if cost > quota then return false, remaining, reset, 0, 1 end
+    -- the (count + cost - quota)-th oldest entry in the window must leave
+    local k = count + cost - quota
+    local gone = redis.call('ZCOUNT', key, '-inf', int(from))
+    local e = redis.call('ZRANGE', key, gone + k - 1, gone + k - 1, 'WITHSCORES')
+    return false, remaining, reset, tonumber(e[2]) + window_ms * 1000 - now, 0
+  end
+  if not charge then return true, remaining, reset, 0, 0 end
+  return true, remaining, reset, 0, 0, remaining - cost, window_ms * 1000, 0, 'zadd', now, window_ms, from
+end
+
+-- gcra, token and leaky share one arithmetic: the state is the theoretical
+-- arrival time tat (µs); the bucket is full again at tat. In queue mode
+-- (max_wait > 0) an admitted request waits until max(tat, now).
+function algorithms.gcra(key, interval, burst, max_wait)
   local now = clock()
   local offset = interval * burst
   local tat = now
@@ -77,43 +163,103 @@ function algorithms.gcra(key, interval, burst)
   local new_tat = tat + interval * cost
   local diff = now - (new_tat - offset)
   if diff < 0 then return false, remaining, reset, -diff, 0 end
+  local delay = 0
+  if max_wait > 0 then
+    delay = tat - now
+    if delay > max_wait then return false, remaining, reset, delay - max_wait, 0 end
+  end
   if not charge then return true, remaining, reset, 0, 0 end
-  return true, remaining, reset, 0, 0, math.floor(diff / interval), new_tat - now,
-    'set', string.format('%d', new_tat), math.ceil((new_tat - now) / 1000)
+  return true, remaining, reset, 0, 0, math.floor(diff / interval), new_tat - now, delay,
+    'set', int(new_tat), math.ceil((new_tat - now) / 1000)
+end
+algorithms.token = algorithms.gcra
+algorithms.leaky = algorithms.gcra
+
+--@custom
+
+-- commit applies one write.
+local function commit(key, op, a, b, c)
+  if op == 'incr' then
+    redis.call('INCRBY', key, ARGV[1])
+  elseif op == 'set' then
+    redis.call('SET', key, a, 'PX', int(b))
+  elseif op == 'hincr' then -- a: bucket, b: ttl ms, c: oldest live bucket
+    local fields = redis.call('HKEYS', key)
+    for j = 1, #fields do
+      if tonumber(fields[j]) < c then redis.call('HDEL', key, fields[j]) end
+    end
+    redis.call('HINCRBY', key, int(a), ARGV[1])
+    redis.call('PEXPIRE', key, int(b))
+  elseif op == 'zadd' then -- a: now µs, b: window ms, c: window start µs
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', int(c))
+    local seq = redis.call('ZCOUNT', key, int(a), int(a))
+    local args = {}
+    for j = 1, cost do
+      args[#args + 1] = int(a)
+      args[#args + 1] = int(a) .. ':' .. int(seq + j)
+      if #args >= 2000 then
+        redis.call('ZADD', key, unpack(args))
+        args = {}
+      end
+    end
+    if #args > 0 then redis.call('ZADD', key, unpack(args)) end
+    redis.call('PEXPIRE', key, int(b))
+  elseif op then
+    return redis.error_reply('ratekit: unknown write ' .. tostring(op))
+  end
 end
 
--- check phase: decide every limit, write nothing
+-- check phase: decide every limit, write nothing but blocks
+local n = (#ARGV - 2) / 5
 local reply, writes, all = {}, {}, true
-for i = 1, #KEYS do
-  local a = 3 * i
+local block_index = n
+for i = 1, n do
+  local a = 5 * i - 2
   local algorithm = algorithms[ARGV[a]]
   if not algorithm then
     return redis.error_reply('ratekit: unknown algorithm ' .. tostring(ARGV[a]))
   end
-  local ok, remaining, reset, retry, flags, after_remaining, after_reset, op, value, ttl =
-    algorithm(KEYS[i], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]))
-  local o = 5 * (i - 1)
+  local block_ms = tonumber(ARGV[a + 4])
+  local bkey = nil
+  if block_ms > 0 then
+    block_index = block_index + 1
+    bkey = KEYS[block_index]
+  end
+  local ok, remaining, reset, retry, flags, after_remaining, after_reset, delay, op, wa, wb, wc
+  local blocked = bkey and redis.call('PTTL', bkey) or -2
+  if blocked > 0 then
+    ok, remaining, reset, retry, flags = false, 0, blocked * 1000, blocked * 1000, 2
+  else
+    ok, remaining, reset, retry, flags, after_remaining, after_reset, delay, op, wa, wb, wc =
+      algorithm(KEYS[i], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]))
+    if not ok and bkey and flags == 0 and charge then
+      redis.call('SET', bkey, '1', 'PX', int(block_ms))
+      retry, reset, flags = math.max(retry, block_ms * 1000), math.max(reset, block_ms * 1000), 2
+    end
+  end
+  local o = 6 * (i - 1)
   reply[o + 1] = ok and 1 or 0
   reply[o + 2] = remaining
   reply[o + 3] = reset
   reply[o + 4] = retry
   reply[o + 5] = flags
-  writes[o + 1], writes[o + 2], writes[o + 3], writes[o + 4], writes[o + 5] = op, value, ttl, after_remaining, after_reset
+  reply[o + 6] = 0
+  local w = 8 * (i - 1)
+  writes[w + 1], writes[w + 2], writes[w + 3], writes[w + 4] = op, wa, wb, wc
+  writes[w + 5], writes[w + 6], writes[w + 7] = after_remaining, after_reset, delay
   all = all and ok
 end
 
 -- commit phase: charge every limit, or none
 if all and charge then
-  for i = 1, #KEYS do
-    local o = 5 * (i - 1)
-    local op = writes[o + 1]
-    if op == 'incr' then
-      redis.call('INCRBY', KEYS[i], ARGV[1])
-    elseif op == 'set' then
-      redis.call('SET', KEYS[i], writes[o + 2], 'PX', string.format('%d', writes[o + 3]))
-    end
+  for i = 1, n do
+    local w = 8 * (i - 1)
+    local op = writes[w + 1]
     if op then
-      reply[o + 2], reply[o + 3] = writes[o + 4], writes[o + 5]
+      local err = commit(KEYS[i], op, writes[w + 2], writes[w + 3], writes[w + 4])
+      if err then return err end
+      local o = 6 * (i - 1)
+      reply[o + 2], reply[o + 3], reply[o + 6] = writes[w + 5], writes[w + 6], writes[w + 7]
     end
   end
 end

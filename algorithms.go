@@ -1,0 +1,78 @@
+package ratekit
+
+import "time"
+
+// MaxLogQuota caps a SlidingLog's quota: the log keeps one entry (about
+// 120 bytes in Redis) per admitted request in the window.
+const MaxLogQuota = 10_000
+
+// SlidingWindow allows quota requests in any window of length window,
+// estimated from buckets: the buckets inside the window count in full, the
+// oldest bucket (partly outside) counts by the fraction of it still inside,
+// as if its requests had been spread evenly. The default bucket width is
+// window/10 (window when it does not divide by 10); Precision changes it.
+//
+// Error bound: the estimate can differ from the true count in the window by
+// at most the requests in one bucket, so with even traffic a client passes
+// at most about quota × (1 + width/window) in any window. Precision(window)
+// is the classic two-window weighted estimate (state: 2 counters, error up
+// to a whole window's requests); finer buckets shrink the error and cost one
+// counter per bucket (window/width + 1 of them, at most 1000).
+func SlidingWindow(quota int64, window time.Duration) Limit {
+	l := newLimit(AlgSlidingWindow, quota, float64(quota), window)
+	l.precision = window
+	if window%(10*time.Millisecond) == 0 {
+		l.precision = window / 10
+	}
+	return l.withID()
+}
+
+// Precision returns a copy of a SlidingWindow with buckets of width d, which
+// must be whole milliseconds and divide the window.
+func (l Limit) Precision(d time.Duration) Limit {
+	l.precision = d
+	return l.withID()
+}
+
+// SlidingLog allows quota requests in any window of length window, exactly:
+// it keeps one entry per admitted request (unique members, so bursts within
+// one microsecond are all counted). For small quotas such as login
+// attempts; quota is capped at MaxLogQuota.
+func SlidingLog(quota int64, window time.Duration) Limit {
+	return newLimit(AlgSlidingLog, quota, float64(quota), window)
+}
+
+// TokenBucket allows bursts of up to burst requests and refills rate tokens
+// per period, continuously. Its state is kept exactly as microseconds of
+// credit (the time at which the bucket will be full), so refills never
+// accumulate rounding error; it decides exactly as GCRA with the same
+// parameters, under its familiar name and keys of its own.
+func TokenBucket(rate float64, per time.Duration, burst int64) Limit {
+	return newLimit(AlgTokenBucket, burst, rate, per)
+}
+
+// LeakyBucket holds up to capacity requests and leaks leak of them per
+// period. As a meter (the default) it denies a request that would overflow
+// the bucket. Queue turns it into a shaper.
+func LeakyBucket(capacity int64, leak float64, per time.Duration) Limit {
+	return newLimit(AlgLeakyBucket, capacity, leak, per)
+}
+
+// Queue returns a copy of a LeakyBucket in queue mode: an admitted request
+// gets Decision.Delay, the time until its turn at the leak rate, so that
+// requests leave at a smooth, constant rate; Middleware waits the delay out
+// before calling the handler. A request whose delay would exceed maxWait
+// (or that would overflow the bucket) is denied.
+func (l Limit) Queue(maxWait time.Duration) Limit {
+	l.maxWait = maxWait
+	return l.withID()
+}
+
+// Custom returns a limit run by a custom algorithm registered with a store
+// (see redisstore.WithAlgorithm): capacity is its quota for headers and
+// "can never pass" checks, window its window, params its own parameters.
+func Custom(alg Algorithm, capacity int64, window time.Duration, params [3]int64) Limit {
+	l := newLimit(alg, capacity, float64(capacity), window)
+	l.params = params
+	return l.withID()
+}

@@ -1,0 +1,70 @@
+package redisstore
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	_ "embed"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ratekit/ratekit"
+)
+
+//go:embed lua/engine.lua
+var engineSource string
+
+// script is the engine a store runs: the built-in one, or one with the
+// store's custom algorithms compiled in.
+type script struct {
+	src string
+	sha string
+}
+
+// WithAlgorithm registers a custom algorithm, run by limits built with
+// ratekit.Custom(name, …). source is a Lua function following the engine's
+// contract (see lua/engine.lua and the package doc):
+//
+//	function(key, p1, p2, p3)
+//	  -- read state with redis.call; write nothing
+//	  return allowed, remaining, reset_us, retry_us, flags,
+//	         after_remaining, after_reset_us, delay_us, op, a, b, c
+//	end
+//
+// where op is nil, 'incr' (INCRBY cost), 'set' (SET a PX b), 'hincr' or
+// 'zadd', and cost, charge and clock() are in scope. A store with custom
+// algorithms runs its own copy of the engine.
+func WithAlgorithm(name ratekit.Algorithm, source string) Option {
+	return func(s *Store) {
+		if s.custom == nil {
+			s.custom = map[ratekit.Algorithm]string{}
+		}
+		s.custom[name] = source
+	}
+}
+
+// buildScript returns the engine with custom algorithms added.
+func buildScript(custom map[ratekit.Algorithm]string) (*script, error) {
+	if len(custom) == 0 {
+		return &script{src: engineSource, sha: redis.NewScript(engineSource).Hash()}, nil
+	}
+	names := make([]ratekit.Algorithm, 0, len(custom))
+	for name := range custom {
+		names = append(names, name)
+	}
+	slices.Sort(names) // one source, one SHA, whatever the map order
+	var b strings.Builder
+	for _, name := range names {
+		src := custom[name]
+		if err := ratekit.Custom(name, 1, ratekit.MinWindow, [3]int64{}).Validate(); err != nil {
+			return nil, fmt.Errorf("ratekit: redisstore: custom algorithm: %w", err)
+		}
+		if strings.TrimSpace(src) == "" {
+			return nil, fmt.Errorf("ratekit: redisstore: custom algorithm %q has no source", name)
+		}
+		fmt.Fprintf(&b, "algorithms[%q] = %s\n", name, src)
+	}
+	src := strings.Replace(engineSource, "--@custom", b.String(), 1)
+	return &script{src: src, sha: redis.NewScript(src).Hash()}, nil
+}
