@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"time"
 )
 
 // A Guard is the transport-neutral core of Middleware: given a request's key
@@ -40,7 +41,8 @@ func NewGuard(l *Limiter, opts ...Option) *Guard {
 }
 
 // Check decides one request. key and keyErr are the key function's result,
-// cost is what the request costs. Check sets the rate-limit headers, and on a
+// cost is what the request costs. A request admitted by a LeakyBucket in
+// queue mode returns after its Delay (or when ctx ends). Check sets the rate-limit headers, and on a
 // denial Retry-After and Cache-Control, on h; the caller writes
 // Verdict.Response with Render when Pass is false.
 func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64, h HeaderSetter) Verdict {
@@ -58,6 +60,7 @@ func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64,
 	}
 	WriteHeaders(h, d, c.headers, c.now())
 	if d.Allowed {
+		wait(ctx, d.Delay)
 		return Verdict{Pass: true, Decision: d}
 	}
 	WriteRetryHeaders(h, d.RetryAfter)
@@ -74,6 +77,20 @@ func (g *Guard) Render(e *ErrorResponse, h HeaderSetter) []byte {
 // by default a throttled slog warning). r may be nil.
 func (g *Guard) ReportError(r *http.Request, err error) {
 	g.cfg.onError(r, err)
+}
+
+// wait sleeps d, the delay a LeakyBucket in queue mode gave the request,
+// unless the request's context ends first (the handler then sees it).
+func wait(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 func (g *Guard) decide(ctx context.Context, key string, keyErr error, cost int64) (Decision, error) {

@@ -18,6 +18,11 @@ func exactLimits() []ratekit.Limit {
 	return []ratekit.Limit{
 		ratekit.FixedWindow(100, time.Hour),
 		ratekit.GCRA(100, time.Hour, 100),
+		ratekit.SlidingWindow(100, time.Hour),
+		ratekit.SlidingLog(100, time.Hour),
+		ratekit.TokenBucket(100, time.Hour, 100),
+		ratekit.LeakyBucket(100, 100, time.Hour),
+		ratekit.LeakyBucket(100, 100, time.Hour).Queue(time.Hour).Named("leakyq"),
 	}
 }
 
@@ -34,7 +39,7 @@ func TestExactness(t *testing.T) {
 			stores = append(stores, newStore(t, c, prefix))
 		}
 		for _, l := range exactLimits() {
-			t.Run(string(l.Algorithm()), func(t *testing.T) {
+			t.Run(l.Name(), func(t *testing.T) {
 				for run := range 20 {
 					allowed, errs := burst(stores, fmt.Sprintf("subject-%d", run), []ratekit.Limit{l}, 200)
 					if errs != 0 || allowed != 100 {

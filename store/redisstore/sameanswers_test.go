@@ -153,9 +153,17 @@ func TestSameAnswersScripted(t *testing.T) {
 // on both stores, for each algorithm alone and both together.
 func TestSameAnswersRandom(t *testing.T) {
 	sets := map[string][]ratekit.Limit{
-		"fixed": {ratekit.FixedWindow(7, 2*time.Second)},
-		"gcra":  {ratekit.GCRA(5.5, time.Second, 4)},
-		"multi": {ratekit.FixedWindow(20, 5*time.Second), ratekit.GCRA(3, 700*time.Millisecond, 5)},
+		"fixed":          {ratekit.FixedWindow(7, 2*time.Second)},
+		"gcra":           {ratekit.GCRA(5.5, time.Second, 4)},
+		"sliding":        {ratekit.SlidingWindow(9, 3*time.Second)},
+		"sliding-coarse": {ratekit.SlidingWindow(9, 3*time.Second).Precision(3 * time.Second)},
+		"sliding-fine":   {ratekit.SlidingWindow(12, 2*time.Second).Precision(7 * time.Millisecond / 7 * 5)},
+		"log":            {ratekit.SlidingLog(6, 1500*time.Millisecond)},
+		"token":          {ratekit.TokenBucket(3, time.Second, 5)},
+		"leaky":          {ratekit.LeakyBucket(5, 4, time.Second)},
+		"leaky-queue":    {ratekit.LeakyBucket(6, 4, time.Second).Queue(900 * time.Millisecond)},
+		"blocks":         {ratekit.FixedWindow(4, time.Second).Block(1500 * time.Millisecond), ratekit.SlidingLog(10, 3*time.Second).Block(700 * time.Millisecond).Named("log")},
+		"multi":          {ratekit.FixedWindow(20, 5*time.Second), ratekit.GCRA(3, 700*time.Millisecond, 5), ratekit.SlidingWindow(15, 4*time.Second).Named("sw"), ratekit.SlidingLog(8, 2*time.Second).Named("log")},
 	}
 	for name, limits := range sets {
 		t.Run(name, func(t *testing.T) {
