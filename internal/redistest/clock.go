@@ -42,3 +42,6 @@ func (c *Clock) Advance(d time.Duration) {
 		m.FastForward(d)
 	}
 }
+
+// Sleep lets real time pass: the Advance of a harness on the real clock.
+func Sleep(d time.Duration) { time.Sleep(d) }

@@ -67,7 +67,7 @@ func slidingWindow(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, n
 	newest, full := int64(-1), int64(0)
 	if ok {
 		for _, b := range e.buckets {
-			if b.idx >= o && b.n > 0 {
+			if b.idx >= o && b.idx <= c && b.n > 0 {
 				counts[b.idx] = b.n
 				if b.idx > o {
 					full += b.n

@@ -83,18 +83,20 @@ function algorithms.sliding(key, quota, window_ms, width)
   local now_ms = math.floor(clock() / 1000)
   local c = math.floor(now_ms / width)
   local o = c - window_ms / width
+  -- counts is indexed by bucket - o (0 .. window/width): small keys, since
+  -- some Lua implementations pad array tables up to the largest index
   local counts, newest, full = {}, nil, 0
   local flat = redis.call('HGETALL', key)
   for j = 1, #flat, 2 do
     local idx, n = tonumber(flat[j]), tonumber(flat[j + 1])
-    if idx >= o and n > 0 then
-      counts[idx] = n
+    if idx >= o and idx <= c and n > 0 then
+      counts[idx - o] = n
       if idx > o then full = full + n end
       if not newest or idx > newest then newest = idx end
     end
   end
   local x = now_ms % width -- where s lies in bucket o
-  local scaled = full * width + (counts[o] or 0) * (width - x)
+  local scaled = full * width + (counts[0] or 0) * (width - x)
   local remaining = math.max(math.floor((quota * width - scaled) / width), 0)
   local reset = 0
   if newest then reset = ((newest + 1) * width + window_ms - now_ms) * 1000 end
@@ -103,14 +105,14 @@ function algorithms.sliding(key, quota, window_ms, width)
   if scaled > need then
     -- slide s forward bucket by bucket (b) to the first moment the estimate
     -- leaves room: full * width + n_b * (width - x) <= need
-    local b = o
+    local b = 0
     while true do
       local n, room = counts[b] or 0, need - full * width
       if room >= 0 then
         local at = x
         if n > 0 then at = math.max(x, width - math.floor(room / n)) end
         if at < width then
-          return false, remaining, reset, (b * width + at + window_ms - now_ms) * 1000, 0
+          return false, remaining, reset, ((o + b) * width + at + window_ms - now_ms) * 1000, 0
         end
       end
       b, x = b + 1, 0

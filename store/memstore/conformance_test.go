@@ -1,0 +1,15 @@
+package memstore_test
+
+import (
+	"testing"
+
+	"github.com/ratekit/ratekit/store/memstore"
+	"github.com/ratekit/ratekit/store/storetest"
+)
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) storetest.Harness {
+		c := newClock()
+		return storetest.Harness{Store: memstore.New(memstore.WithClock(c.Now)), Advance: c.Advance, Exact: true}
+	})
+}

@@ -1,0 +1,33 @@
+package redisstore_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ratekit/ratekit/internal/redistest"
+	"github.com/ratekit/ratekit/store/storetest"
+)
+
+// TestConformance runs the store suite on miniredis with a fake clock, on a
+// real redis-server and on the real cluster, the last two on the real clock.
+func TestConformance(t *testing.T) {
+	t.Run("miniredis-fake-clock", func(t *testing.T) {
+		storetest.Run(t, func(t *testing.T) storetest.Harness {
+			m := miniredis.RunT(t)
+			clock := redistest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), m)
+			c := redis.NewClient(&redis.Options{Addr: m.Addr()})
+			t.Cleanup(func() { c.Close() })
+			return storetest.Harness{Store: newStore(t, c, "conf"), Advance: clock.Advance, Exact: true}
+		})
+	})
+	targets(t, func(t *testing.T, tg target) {
+		c := tg.newClient()
+		t.Cleanup(func() { c.Close() })
+		storetest.Run(t, func(t *testing.T) storetest.Harness {
+			return storetest.Harness{Store: newStore(t, c, redistest.Prefix(t)), Advance: redistest.Sleep}
+		})
+	})
+}

@@ -1,0 +1,215 @@
+package storetest
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ratekit/ratekit"
+)
+
+func countsDown(t *testing.T, h Harness, l ratekit.Limit) {
+	for i := range l.Burst() {
+		d := take(t, h, "k", 1, l)
+		if !d.Allowed || d.Remaining != l.Burst()-1-i || d.Limit.ID() != l.ID() {
+			t.Fatalf("take %d: allowed %v remaining %d, want allowed, %d", i, d.Allowed, d.Remaining, l.Burst()-1-i)
+		}
+	}
+	d := take(t, h, "k", 1, l)
+	if d.Allowed || d.Remaining != 0 || d.RetryAfter <= 0 || d.Unsatisfiable {
+		t.Fatalf("past the quota: %+v", d)
+	}
+}
+
+func exactness(t *testing.T, h Harness, l ratekit.Limit) {
+	l = withBurst(l, 100)
+	var allowed atomic.Int64
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			d, err := h.Store.Take(context.Background(), "burst", []ratekit.Limit{l}, 1)
+			if err == nil && d.Allowed {
+				allowed.Add(1)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if allowed.Load() != 100 {
+		t.Fatalf("%d of 200 allowed, want exactly 100", allowed.Load())
+	}
+}
+
+// withBurst rebuilds l with quota (or burst, capacity) q, same window.
+func withBurst(l ratekit.Limit, q int64) ratekit.Limit {
+	for _, m := range Algorithms(q, l.Window()) {
+		if m.Name() == l.Name() {
+			return m
+		}
+	}
+	panic("storetest: unknown limit " + l.Name())
+}
+
+func unsatisfiable(t *testing.T, h Harness, l ratekit.Limit) {
+	d := take(t, h, "k", l.Burst()+1, l)
+	if d.Allowed || !d.Unsatisfiable || d.RetryAfter != 0 {
+		t.Fatalf("cost above capacity: %+v, want denied, unsatisfiable, no retry", d)
+	}
+	if p := peek(t, h, "k", l); p.Remaining != l.Burst() {
+		t.Fatalf("after an unsatisfiable request remaining %d, want %d", p.Remaining, l.Burst())
+	}
+}
+
+func peekAndCostZero(t *testing.T, h Harness, l ratekit.Limit) {
+	take(t, h, "k", 2, l)
+	for range 3 {
+		if p := peek(t, h, "k", l); !p.Allowed || p.Remaining != l.Burst()-2 {
+			t.Fatalf("peek: %+v", p)
+		}
+		if d := take(t, h, "k", 0, l); !d.Allowed || d.Remaining != l.Burst()-2 {
+			t.Fatalf("cost 0: %+v", d)
+		}
+	}
+}
+
+func allOrNothing(t *testing.T, h Harness, l ratekit.Limit) {
+	loose := ratekit.FixedWindow(1000, time.Hour).Named("loose")
+	if l.Name() == "fixed" {
+		loose = ratekit.SlidingLog(1000, time.Hour).Named("loose")
+	}
+	fill(t, h, "k", l)
+	for range 3 {
+		d := take(t, h, "k", 1, loose, l)
+		if d.Allowed || d.Limit.ID() != l.ID() || d.States[0].Remaining != 1000 {
+			t.Fatalf("denied by %s: %+v; the loose limit must be untouched", l.Name(), d)
+		}
+	}
+	if p := peek(t, h, "k", loose); p.Remaining != 1000 {
+		t.Fatalf("loose limit remaining %d after denials, want 1000", p.Remaining)
+	}
+}
+
+func reset(t *testing.T, h Harness, l ratekit.Limit) {
+	l = l.Block(time.Hour)
+	fill(t, h, "k", l)
+	if err := h.Store.Reset(context.Background(), "k", []ratekit.Limit{l}); err != nil {
+		t.Fatal(err)
+	}
+	if d := take(t, h, "k", 1, l); !d.Allowed || d.Remaining != l.Burst()-1 {
+		t.Fatalf("after Reset: %+v", d)
+	}
+}
+
+func newParameters(t *testing.T, h Harness, l ratekit.Limit) {
+	fill(t, h, "k", l)
+	bigger := withBurst(l, l.Burst()+1)
+	if d := take(t, h, "k", 1, bigger); !d.Allowed || d.Remaining != l.Burst() {
+		t.Fatalf("new parameters under the same name: %+v, want fresh state", d)
+	}
+}
+
+// refills uses a short window so that it also runs on the real clock.
+func refills(t *testing.T, h Harness, l ratekit.Limit) {
+	short := Algorithms(2, 200*time.Millisecond)
+	for _, s := range short {
+		if s.Name() == l.Name() {
+			l = s
+		}
+	}
+	d := fill(t, h, "k", l)
+	// a sliding window spreads a bucket's requests over the bucket: its
+	// last request may leave one bucket width after the window
+	if longest := 200*time.Millisecond + l.BucketWidth(); d.RetryAfter <= 0 || d.RetryAfter > longest {
+		t.Fatalf("retry after %v, want (0, %v]", d.RetryAfter, longest)
+	}
+	h.Advance(d.RetryAfter + time.Millisecond)
+	if d := take(t, h, "k", 1, l); !d.Allowed {
+		t.Fatalf("denied after waiting the retry: %+v", d)
+	}
+}
+
+func retryAfterExact(t *testing.T, h Harness, l ratekit.Limit) {
+	h.Advance(500 * time.Millisecond) // start between window and bucket edges
+	take(t, h, "k", 1, l)
+	h.Advance(7 * time.Minute)
+	d := fill2(t, h, "k", l)
+	for i := range 3 {
+		if d.RetryAfter <= time.Millisecond {
+			t.Fatalf("round %d: retry %v too short to test", i, d.RetryAfter)
+		}
+		h.Advance(d.RetryAfter - time.Millisecond)
+		if e := take(t, h, "k", 1, l); e.Allowed {
+			t.Fatalf("round %d: allowed 1 ms before the retry (%v)", i, d.RetryAfter)
+		}
+		h.Advance(time.Millisecond)
+		if e := take(t, h, "k", 1, l); !e.Allowed {
+			t.Fatalf("round %d: denied at exactly the retry (%v): %+v", i, d.RetryAfter, e)
+		}
+		if d = take(t, h, "k", 1, l); d.Allowed {
+			// more room opened than one request: use it up
+			d = fill2(t, h, "k", l)
+		}
+	}
+}
+
+// fill2 takes until denied, without expecting a full quota.
+func fill2(t *testing.T, h Harness, key string, l ratekit.Limit) ratekit.Decision {
+	t.Helper()
+	for range l.Burst() + 1 {
+		if d := take(t, h, key, 1, l); !d.Allowed {
+			return d
+		}
+	}
+	t.Fatal("never denied")
+	return ratekit.Decision{}
+}
+
+func blockOutlastsWindow(t *testing.T, h Harness, l ratekit.Limit) {
+	short := withWindow(l, time.Second).Block(5 * time.Second)
+	d := fill(t, h, "k", short)
+	if !d.Blocked || d.RetryAfter != 5*time.Second {
+		t.Fatalf("denial with a block: %+v, want blocked for 5s", d)
+	}
+	h.Advance(2 * time.Second) // the window has drained
+	if d := take(t, h, "k", 1, short); d.Allowed || !d.Blocked || d.RetryAfter != 3*time.Second {
+		t.Fatalf("2s into the block: %+v, want still blocked for 3s", d)
+	}
+	h.Advance(3*time.Second - time.Millisecond)
+	if d := take(t, h, "k", 1, short); d.Allowed {
+		t.Fatalf("1 ms before the block ends: allowed")
+	}
+	h.Advance(time.Millisecond)
+	if d := take(t, h, "k", 1, short); !d.Allowed || d.Remaining != short.Burst()-1 {
+		t.Fatalf("at the block's end: %+v, want allowed with nothing recorded during the block", d)
+	}
+}
+
+// withWindow rebuilds l over window w, same quota.
+func withWindow(l ratekit.Limit, w time.Duration) ratekit.Limit {
+	for _, m := range Algorithms(l.Burst(), w) {
+		if m.Name() == l.Name() {
+			return m
+		}
+	}
+	panic("storetest: unknown limit " + l.Name())
+}
+
+func queueDelays(t *testing.T, h Harness) {
+	l := ratekit.LeakyBucket(10, 10, time.Second).Queue(300 * time.Millisecond) // one leaves every 100 ms
+	for i, want := range []time.Duration{0, 100, 200, 300} {
+		d := take(t, h, "k", 1, l)
+		if !d.Allowed || d.Delay != want*time.Millisecond {
+			t.Fatalf("request %d: allowed %v delay %v, want %v", i, d.Allowed, d.Delay, want*time.Millisecond)
+		}
+	}
+	d := take(t, h, "k", 1, l)
+	if d.Allowed || d.RetryAfter != 100*time.Millisecond {
+		t.Fatalf("past the longest wait: %+v, want denied, retry 100ms", d)
+	}
+}
