@@ -1,6 +1,6 @@
 # ratekit: make run (demo server), make test, make bench, make lint.
 GO      ?= go
-MODULES := . examples
+MODULES := . examples adapters/gin adapters/echo adapters/fiber adapters/paritytest examples/gin examples/echo examples/fiber
 ARGS    ?=
 
 .PHONY: run test bench lint

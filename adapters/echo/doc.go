@@ -1,0 +1,43 @@
+// Package ratekitecho puts ratekit's rate-limiting pipeline into Echo (v4).
+//
+// Middleware and MiddlewareWithConfig return an echo.MiddlewareFunc built on
+// ratekit.Guard, so an Echo route answers exactly as ratekit.Middleware does
+// on net/http: the same rate-limit headers on every decided request, the same
+// 429 with Retry-After, Cache-Control: no-store and JSON body on a denial, and
+// the same error policies when no decision can be made
+// (ratekit.WithErrorPolicy for store failures, ratekit.WithKeyErrorPolicy for
+// key and cost errors).
+//
+// # Denials and Echo's error handling
+//
+// By default the middleware writes a denial (429) or a fail-closed error (503
+// for a store failure, 400 for a key error) to the response itself: the next
+// handler does not run and Echo's HTTPErrorHandler is not involved. This is
+// how the response stays byte-for-byte that of the core whatever
+// HTTPErrorHandler an application installs, and how a custom ratekit.Renderer
+// (problem+json) keeps its content type.
+//
+// With Config.ReturnError the middleware instead returns an *echo.HTTPError,
+// for applications whose HTTPErrorHandler owns every error response (logging,
+// metrics, a house error format). The response keeps the rate-limit headers,
+// Retry-After and Cache-Control; the body and its content type are the error
+// handler's. The HTTPError's Code is the status. Its Message is the rendered
+// body as a json.Marshaler that returns it unchanged (and a fmt.Stringer for
+// logs), so Echo's DefaultHTTPErrorHandler sends the core's JSON body, plus
+// the newline its JSON encoder adds, as application/json. Its Internal wraps
+// the *ratekit.ErrorResponse and, on a 503 or 400, the underlying error, so a
+// custom handler finds them with errors.As and errors.Is. The renderer must
+// produce JSON in this mode; to keep RenderProblem's content type, use the
+// default mode.
+//
+// # Keys
+//
+// Middleware takes a ratekit.KeyFunc and applies it to c.Request(), so
+// ratekit.ByIP keeps its explicit trust model. The middleware never calls
+// c.RealIP on its own: without an IPExtractor, Echo's RealIP returns the
+// leftmost X-Forwarded-For value, which any client can write. ByRealIP opts
+// in to c.RealIP for applications that set echo.IPExtractor (e.g.
+// echo.ExtractIPFromXFFHeader with trust options).
+//
+// The middleware is safe for concurrent use, like the Limiter it wraps.
+package ratekitecho

@@ -1,0 +1,69 @@
+package ratekitfiber
+
+import (
+	"fmt"
+	"net"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ratekit/ratekit"
+)
+
+// ByIP keys requests by client IP address as ratekit.ByIP does, with the same
+// options (see ratekit.NewClientIP): by default the socket peer, never a
+// header; with TrustProxies or TrustHops, every line of the forwarding
+// header, right to left. IPv6 addresses are grouped by /64. It reads the
+// fasthttp peer address and request headers, not c.IP. ByIP panics if opts
+// are invalid, as ratekit.ByIP does: it runs once, when the app is built.
+func ByIP(opts ...ratekit.IPOption) KeyFunc {
+	ip, err := ratekit.NewClientIP(opts...)
+	if err != nil {
+		panic(err)
+	}
+	return func(c *fiber.Ctx) (string, error) {
+		header := func(name string) []string { return headerValues(c, name) }
+		a, err := ip.Resolve(peer(c), header)
+		if err != nil {
+			return "", err
+		}
+		return ip.Key(a), nil
+	}
+}
+
+// peer returns the socket peer's address: the bare IP of a TCP peer (no
+// port to format and parse again), else the address as fasthttp prints it,
+// which the client-IP resolver rejects rather than share one bucket.
+func peer(c *fiber.Ctx) string {
+	if a, ok := c.Context().RemoteAddr().(*net.TCPAddr); ok {
+		return a.IP.String()
+	}
+	return c.Context().RemoteAddr().String()
+}
+
+// headerValues returns every line of request header name, copied out of
+// fasthttp's buffers.
+func headerValues(c *fiber.Ctx, name string) []string {
+	raw := c.Request().Header.PeekAll(name)
+	if len(raw) == 0 {
+		return nil
+	}
+	out := make([]string, len(raw))
+	for i, v := range raw {
+		out[i] = string(v)
+	}
+	return out
+}
+
+// ByHeader keys requests by the first value of header name, e.g. an API key,
+// as ratekit.ByHeader does. A missing or empty header is ratekit.ErrEmptyKey.
+// The key aliases Fiber's buffers: it is valid while the handler runs, and
+// Middleware copies it.
+func ByHeader(name string) KeyFunc {
+	return func(c *fiber.Ctx) (string, error) {
+		v := c.Get(name)
+		if v == "" {
+			return "", fmt.Errorf("%w: header %s is missing", ratekit.ErrEmptyKey, name)
+		}
+		return v, nil
+	}
+}

@@ -1,0 +1,90 @@
+package ratekitfiber_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"testing"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/ratekit/ratekit"
+	ratekitfiber "github.com/ratekit/ratekit/adapters/fiber"
+)
+
+// keyApp answers every request with the key ByIP(opts...) gives it.
+func keyApp(opts ...ratekit.IPOption) *fiber.App {
+	key := ratekitfiber.ByIP(opts...)
+	app := fiber.New()
+	app.Get("/", func(c *fiber.Ctx) error {
+		k, err := key(c)
+		if err != nil {
+			return c.SendString("error: " + err.Error())
+		}
+		return c.SendString(k)
+	})
+	return app
+}
+
+// ByIP on a Fiber request must give the key ratekit.ByIP gives the same
+// request on net/http.
+func TestByIPMatchesCore(t *testing.T) {
+	lb := ratekit.TrustProxies(netip.MustParsePrefix("10.0.0.0/8"))
+	cases := []struct {
+		name   string
+		opts   []ratekit.IPOption
+		peer   string
+		header http.Header
+		want   string
+	}{
+		{"peer only by default", nil, "203.0.113.9:1", http.Header{"X-Forwarded-For": {"198.51.100.1"}}, "203.0.113.9"},
+		{"untrusted peer", []ratekit.IPOption{lb}, "203.0.113.9:1", http.Header{"X-Forwarded-For": {"198.51.100.1"}}, "203.0.113.9"},
+		{"trusted peer, right to left", []ratekit.IPOption{lb}, "10.0.0.1:1",
+			http.Header{"X-Forwarded-For": {"192.0.2.66, 198.51.100.1, 10.2.3.4"}}, "198.51.100.1"},
+		{"every line of a repeated header", []ratekit.IPOption{lb}, "10.0.0.1:1",
+			http.Header{"X-Forwarded-For": {"192.0.2.66", "198.51.100.1, 10.2.3.4"}}, "198.51.100.1"},
+		{"junk stops the walk", []ratekit.IPOption{lb}, "10.0.0.1:1",
+			http.Header{"X-Forwarded-For": {"192.0.2.66, junk, 10.2.3.4"}}, "10.2.3.4"},
+		{"hops", []ratekit.IPOption{ratekit.TrustHops(2)}, "10.0.0.1:1",
+			http.Header{"X-Forwarded-For": {"192.0.2.66", "198.51.100.1", "10.2.3.4"}}, "198.51.100.1"},
+		{"Forwarded", []ratekit.IPOption{lb, ratekit.FromForwarded()}, "10.0.0.1:1",
+			http.Header{"Forwarded": {`for=192.0.2.66`, `for="[2001:db8::1]:80";proto=https`}}, "2001:db8::/64"},
+		{"single header", []ratekit.IPOption{lb, ratekit.FromHeader("CF-Connecting-IP")}, "10.0.0.1:1",
+			http.Header{"Cf-Connecting-Ip": {"198.51.100.7"}}, "198.51.100.7"},
+		{"IPv6 peer grouped", nil, "[2001:db8:1:2::7]:443", nil, "2001:db8:1:2::/64"},
+		{"mapped peer", nil, "[::ffff:192.0.2.5]:1", nil, "192.0.2.5"},
+	}
+	for _, tc := range cases {
+		req := httptest.NewRequest("GET", "/", nil)
+		req.RemoteAddr = tc.peer
+		req.Header = tc.header.Clone()
+		if req.Header == nil {
+			req.Header = http.Header{}
+		}
+		core, err := ratekit.ByIP(tc.opts...)(req)
+		if err != nil || core != tc.want {
+			t.Errorf("%s: ratekit.ByIP = %q, %v; want %q", tc.name, core, err, tc.want)
+		}
+		if got := do(keyApp(tc.opts...), "/", tc.peer, tc.header).body; got != core {
+			t.Errorf("%s: ratekitfiber.ByIP = %q, ratekit.ByIP = %q", tc.name, got, core)
+		}
+	}
+}
+
+// Through app.Test the request crosses the wire format: fasthttp must still
+// hand ByIP every line of a repeated header.
+func TestByIPReadsEveryHeaderLine(t *testing.T) {
+	app := keyApp(ratekit.TrustProxies(netip.MustParsePrefix("0.0.0.0/32"), netip.MustParsePrefix("10.0.0.0/8")))
+	req := httptest.NewRequest("GET", "/", nil) // app.Test's peer is 0.0.0.0
+	req.Header["X-Forwarded-For"] = []string{"192.0.2.66", "198.51.100.1, 10.2.3.4"}
+	res, err := app.Test(req, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var b [64]byte
+	n, _ := res.Body.Read(b[:])
+	if got := string(b[:n]); got != "198.51.100.1" {
+		t.Errorf("key %q, want 198.51.100.1", got)
+	}
+}

@@ -1,0 +1,117 @@
+package paritytest
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store/memstore"
+)
+
+// start is the fake clock's origin: X-RateLimit-Reset values are exact.
+var start = time.Unix(1_800_000_000, 0)
+
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+func (c *clock) Advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
+
+// brokenStore fails every call, as a Redis that is down would.
+type brokenStore struct{}
+
+var errDown = errors.New("ratekit: paritytest store is down")
+
+func (brokenStore) Take(context.Context, string, []ratekit.Limit, int64) (ratekit.Decision, error) {
+	return ratekit.Decision{}, errDown
+}
+func (brokenStore) Peek(context.Context, string, []ratekit.Limit) (ratekit.Decision, error) {
+	return ratekit.Decision{}, errDown
+}
+func (brokenStore) Reset(context.Context, string, []ratekit.Limit) error { return errDown }
+
+// trust makes the test clients' proxies trusted: 192.0.2.0/24 in front of the
+// httptest requests, and 0.0.0.0, the peer of Fiber's app.Test.
+var trust = []ratekit.IPOption{
+	ratekit.TrustProxies(netip.MustParsePrefix("192.0.2.0/24"), netip.MustParsePrefix("0.0.0.0/32")),
+}
+
+// fixture is what one framework's app is built from: its own memstore on its
+// own fake clock, the same limits, the same core options per route group.
+// Groups: /api (skip /api/health, cost 2 for /api/heavy and 5 for
+// /api/huge), /open and /closed (a failing store under FailOpen and
+// FailClosed), /keyed (keyed by X-Api-Key), /login (problem+json,
+// TOO_MANY_ATTEMPTS, IETF headers only).
+type fixture struct {
+	clock  *clock
+	errors atomic.Int64 // errors the error policy reported
+
+	api, keyed, login, broken *ratekit.Limiter
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{clock: &clock{now: start}}
+	store := memstore.New(memstore.WithClock(f.clock.Now))
+	must := func(l *ratekit.Limiter, err error) *ratekit.Limiter {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	f.api = must(ratekit.New(store, ratekit.FixedWindow(3, time.Minute).Named("api")))
+	f.keyed = must(ratekit.New(store, ratekit.GCRA(2, time.Second, 2).Named("keyed")))
+	f.login = must(ratekit.New(store, ratekit.FixedWindow(1, 15*time.Minute).Named("login")))
+	f.broken = must(ratekit.New(brokenStore{}, ratekit.FixedWindow(3, time.Minute).Named("api")))
+	return f
+}
+
+// Core options of each group.
+func (f *fixture) apiOpts() []ratekit.Option {
+	return []ratekit.Option{ratekit.WithClock(f.clock.Now), ratekit.WithErrorHandler(f.count)}
+}
+
+func (f *fixture) openOpts() []ratekit.Option {
+	return []ratekit.Option{ratekit.WithErrorHandler(f.count)}
+}
+
+func (f *fixture) closedOpts() []ratekit.Option {
+	return []ratekit.Option{ratekit.WithErrorPolicy(ratekit.FailClosed), ratekit.WithErrorHandler(f.count)}
+}
+
+func (f *fixture) loginOpts() []ratekit.Option {
+	return []ratekit.Option{ratekit.WithClock(f.clock.Now), ratekit.WithErrorCode(ratekit.CodeTooManyAttempts),
+		ratekit.WithRenderer(ratekit.RenderProblem), ratekit.WithHeaders(ratekit.HeadersIETF), ratekit.WithErrorHandler(f.count)}
+}
+
+func (f *fixture) count(*http.Request, error) { f.errors.Add(1) }
+
+// skip and cost are the /api group's rules, given the request path; each
+// framework calls them from its own context.
+func skip(path string) bool { return path == "/api/health" }
+
+func cost(path string) int64 {
+	switch {
+	case strings.HasSuffix(path, "/heavy"):
+		return 2
+	case strings.HasSuffix(path, "/huge"):
+		return 5
+	}
+	return 1
+}
+
+// The handler behind every route answers 200 "ok <path>" as text.
+const textPlain = "text/plain; charset=utf-8"
+
+func okBody(path string) []byte { return []byte("ok " + path) }
