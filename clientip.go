@@ -238,6 +238,11 @@ func forwardedFor(element string) string {
 // parseAddr parses "ip", "ip:port", "[ipv6]" or "[ipv6]:port", unmaps
 // IPv4-mapped IPv6 and drops zones.
 func parseAddr(s string) (netip.Addr, bool) {
+	if hasPort(s) { // RemoteAddr's usual form: parse it without making an error first
+		if ap, err := netip.ParseAddrPort(s); err == nil {
+			return ap.Addr().Unmap().WithZone(""), true
+		}
+	}
 	a, err := netip.ParseAddr(s)
 	if err != nil {
 		ap, perr := netip.ParseAddrPort(s)
@@ -250,4 +255,9 @@ func parseAddr(s string) (netip.Addr, bool) {
 		a = ap.Addr()
 	}
 	return a.Unmap().WithZone(""), true
+}
+
+// hasPort reports whether s looks like "ip:port" or "[ipv6]:port".
+func hasPort(s string) bool {
+	return strings.Contains(s, "]:") || strings.Count(s, ":") == 1
 }

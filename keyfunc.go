@@ -42,22 +42,33 @@ func ByHeader(name string) KeyFunc {
 // "a"+"b:c"). An error or an empty part fails the whole key.
 func Join(keys ...KeyFunc) KeyFunc {
 	return func(r *http.Request) (string, error) {
-		var b []byte
-		for _, k := range keys {
+		parts := make([]string, len(keys))
+		for i, k := range keys {
 			part, err := k(r)
 			if err != nil {
 				return "", err
 			}
-			if part == "" {
-				return "", ErrEmptyKey
-			}
-			b = strconv.AppendInt(b, int64(len(part)), 10)
-			b = append(b, ':')
-			b = append(b, part...)
+			parts[i] = part
 		}
-		if len(b) == 0 {
+		return JoinKey(parts...)
+	}
+}
+
+// JoinKey joins key parts as Join does (each written as its length, ':' and
+// the part), for adapters whose key functions are not net/http ones. An
+// empty part, or no part, is ErrEmptyKey.
+func JoinKey(parts ...string) (string, error) {
+	var b []byte
+	for _, part := range parts {
+		if part == "" {
 			return "", ErrEmptyKey
 		}
-		return string(b), nil
+		b = strconv.AppendInt(b, int64(len(part)), 10)
+		b = append(b, ':')
+		b = append(b, part...)
 	}
+	if len(b) == 0 {
+		return "", ErrEmptyKey
+	}
+	return string(b), nil
 }
