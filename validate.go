@@ -117,6 +117,15 @@ func (a Algorithm) builtin() bool {
 	return a == AlgFixedWindow || a == AlgSlidingWindow || a == AlgSlidingLog || a.bucket()
 }
 
+// ValidateAlgorithmName reports whether a can name a custom algorithm: 1 to
+// 16 characters from [a-z0-9_], and not one of the kit's algorithms.
+func ValidateAlgorithmName(a Algorithm) error {
+	if why := validateAlgorithmName(a); why != "" {
+		return fmt.Errorf("ratekit: algorithm name %q %s", a, why)
+	}
+	return nil
+}
+
 // validateAlgorithmName returns why a cannot name a custom algorithm, or "".
 func validateAlgorithmName(a Algorithm) string {
 	if a.builtin() {

@@ -57,7 +57,7 @@ func buildScript(custom map[ratekit.Algorithm]string) (*script, error) {
 	var b strings.Builder
 	for _, name := range names {
 		src := custom[name]
-		if err := ratekit.Custom(name, 1, ratekit.MinWindow, [3]int64{}).Validate(); err != nil {
+		if err := ratekit.ValidateAlgorithmName(name); err != nil {
 			return nil, fmt.Errorf("ratekit: redisstore: custom algorithm: %w", err)
 		}
 		if strings.TrimSpace(src) == "" {
