@@ -4,6 +4,9 @@
 //	go run ./examples/server                      # embedded in-process Redis
 //	go run ./examples/server -redis redis://127.0.0.1:6379/0
 //
+// Routes: GET / (an index), and GET /fixed, /gcra, /sliding, /log, /token,
+// /leaky and /multi (two limits at once), each limited per client IP.
+//
 // Flags: -addr (default :8080), -redis (default $REDIS_URL; empty means an
 // embedded miniredis), -quota (default 10), -window (default 1m), -prefix
 // (key prefix, default ratekit-demo).

@@ -28,19 +28,20 @@ func TestDemoRoutes(t *testing.T) {
 	var index struct {
 		Routes []struct{ Path, Method, Limit string }
 	}
-	if err := json.NewDecoder(res.Body).Decode(&index); err != nil || len(index.Routes) != 2 || index.Routes[0].Path != "/fixed" {
+	if err := json.NewDecoder(res.Body).Decode(&index); err != nil || len(index.Routes) != 7 || index.Routes[0].Path != "/fixed" {
 		t.Fatalf("index: %+v %v", index, err)
 	}
 	res.Body.Close()
-	for _, path := range []string{"/fixed", "/gcra"} {
-		for i := range 4 {
+	allowed := map[string]int{"/fixed": 3, "/gcra": 3, "/sliding": 3, "/log": 3, "/token": 3, "/leaky": 3, "/multi": 1}
+	for path, n := range allowed {
+		for i := range n + 1 {
 			res, err := http.Get(srv.URL + path)
 			if err != nil {
 				t.Fatal(err)
 			}
 			res.Body.Close()
 			want := http.StatusOK
-			if i == 3 {
+			if i == n {
 				want = http.StatusTooManyRequests
 			}
 			if res.StatusCode != want || res.Header.Get("Content-Type") != "application/json" {

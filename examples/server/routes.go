@@ -24,9 +24,18 @@ func newHandler(client redis.Scripter, c config, where string) (http.Handler, er
 	if err != nil {
 		return nil, err
 	}
+	q, w := c.quota, c.window
 	routes := []route{
-		{Path: "/fixed", Method: "GET", limits: []ratekit.Limit{ratekit.FixedWindow(c.quota, c.window).Named("fixed")}},
-		{Path: "/gcra", Method: "GET", limits: []ratekit.Limit{ratekit.GCRA(float64(c.quota), c.window, c.quota).Named("gcra")}},
+		{Path: "/fixed", Method: "GET", limits: []ratekit.Limit{ratekit.FixedWindow(q, w).Named("fixed")}},
+		{Path: "/gcra", Method: "GET", limits: []ratekit.Limit{ratekit.GCRA(float64(q), w, q).Named("gcra")}},
+		{Path: "/sliding", Method: "GET", limits: []ratekit.Limit{ratekit.SlidingWindow(q, w).Named("sliding")}},
+		{Path: "/log", Method: "GET", limits: []ratekit.Limit{ratekit.SlidingLog(q, w).Named("log")}},
+		{Path: "/token", Method: "GET", limits: []ratekit.Limit{ratekit.TokenBucket(float64(q), w, q).Named("token")}},
+		{Path: "/leaky", Method: "GET", limits: []ratekit.Limit{ratekit.LeakyBucket(q, float64(q), w).Named("leaky")}},
+		{Path: "/multi", Method: "GET", limits: []ratekit.Limit{ // at most half the quota at once, and the quota per window
+			ratekit.TokenBucket(float64(q), w, max(q/2, 1)).Named("multi-burst"),
+			ratekit.FixedWindow(q, w).Named("multi-window"),
+		}},
 	}
 	mux := http.NewServeMux()
 	for i := range routes {
@@ -35,13 +44,25 @@ func newHandler(client redis.Scripter, c config, where string) (http.Handler, er
 		if err != nil {
 			return nil, err
 		}
-		r.Limit = r.limits[0].String()
+		r.Limit = describe(r.limits)
 		mux.Handle(r.Method+" "+r.Path, ratekit.Middleware(limiter, ratekit.ByIP())(allowed(r.Path)))
 	}
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, map[string]any{"service": "ratekit demo", "store": where, "key": "client IP (socket peer)", "routes": routes})
 	})
 	return mux, nil
+}
+
+// describe lists the limits of a route.
+func describe(limits []ratekit.Limit) string {
+	s := ""
+	for i, l := range limits {
+		if i > 0 {
+			s += "; "
+		}
+		s += l.String()
+	}
+	return s
 }
 
 // allowed answers a request that passed its limit.
