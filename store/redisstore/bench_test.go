@@ -72,8 +72,13 @@ func BenchmarkTake(b *testing.B) {
 		limits []ratekit.Limit
 	}{
 		{"fixed", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour)}},
+		{"sliding", []ratekit.Limit{ratekit.SlidingWindow(1<<30, time.Hour)}},
+		{"log", []ratekit.Limit{ratekit.SlidingLog(ratekit.MaxLogQuota, time.Hour)}},
 		{"gcra", []ratekit.Limit{ratekit.GCRA(1e6, time.Second, 1<<40)}},
+		{"token", []ratekit.Limit{ratekit.TokenBucket(1e6, time.Second, 1<<40)}},
+		{"leaky", []ratekit.Limit{ratekit.LeakyBucket(1<<40, 1e6, time.Second)}},
 		{"fixed+gcra", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour), ratekit.GCRA(1e6, time.Second, 1<<40)}},
+		{"fixed+gcra/blocks", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour).Block(time.Minute), ratekit.GCRA(1e6, time.Second, 1<<40).Block(time.Minute)}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			hook := &roundTrips{}

@@ -213,7 +213,8 @@ end
 
 -- check phase: decide every limit, write nothing but blocks
 local n = (#ARGV - 2) / 5
-local reply, writes, all = {}, {}, true
+local reply, writes, all = { 0, 0, 0, 0, 0, 0 }, nil, true -- one limit needs no table of writes
+if n > 1 then writes = {} end
 local block_index = n
 for i = 1, n do
   local a = 5 * i - 2
@@ -246,6 +247,15 @@ for i = 1, n do
   reply[o + 4] = retry
   reply[o + 5] = flags
   reply[o + 6] = 0
+  if n == 1 then
+    -- a single limit is all-or-nothing by itself: commit now
+    if ok and charge and op then
+      local err = commit(KEYS[1], op, wa, wb, wc)
+      if err then return err end
+      reply[2], reply[3], reply[6] = after_remaining, after_reset, delay
+    end
+    return reply
+  end
   local w = 8 * (i - 1)
   writes[w + 1], writes[w + 2], writes[w + 3], writes[w + 4] = op, wa, wb, wc
   writes[w + 5], writes[w + 6], writes[w + 7] = after_remaining, after_reset, delay
