@@ -71,20 +71,29 @@ func (e *ErrorResponse) RetryAfter() time.Duration {
 // attempts. …").
 func DeniedResponse(d Decision, code ErrorCode) *ErrorResponse {
 	q, _ := PolicyQuota(d.Limit)
+	retry := d.RetryAfter
+	if d.Unsatisfiable {
+		retry = 0
+	}
+	return tooMany(code, retry, q, d.Remaining, d.Limit.Name())
+}
+
+// tooMany builds a 429 body; a retry of 0 means the request can never pass.
+func tooMany(code ErrorCode, retry time.Duration, limit, remaining int64, policy string) *ErrorResponse {
 	e := &ErrorResponse{
 		Status:  http.StatusTooManyRequests,
 		Code:    code,
-		Context: ErrorContext{Limit: q, Remaining: clampSF(d.Remaining), Policy: d.Limit.Name()},
+		Context: ErrorContext{Limit: limit, Remaining: clampSF(remaining), Policy: policy},
 	}
 	what := "Too many requests."
 	if code == CodeTooManyAttempts {
 		what = "Too many attempts."
 	}
-	if d.Unsatisfiable {
+	if retry <= 0 {
 		e.Message = what + " This request costs more than the limit allows; it can never pass."
 		return e
 	}
-	e.Context.RetryAfter = RetryAfterSeconds(d.RetryAfter)
+	e.Context.RetryAfter = RetryAfterSeconds(retry)
 	e.Message = what + " Try again in " + seconds(e.Context.RetryAfter) + "."
 	return e
 }

@@ -41,7 +41,8 @@ type entry struct {
 	value    int64    // a count, or a theoretical arrival time in µs
 	expireMS int64    // like a Redis key's expiry time
 	buckets  []bucket // SlidingWindow: counts by bucket, oldest first
-	log      []int64  // SlidingLog: admitted requests in µs, oldest first
+	log      []int64  // SlidingLog: admitted requests in µs; a Lockout's attempts
+	blocks   []int64  // Lockout: each window's block expiry in ms
 }
 
 // bucket is one SlidingWindow bucket: its index (ms / width) and count.

@@ -7,6 +7,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/store/storetest"
 )
@@ -28,6 +29,32 @@ func TestConformance(t *testing.T) {
 		t.Cleanup(func() { c.Close() })
 		storetest.Run(t, func(t *testing.T) storetest.Harness {
 			return storetest.Harness{Store: newStore(t, c, redistest.Prefix(t)), Advance: redistest.Sleep}
+		})
+	})
+}
+
+// TestLockoutConformance runs the lockout suite in the same places; the
+// concurrent case sends 200 attempts through 4 clients.
+func TestLockoutConformance(t *testing.T) {
+	t.Run("miniredis-fake-clock", func(t *testing.T) {
+		storetest.RunLockout(t, func(t *testing.T) storetest.Harness {
+			m := miniredis.RunT(t)
+			clock := redistest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), m)
+			c := redis.NewClient(&redis.Options{Addr: m.Addr()})
+			t.Cleanup(func() { c.Close() })
+			return storetest.Harness{Store: newStore(t, c, "conf"), Advance: clock.Advance, Exact: true}
+		})
+	})
+	targets(t, func(t *testing.T, tg target) {
+		storetest.RunLockout(t, func(t *testing.T) storetest.Harness {
+			prefix := redistest.Prefix(t)
+			var stores []ratekit.Store
+			for range 4 {
+				c := tg.newClient()
+				t.Cleanup(func() { c.Close() })
+				stores = append(stores, newStore(t, c, prefix))
+			}
+			return storetest.Harness{Store: roundRobin(stores), Advance: redistest.Sleep}
 		})
 	})
 }

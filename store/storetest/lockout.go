@@ -1,0 +1,135 @@
+package storetest
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ratekit/ratekit"
+)
+
+// loginLockout: 3 attempts a minute (15 min block), 5 an hour (2 h block).
+func loginLockout(t *testing.T, h Harness, extend bool) *ratekit.Lockout {
+	t.Helper()
+	ls, ok := h.Store.(ratekit.LockoutStore)
+	if !ok {
+		t.Fatalf("%T is not a ratekit.LockoutStore", h.Store)
+	}
+	lo, err := ratekit.NewLockout(ls, ratekit.LockoutConfig{Name: "login", ExtendBlock: extend, Windows: []ratekit.LockoutWindow{
+		{Scope: "temp", Attempts: 3, Window: time.Minute, Block: 15 * time.Minute},
+		{Scope: "long", Attempts: 5, Window: time.Hour, Block: 2 * time.Hour},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lo
+}
+
+func attempt(t *testing.T, lo *ratekit.Lockout, key string) ratekit.LockoutDecision {
+	t.Helper()
+	d, err := lo.Attempt(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// RunLockout runs the lockout suite on stores that implement
+// ratekit.LockoutStore. Timing cases run only on fake clocks.
+func RunLockout(t *testing.T, newHarness func(t *testing.T) Harness) {
+	if newHarness(t).Exact {
+		t.Run("BlockIsCheckedFirst", func(t *testing.T) { lockoutSequence(t, newHarness(t)) })
+		t.Run("ExtendBlock", func(t *testing.T) { lockoutExtend(t, newHarness(t)) })
+	}
+	t.Run("ConcurrentAttempts", func(t *testing.T) { lockoutConcurrent(t, newHarness(t)) })
+	t.Run("ResetAndCheck", func(t *testing.T) { lockoutReset(t, newHarness(t)) })
+}
+
+func lockoutSequence(t *testing.T, h Harness) {
+	lo := loginLockout(t, h, false)
+	for i := range 3 {
+		if d := attempt(t, lo, "alice"); !d.Allowed || d.Counts[0] != int64(i+1) {
+			t.Fatalf("attempt %d: %+v", i+1, d)
+		}
+		h.Advance(time.Second)
+	}
+	d := attempt(t, lo, "alice")
+	if d.Allowed || d.Scope != "temp" || d.RetryAfter != 15*time.Minute || d.Counts[0] != 4 || d.Limit != 3 {
+		t.Fatalf("attempt 4: %+v, want blocked by temp for 15m", d)
+	}
+	h.Advance(2 * time.Minute) // the minute window has drained; the block has not
+	if d := attempt(t, lo, "alice"); d.Allowed || d.Scope != "temp" || d.RetryAfter != 13*time.Minute {
+		t.Fatalf("after the window drained: %+v, want still blocked for 13m", d)
+	}
+	h.Advance(13*time.Minute - time.Millisecond)
+	if d := attempt(t, lo, "alice"); d.Allowed {
+		t.Fatal("allowed 1 ms before the block ends")
+	}
+	h.Advance(time.Millisecond)
+	if d := attempt(t, lo, "alice"); !d.Allowed || d.Counts[1] != 5 {
+		t.Fatalf("at the block's end: %+v, want allowed, 5 attempts in the hour (none recorded during the block)", d)
+	}
+	d = attempt(t, lo, "alice") // the 6th in the hour trips the long window
+	if d.Allowed || d.Scope != "long" || d.RetryAfter != 2*time.Hour || d.Limit != 5 {
+		t.Fatalf("6th attempt in the hour: %+v, want blocked by long for 2h", d)
+	}
+	if d := attempt(t, lo, "bob"); !d.Allowed {
+		t.Fatalf("another subject was blocked: %+v", d)
+	}
+}
+
+func lockoutExtend(t *testing.T, h Harness) {
+	lo := loginLockout(t, h, true)
+	for range 4 {
+		attempt(t, lo, "mallory")
+	}
+	h.Advance(10 * time.Minute)
+	if d := attempt(t, lo, "mallory"); d.Allowed || d.RetryAfter != 15*time.Minute {
+		t.Fatalf("attempt during the block with ExtendBlock: %+v, want the block restarted", d)
+	}
+}
+
+func lockoutConcurrent(t *testing.T, h Harness) {
+	ls := h.Store.(ratekit.LockoutStore)
+	lo, err := ratekit.NewLockout(ls, ratekit.LockoutConfig{Name: "verify", Windows: []ratekit.LockoutWindow{
+		{Scope: "temp", Attempts: 5, Window: time.Hour, Block: time.Hour}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var allowed atomic.Int64
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			if d, err := lo.Attempt(context.Background(), "code-42"); err == nil && d.Allowed {
+				allowed.Add(1)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if allowed.Load() != 5 {
+		t.Fatalf("%d of 200 attempts allowed, want exactly 5", allowed.Load())
+	}
+}
+
+func lockoutReset(t *testing.T, h Harness) {
+	lo := loginLockout(t, h, false)
+	for range 4 {
+		attempt(t, lo, "carol")
+	}
+	if d, err := lo.Check(context.Background(), "carol"); err != nil || d.Allowed {
+		t.Fatalf("check while blocked: %+v %v", d, err)
+	}
+	if err := lo.Reset(context.Background(), "carol"); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := lo.Check(context.Background(), "carol"); err != nil || !d.Allowed || d.Counts[0] != 0 {
+		t.Fatalf("check after reset: %+v %v", d, err)
+	}
+}
