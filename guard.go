@@ -49,7 +49,7 @@ func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64,
 	d, err := g.decide(ctx, key, keyErr, cost)
 	c := g.cfg
 	if err != nil {
-		requestErr := keyErr != nil || errors.Is(err, ErrEmptyKey) || errors.Is(err, ErrInvalidCost)
+		requestErr := keyErr != nil || isRequestError(err)
 		switch {
 		case requestErr && c.keyPolicy == FailClosed:
 			return Verdict{Err: err, Response: BadRequestResponse()}
@@ -77,6 +77,12 @@ func (g *Guard) Render(e *ErrorResponse, h HeaderSetter) []byte {
 // by default a throttled slog warning). r may be nil.
 func (g *Guard) ReportError(r *http.Request, err error) {
 	g.cfg.onError(r, err)
+}
+
+// isRequestError reports an error the request caused: an empty key or an
+// invalid cost.
+func isRequestError(err error) bool {
+	return errors.Is(err, ErrEmptyKey) || errors.Is(err, ErrInvalidCost)
 }
 
 // wait sleeps d, the delay a LeakyBucket in queue mode gave the request,
