@@ -183,7 +183,14 @@ func (lo *Lockout) respond(d LockoutDecision, err error) error {
 	case err != nil:
 		return UnavailableResponse(time.Second)
 	case !d.Allowed:
-		return tooMany(CodeTooManyAttempts, d.RetryAfter, d.Limit, 0, d.Scope)
+		return LockoutResponse(d)
 	}
 	return nil
+}
+
+// LockoutResponse returns the 429 TOO_MANY_ATTEMPTS body for a denied
+// lockout decision: "Too many attempts. Try again in N seconds.", with
+// context.retryAfter, the window's attempts as limit, and its scope as policy.
+func LockoutResponse(d LockoutDecision) *ErrorResponse {
+	return tooMany(CodeTooManyAttempts, d.RetryAfter, d.Limit, 0, d.Scope)
 }

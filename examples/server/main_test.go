@@ -4,9 +4,51 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"testing"
 	"time"
 )
+
+func TestDemoLogin(t *testing.T) {
+	client, where, closeFn, err := connect("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(closeFn)
+	h, err := newHandler(client, config{quota: 3, window: time.Minute, prefix: "demo-login"}, where)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	post := func(user, password string) int {
+		res, err := http.PostForm(srv.URL+"/login", url.Values{"username": {user}, "password": {password}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	for i := range 10 {
+		if code := post("alice", "wonderland"); code != 200 {
+			t.Fatalf("success %d: %d", i+1, code)
+		}
+	}
+	for i := range 5 {
+		if code := post("bob", "nope"); code != 401 {
+			t.Fatalf("failure %d: %d", i+1, code)
+		}
+	}
+	if code := post("bob", "nope"); code != 401 { // the 6th failure starts the block
+		t.Fatalf("failure 6: %d", code)
+	}
+	if code := post("bob", "builder"); code != 429 {
+		t.Fatalf("bob after 6 failures, right password: %d, want 429", code)
+	}
+	if code := post("alice", "wonderland"); code != 200 {
+		t.Fatalf("alice while bob is blocked: %d", code)
+	}
+}
 
 func TestDemoRoutes(t *testing.T) {
 	client, where, closeFn, err := connect("")

@@ -47,8 +47,14 @@ func newHandler(client redis.Scripter, c config, where string) (http.Handler, er
 		r.Limit = describe(r.limits)
 		mux.Handle(r.Method+" "+r.Path, ratekit.Middleware(limiter, ratekit.ByIP())(allowed(r.Path)))
 	}
+	login, loginLimits, err := loginRoute(store)
+	if err != nil {
+		return nil, err
+	}
+	mux.Handle("POST /login", login)
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, map[string]any{"service": "ratekit demo", "store": where, "key": "client IP (socket peer)", "routes": routes})
+		writeJSON(w, map[string]any{"service": "ratekit demo", "store": where, "key": "client IP (socket peer)", "routes": routes,
+			"login": map[string]any{"route": "POST /login (form fields username, password; failures count)", "limits": loginLimits, "demo_users": demoUsers}})
 	})
 	return mux, nil
 }

@@ -1,0 +1,87 @@
+// Command login shows ratekit's lockout from inside a handler: a
+// verification-code endpoint that checks the block first, records a failed
+// attempt on a wrong code, and clears the counter on the right one.
+//
+//	go run ./examples/login -addr 127.0.0.1:8081
+//	curl -i -d 'account=alice&code=000000' 127.0.0.1:8081/verify
+//
+// The right code for every account is 424242. Three wrong codes in ten
+// minutes block the account for ten minutes; the fourth answer is 429
+// TOO_MANY_ATTEMPTS with Retry-After.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store/memstore"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:8081", "listen address")
+	flag.Parse()
+	h, err := newHandler(memstore.New())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "login:", err)
+		os.Exit(1)
+	}
+	slog.Info("ratekit login example: in-process store", "addr", *addr)
+	srv := &http.Server{Addr: *addr, Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	if err := srv.ListenAndServe(); err != nil {
+		fmt.Fprintln(os.Stderr, "login:", err)
+		os.Exit(1)
+	}
+}
+
+// newHandler serves POST /verify over a lockout in store.
+func newHandler(store ratekit.LockoutStore) (http.Handler, error) {
+	lo, err := ratekit.NewLockout(store, ratekit.LockoutConfig{Name: "verify", Windows: []ratekit.LockoutWindow{
+		{Scope: "temp", Attempts: 3, Window: 10 * time.Minute, Block: 10 * time.Minute},
+	}})
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /verify", func(w http.ResponseWriter, r *http.Request) {
+		account := r.PostFormValue("account")
+		// 1. blocked? answer 429 (or 503 when the store is down) without looking at the code
+		d, err := lo.Check(r.Context(), account)
+		if e := respond(d, err); e != nil {
+			e.ServeHTTP(w, r)
+			return
+		}
+		// 2. a wrong code is a failed attempt; the 4th within 10 minutes blocks
+		if r.PostFormValue("code") != "424242" {
+			if _, err := lo.Fail(r.Context(), account); err != nil {
+				slog.Warn("lockout", "error", err)
+			}
+			http.Error(w, "wrong code", http.StatusUnprocessableEntity)
+			return
+		}
+		// 3. the right code clears the account's failures
+		if err := lo.Reset(r.Context(), account); err != nil {
+			slog.Warn("lockout", "error", err)
+		}
+		fmt.Fprintln(w, "verified")
+	})
+	return mux, nil
+}
+
+// respond turns a Check into the response to send, or nil to go on.
+func respond(d ratekit.LockoutDecision, err error) *ratekit.ErrorResponse {
+	switch {
+	case errors.Is(err, ratekit.ErrEmptyKey):
+		return ratekit.BadRequestResponse()
+	case err != nil:
+		return ratekit.UnavailableResponse(time.Second)
+	case !d.Allowed:
+		return ratekit.LockoutResponse(d)
+	}
+	return nil
+}
