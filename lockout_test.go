@@ -8,25 +8,13 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/store/memstore"
 )
-
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 func newLockout(t *testing.T, s ratekit.LockoutStore, failOpen bool) *ratekit.Lockout {
 	t.Helper()
@@ -42,7 +30,7 @@ func newLockout(t *testing.T, s ratekit.LockoutStore, failOpen bool) *ratekit.Lo
 // TestEnforceResponse writes the wrapper's error over HTTP: status, headers
 // and body.
 func TestEnforceResponse(t *testing.T) {
-	clock := &fakeClock{now: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	clock := redistest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	lo := newLockout(t, memstore.New(memstore.WithClock(clock.Now)), false)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := lo.Enforce(r.Context(), "alice"); err != nil {
@@ -109,7 +97,7 @@ func login(user, password string) *http.Request {
 // TestFailureOnlyCounting: per account and per IP, failures count,
 // successes reset only their own account.
 func TestFailureOnlyCounting(t *testing.T) {
-	clock := &fakeClock{now: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+	clock := redistest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	store := memstore.New(memstore.WithClock(clock.Now))
 	perAccount := newLockout(t, store, false)
 	perIP, err := ratekit.NewLockout(store, ratekit.LockoutConfig{Name: "login-ip", Windows: []ratekit.LockoutWindow{

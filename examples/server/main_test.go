@@ -10,17 +10,7 @@ import (
 )
 
 func TestDemoLogin(t *testing.T) {
-	client, where, closeFn, err := connect("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(closeFn)
-	h, err := newHandler(client, config{quota: 3, window: time.Minute, prefix: "demo-login"}, where)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
+	srv := demo(t)
 	post := func(user, password string) int {
 		res, err := http.PostForm(srv.URL+"/login", url.Values{"username": {user}, "password": {password}})
 		if err != nil {
@@ -51,17 +41,7 @@ func TestDemoLogin(t *testing.T) {
 }
 
 func TestDemoRoutes(t *testing.T) {
-	client, where, closeFn, err := connect("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(closeFn)
-	h, err := newHandler(client, config{quota: 3, window: time.Minute, prefix: "demo-test"}, where)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
+	srv := demo(t)
 
 	res, err := http.Get(srv.URL + "/")
 	if err != nil {
@@ -91,4 +71,20 @@ func TestDemoRoutes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// demo serves the demo over its embedded Redis, at quota 3 per minute.
+func demo(t *testing.T) *httptest.Server {
+	client, where, closeFn, err := connect("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(closeFn)
+	h, err := newHandler(client, config{quota: 3, window: time.Minute, prefix: "demo-test"}, where)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
 }

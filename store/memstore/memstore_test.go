@@ -3,56 +3,17 @@ package memstore_test
 import (
 	"context"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-func newClock() *clock { return &clock{now: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)} }
-
-func TestExactness(t *testing.T) {
-	for _, l := range []ratekit.Limit{ratekit.FixedWindow(100, time.Hour), ratekit.GCRA(100, time.Hour, 100)} {
-		t.Run(string(l.Algorithm()), func(t *testing.T) {
-			s := memstore.New()
-			for run := range 20 {
-				var allowed atomic.Int64
-				var wg sync.WaitGroup
-				start := make(chan struct{})
-				for range 200 {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						<-start
-						d, err := s.Take(context.Background(), fmt.Sprint("k", run), []ratekit.Limit{l}, 1)
-						if err == nil && d.Allowed {
-							allowed.Add(1)
-						}
-					}()
-				}
-				close(start)
-				wg.Wait()
-				if allowed.Load() != 100 {
-					t.Fatalf("run %d: %d allowed, want 100", run, allowed.Load())
-				}
-			}
-		})
-	}
+// newClock returns a fake clock.
+func newClock() *redistest.Clock {
+	return redistest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 }
 
 // TestAllOrNothing: a denial by the tight limit charges the loose one nothing.
@@ -122,7 +83,7 @@ func TestResetAndEmptyKey(t *testing.T) {
 // TestGCRAKeepsStateThroughItsLastMillisecond mirrors Redis, which keeps a
 // key through the millisecond of its expiry: the engine still reads the TAT.
 func TestGCRAKeepsStateThroughItsLastMillisecond(t *testing.T) {
-	c := &clock{now: time.Unix(1_800_000_000, 999_000)} // x.000999 s
+	c := redistest.NewClock(time.Unix(1_800_000_000, 999_000)) // x.000999 s
 	s := memstore.New(memstore.WithClock(c.Now))
 	limits := []ratekit.Limit{ratekit.GCRA(1000, time.Second, 1)} // one per ms
 	if d, _ := s.Take(context.Background(), "k", limits, 1); !d.Allowed {

@@ -16,13 +16,7 @@ import (
 // real redis-server and on the real cluster, the last two on the real clock.
 func TestConformance(t *testing.T) {
 	t.Run("miniredis-fake-clock", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) storetest.Harness {
-			m := miniredis.RunT(t)
-			clock := redistest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), m)
-			c := redis.NewClient(&redis.Options{Addr: m.Addr()})
-			t.Cleanup(func() { c.Close() })
-			return storetest.Harness{Store: newStore(t, c, "conf"), Advance: clock.Advance, Exact: true}
-		})
+		storetest.Run(t, miniHarness)
 	})
 	targets(t, func(t *testing.T, tg target) {
 		c := tg.newClient()
@@ -37,13 +31,7 @@ func TestConformance(t *testing.T) {
 // concurrent case sends 200 attempts through 4 clients.
 func TestLockoutConformance(t *testing.T) {
 	t.Run("miniredis-fake-clock", func(t *testing.T) {
-		storetest.RunLockout(t, func(t *testing.T) storetest.Harness {
-			m := miniredis.RunT(t)
-			clock := redistest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), m)
-			c := redis.NewClient(&redis.Options{Addr: m.Addr()})
-			t.Cleanup(func() { c.Close() })
-			return storetest.Harness{Store: newStore(t, c, "conf"), Advance: clock.Advance, Exact: true}
-		})
+		storetest.RunLockout(t, miniHarness)
 	})
 	targets(t, func(t *testing.T, tg target) {
 		storetest.RunLockout(t, func(t *testing.T) storetest.Harness {
@@ -57,4 +45,13 @@ func TestLockoutConformance(t *testing.T) {
 			return storetest.Harness{Store: roundRobin(stores), Advance: redistest.Sleep}
 		})
 	})
+}
+
+// miniHarness is redisstore over miniredis on a fake clock.
+func miniHarness(t *testing.T) storetest.Harness {
+	m := miniredis.RunT(t)
+	clock := redistest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), m)
+	c := redis.NewClient(&redis.Options{Addr: m.Addr()})
+	t.Cleanup(func() { c.Close() })
+	return storetest.Harness{Store: newStore(t, c, "conf"), Advance: clock.Advance, Exact: true}
 }

@@ -103,28 +103,17 @@ func TestNoImmortalKeys(t *testing.T) {
 			l := limits[rng.IntN(len(limits))]
 			take(t, s, fmt.Sprint("s", rng.IntN(40)), []ratekit.Limit{l}, int64(rng.IntN(3)))
 		}
-		n := 0
-		for _, m := range tg.masters() {
-			keys, err := scanAll(m, prefix)
-			if err != nil {
-				t.Fatal(err)
+		keys := keyTTLs(t, tg, prefix)
+		for k, ttl := range keys {
+			l, ok := byID[limitID(k)]
+			if !ok {
+				t.Fatalf("key %s belongs to no limit", k)
 			}
-			ttls, err := pttls(m, keys)
-			if err != nil {
-				t.Fatal(err)
+			if ttl <= 0 || ttl > horizon(l) {
+				t.Errorf("key %s: TTL %v, want in (0, %v]", k, ttl, horizon(l))
 			}
-			for i, k := range keys {
-				l, ok := byID[limitID(k)]
-				if !ok {
-					t.Fatalf("key %s belongs to no limit", k)
-				}
-				if ttls[i] <= 0 || ttls[i] > horizon(l) {
-					t.Errorf("key %s: TTL %v, want in (0, %v]", k, ttls[i], horizon(l))
-				}
-			}
-			n += len(keys)
-			m.Close()
 		}
+		n := len(keys)
 		if n == 0 {
 			t.Fatal("the workload stored nothing")
 		}

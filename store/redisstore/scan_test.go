@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -41,4 +42,26 @@ func pttls(c *redis.Client, keys []string) ([]time.Duration, error) {
 		}
 	}
 	return out, nil
+}
+
+// keyTTLs returns every key under prefix on every master, with its PTTL.
+func keyTTLs(t *testing.T, tg target, prefix string) map[string]time.Duration {
+	t.Helper()
+	out := map[string]time.Duration{}
+	for _, m := range tg.masters() {
+		keys, err := scanAll(m, prefix)
+		if err == nil {
+			var ttls []time.Duration
+			if ttls, err = pttls(m, keys); err == nil {
+				for i, k := range keys {
+					out[k] = ttls[i]
+				}
+			}
+		}
+		m.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
 }

@@ -25,25 +25,34 @@ func countsDown(t *testing.T, h Harness, l ratekit.Limit) {
 
 func exactness(t *testing.T, h Harness, l ratekit.Limit) {
 	l = withBurst(l, 100)
-	var allowed atomic.Int64
+	allowed := Concurrently(200, func() bool {
+		d, err := h.Store.Take(context.Background(), "burst", []ratekit.Limit{l}, 1)
+		return err == nil && d.Allowed
+	})
+	if allowed != 100 {
+		t.Fatalf("%d of 200 allowed, want exactly 100", allowed)
+	}
+}
+
+// Concurrently runs f n times at once, released together, and counts the
+// calls that returned true.
+func Concurrently(n int, f func() bool) int64 {
+	var count atomic.Int64
 	var wg sync.WaitGroup
 	start := make(chan struct{})
-	for range 200 {
+	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			<-start
-			d, err := h.Store.Take(context.Background(), "burst", []ratekit.Limit{l}, 1)
-			if err == nil && d.Allowed {
-				allowed.Add(1)
+			if f() {
+				count.Add(1)
 			}
 		}()
 	}
 	close(start)
 	wg.Wait()
-	if allowed.Load() != 100 {
-		t.Fatalf("%d of 200 allowed, want exactly 100", allowed.Load())
-	}
+	return count.Load()
 }
 
 // withBurst rebuilds l with quota (or burst, capacity) q, same window.

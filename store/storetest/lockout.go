@@ -2,8 +2,6 @@ package storetest
 
 import (
 	"context"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -98,23 +96,12 @@ func lockoutConcurrent(t *testing.T, h Harness) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var allowed atomic.Int64
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for range 200 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			if d, err := lo.Attempt(context.Background(), "code-42"); err == nil && d.Allowed {
-				allowed.Add(1)
-			}
-		}()
-	}
-	close(start)
-	wg.Wait()
-	if allowed.Load() != 5 {
-		t.Fatalf("%d of 200 attempts allowed, want exactly 5", allowed.Load())
+	allowed := Concurrently(200, func() bool {
+		d, err := lo.Attempt(context.Background(), "code-42")
+		return err == nil && d.Allowed
+	})
+	if allowed != 5 {
+		t.Fatalf("%d of 200 attempts allowed, want exactly 5", allowed)
 	}
 }
 
