@@ -129,3 +129,12 @@ func TestFingerprint(t *testing.T) {
 		}
 	}
 }
+
+func TestCustomLimitParams(t *testing.T) {
+	if err := ratekit.Custom("mine", 1, time.Second, [3]int64{1 << 53, 0, 0}).Validate(); !errors.Is(err, ratekit.ErrInvalidLimit) {
+		t.Errorf("param 2^53: %v", err)
+	}
+	if err := ratekit.Custom("mine", 1, time.Second, [3]int64{1<<53 - 2, -5, 0}).Validate(); err != nil {
+		t.Errorf("params in range: %v", err)
+	}
+}

@@ -48,6 +48,9 @@ type LockoutDecision struct {
 	RetryAfter time.Duration
 	// Counts holds the attempts counted in each window, in config order.
 	Counts []int64
+	// Attempt identifies the attempt this call recorded ("" when none), for
+	// Refund.
+	Attempt string
 }
 
 // LockoutOp is what a LockoutStore is asked to do.
@@ -62,12 +65,16 @@ const (
 	LockoutAttempt
 	// LockoutReset forgets the subject's attempts and blocks.
 	LockoutReset
+	// LockoutRefund removes one recorded attempt (LockoutDecision.Attempt).
+	LockoutRefund
 )
 
 // A LockoutStore runs lockout operations atomically. Both stores of the kit
 // implement it.
 type LockoutStore interface {
-	Lockout(ctx context.Context, key string, p *LockoutPolicy, op LockoutOp) (LockoutDecision, error)
+	// Lockout runs op for key under p; attempt is the attempt to remove
+	// for LockoutRefund, "" otherwise.
+	Lockout(ctx context.Context, key string, p *LockoutPolicy, op LockoutOp, attempt string) (LockoutDecision, error)
 }
 
 // LockoutPolicy is a validated LockoutConfig, as stores receive it.
@@ -130,34 +137,43 @@ func NewLockout(store LockoutStore, cfg LockoutConfig) (*Lockout, error) {
 
 // Attempt records an attempt for key and reports whether it may proceed:
 // denied while a block lasts, and denied (starting a block) when it takes a
-// window past its Attempts. Call it before every attempt to count them all,
-// or use Check before and Fail after to count only failures.
+// window past its Attempts. Checking and recording are one atomic step, so
+// parallel attempts cannot slip past the allowance: call Attempt before the
+// attempt is tried (the password or the code checked), then Reset on success.
+// To count only failures, Refund the attempt when it did not fail; the
+// failure-only Middleware does this.
 func (lo *Lockout) Attempt(ctx context.Context, key string) (LockoutDecision, error) {
-	return lo.do(ctx, key, LockoutAttempt)
+	return lo.do(ctx, key, LockoutAttempt, "")
 }
 
-// Fail records a failed attempt: Attempt under the name failure-only flows
-// read best.
-func (lo *Lockout) Fail(ctx context.Context, key string) (LockoutDecision, error) {
-	return lo.do(ctx, key, LockoutAttempt)
-}
-
-// Check reports whether key is blocked, recording nothing.
+// Check reports whether key is blocked, recording nothing. A Check followed
+// by a later record would let parallel attempts through: use it to inform,
+// and Attempt to decide.
 func (lo *Lockout) Check(ctx context.Context, key string) (LockoutDecision, error) {
-	return lo.do(ctx, key, LockoutCheck)
+	return lo.do(ctx, key, LockoutCheck, "")
+}
+
+// Refund removes the attempt that Attempt recorded (its decision's Attempt),
+// for an attempt that turned out not to count.
+func (lo *Lockout) Refund(ctx context.Context, key, attempt string) error {
+	if attempt == "" {
+		return nil
+	}
+	_, err := lo.do(ctx, key, LockoutRefund, attempt)
+	return err
 }
 
 // Reset forgets key's attempts and blocks, e.g. after a successful login.
 func (lo *Lockout) Reset(ctx context.Context, key string) error {
-	_, err := lo.do(ctx, key, LockoutReset)
+	_, err := lo.do(ctx, key, LockoutReset, "")
 	return err
 }
 
-func (lo *Lockout) do(ctx context.Context, key string, op LockoutOp) (LockoutDecision, error) {
+func (lo *Lockout) do(ctx context.Context, key string, op LockoutOp, attempt string) (LockoutDecision, error) {
 	if key == "" {
 		return LockoutDecision{}, ErrEmptyKey
 	}
-	d, err := lo.store.Lockout(ctx, key, lo.policy, op)
+	d, err := lo.store.Lockout(ctx, key, lo.policy, op, attempt)
 	if err != nil {
 		return LockoutDecision{}, fmt.Errorf("ratekit: lockout: %w", err)
 	}

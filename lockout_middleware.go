@@ -43,11 +43,13 @@ func LockoutErrorHandler(f func(r *http.Request, err error)) LockoutOption {
 	return func(m *lockoutMiddleware) { m.onError = f }
 }
 
-// Middleware counts failed attempts only. Before the handler it checks the
-// block: a blocked subject gets 429 TOO_MANY_ATTEMPTS with Retry-After and
-// the handler does not run. After the handler, a failure status records an
-// attempt (which may start a block for the next one), and a 2xx status
-// resets the counter unless KeepOnSuccess. Key errors answer 400; store
+// Middleware counts failed attempts only. Before the handler it records the
+// attempt atomically (Attempt): a blocked subject, or one whose attempt
+// takes a window past its allowance, gets 429 TOO_MANY_ATTEMPTS with
+// Retry-After and the handler does not run, so parallel requests cannot
+// slip past the allowance. After the handler, a failure status keeps the
+// attempt; a 2xx status resets the counter (or, with KeepOnSuccess, refunds
+// the attempt); any other status refunds it. Key errors answer 400; store
 // errors answer 503 unless the Lockout is FailOpen. Chain one per subject
 // kind, e.g. per account and per IP.
 func (lo *Lockout) Middleware(key KeyFunc, opts ...LockoutOption) func(http.Handler) http.Handler {
@@ -72,23 +74,23 @@ func (lo *Lockout) Middleware(key KeyFunc, opts ...LockoutOption) func(http.Hand
 				BadRequestResponse().Write(w, m.render)
 				return
 			}
-			d, err := lo.Check(r.Context(), k)
+			d, err := lo.Attempt(r.Context(), k)
+			if err != nil {
+				m.onError(r, err)
+			}
 			if e := lo.respond(d, err); e != nil {
-				if err != nil {
-					m.onError(r, err)
-				}
 				e.(*ErrorResponse).Write(w, m.render)
 				return
-			} else if err != nil {
-				m.onError(r, err)
 			}
 			rec := &statusRecorder{ResponseWriter: w}
 			next.ServeHTTP(rec, r)
-			switch {
-			case slices.Contains(m.failures, rec.status()):
-				_, err = lo.Fail(r.Context(), k)
-			case rec.status()/100 == 2 && !m.keep:
+			switch status := rec.status(); {
+			case slices.Contains(m.failures, status):
+				err = nil // the attempt failed: it stays counted
+			case status/100 == 2 && !m.keep:
 				err = lo.Reset(r.Context(), k)
+			default:
+				err = lo.Refund(r.Context(), k, d.Attempt)
 			}
 			if err != nil {
 				m.onError(r, err)

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -65,7 +66,7 @@ func TestEnforceResponse(t *testing.T) {
 // downLockout fails every call, as an unreachable store does.
 type downLockout struct{}
 
-func (downLockout) Lockout(context.Context, string, *ratekit.LockoutPolicy, ratekit.LockoutOp) (ratekit.LockoutDecision, error) {
+func (downLockout) Lockout(context.Context, string, *ratekit.LockoutPolicy, ratekit.LockoutOp, string) (ratekit.LockoutDecision, error) {
 	return ratekit.LockoutDecision{}, errors.New("dial tcp: secret")
 }
 
@@ -126,7 +127,7 @@ func TestFailureOnlyCounting(t *testing.T) {
 			t.Fatalf("success %d: %d", i+1, code)
 		}
 	}
-	for i := range 3 {
+	for i := range 2 {
 		if code := do("bob", "wrong"); code != 401 {
 			t.Fatalf("bob's failure %d: %d", i+1, code)
 		}
@@ -134,22 +135,63 @@ func TestFailureOnlyCounting(t *testing.T) {
 	if code := do("alice", "right"); code != 200 { // a success for alice ...
 		t.Fatalf("alice: %d", code)
 	}
-	if code := do(" BOB", "wrong"); code != 401 { // ... leaves bob's 3 failures; this is his 4th
-		t.Fatalf("bob's 4th failure: %d", code)
+	if code := do(" BOB", "wrong"); code != 401 { // ... leaves bob's 2 failures; this is his 3rd
+		t.Fatalf("bob's 3rd failure: %d", code)
 	}
 	before := calls
 	if code := do("bob", "right"); code != 429 || calls != before {
-		t.Fatalf("bob after 4 failures (3 allowed): %d, handler ran %d times", code, calls-before)
+		t.Fatalf("bob's 4th attempt (3 allowed): %d, handler ran %d times; want 429 before the handler", code, calls-before)
 	}
 	if code := do("alice", "right"); code != 200 {
 		t.Fatalf("alice while bob is blocked: %d", code)
 	}
-	// the per-IP lockout counted bob's 4 failures through alice's successes
+	// the per-IP lockout counts failures only: bob's 3, not alice's 102 successes
 	d, err := perIP.Check(context.Background(), "192.0.2.1")
-	if err != nil || !d.Allowed || d.Counts[0] != 4 {
-		t.Fatalf("per-IP counter: %+v %v, want 4 failures kept", d, err)
+	if err != nil || !d.Allowed || d.Counts[0] != 3 {
+		t.Fatalf("per-IP counter: %+v %v, want the 3 failures", d, err)
 	}
 	if code := do("", "x"); code != 400 {
 		t.Fatalf("no username: %d, want 400", code)
+	}
+}
+
+// TestParallelGuesses: 100 concurrent wrong passwords for one account reach
+// the handler exactly as often as the lockout allows.
+func TestParallelGuesses(t *testing.T) {
+	lo := newLockout(t, memstore.New(), false)
+	var mu sync.Mutex
+	calls := 0
+	h := lo.Middleware(ratekit.ByFormValue("username"))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	var wg sync.WaitGroup
+	for range 100 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h.ServeHTTP(httptest.NewRecorder(), login("carol", "guess"))
+		}()
+	}
+	wg.Wait()
+	if calls != 3 {
+		t.Fatalf("the handler checked %d passwords, want exactly 3", calls)
+	}
+}
+
+// TestOtherStatusesRefund: a response that is neither a failure nor a
+// success (a 400 from the handler) does not count.
+func TestOtherStatusesRefund(t *testing.T) {
+	lo := newLockout(t, memstore.New(), false)
+	h := lo.Middleware(ratekit.ByFormValue("username"))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadRequest)
+	}))
+	for range 10 {
+		h.ServeHTTP(httptest.NewRecorder(), login("dave", "x"))
+	}
+	if d, _ := lo.Check(context.Background(), "dave"); !d.Allowed || d.Counts[0] != 0 {
+		t.Fatalf("after 10 requests answered 400: %+v, want nothing counted", d)
 	}
 }

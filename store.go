@@ -21,10 +21,13 @@ type Store interface {
 	Reset(ctx context.Context, key string, limits []Limit) error
 }
 
-// CheckDistinct reports an error if two limits share an ID, which would make
-// a store charge one key twice. New rejects such limits already; stores call
-// CheckDistinct for callers that build their own limit lists.
+// CheckDistinct reports an error if there are no limits, or if two share an
+// ID, which would make a store charge one key twice. New rejects such limits
+// already; stores call CheckDistinct for callers that build their own lists.
 func CheckDistinct(limits []Limit) error {
+	if len(limits) == 0 {
+		return ErrNoLimits
+	}
 	for i := range limits {
 		for j := i + 1; j < len(limits); j++ {
 			if limits[i].id == limits[j].id {

@@ -109,6 +109,11 @@ func (l Limit) validateModifiers() error {
 	if l.params != [3]int64{} && (l.alg.builtin() || l.alg == "") {
 		return l.invalid("params", "apply only to custom algorithms")
 	}
+	for _, p := range l.params {
+		if p <= -MaxQuota || p >= MaxQuota {
+			return l.invalid("params", fmt.Sprintf("must stay within ±2^53 (got %d), as Lua numbers do", p))
+		}
+	}
 	return nil
 }
 

@@ -1,13 +1,14 @@
 // Command login shows ratekit's lockout from inside a handler: a
-// verification-code endpoint that checks the block first, records a failed
-// attempt on a wrong code, and clears the counter on the right one.
+// verification-code endpoint that records every attempt before it looks at
+// the code (one atomic step, so parallel guesses cannot slip past the
+// allowance), and clears the counter when the code is right.
 //
 //	go run ./examples/login -addr 127.0.0.1:8081
 //	curl -i -d 'account=alice&code=000000' 127.0.0.1:8081/verify
 //
 // The right code for every account is 424242. Three wrong codes in ten
 // minutes block the account for ten minutes; the fourth answer is 429
-// TOO_MANY_ATTEMPTS with Retry-After.
+// TOO_MANY_ATTEMPTS with Retry-After, even with the right code.
 package main
 
 import (
@@ -50,21 +51,19 @@ func newHandler(store ratekit.LockoutStore) (http.Handler, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /verify", func(w http.ResponseWriter, r *http.Request) {
 		account := r.PostFormValue("account")
-		// 1. blocked? answer 429 (or 503 when the store is down) without looking at the code
-		d, err := lo.Check(r.Context(), account)
+		// 1. record the attempt; a blocked account, or one this attempt takes past
+		//    3 in 10 minutes, gets 429 (503 when the store is down) and no code check
+		d, err := lo.Attempt(r.Context(), account)
 		if e := respond(d, err); e != nil {
 			e.ServeHTTP(w, r)
 			return
 		}
-		// 2. a wrong code is a failed attempt; the 4th within 10 minutes blocks
+		// 2. a wrong code stays counted
 		if r.PostFormValue("code") != "424242" {
-			if _, err := lo.Fail(r.Context(), account); err != nil {
-				slog.Warn("lockout", "error", err)
-			}
 			http.Error(w, "wrong code", http.StatusUnprocessableEntity)
 			return
 		}
-		// 3. the right code clears the account's failures
+		// 3. the right code clears the account's attempts
 		if err := lo.Reset(r.Context(), account); err != nil {
 			slog.Warn("lockout", "error", err)
 		}
@@ -73,7 +72,7 @@ func newHandler(store ratekit.LockoutStore) (http.Handler, error) {
 	return mux, nil
 }
 
-// respond turns a Check into the response to send, or nil to go on.
+// respond turns an Attempt into the response to send, or nil to go on.
 func respond(d ratekit.LockoutDecision, err error) *ratekit.ErrorResponse {
 	switch {
 	case errors.Is(err, ratekit.ErrEmptyKey):

@@ -2,6 +2,9 @@ package memstore
 
 import (
 	"context"
+	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/ratekit/ratekit"
 )
@@ -9,90 +12,140 @@ import (
 // Lockout implements ratekit.LockoutStore with the arithmetic of
 // store/redisstore/lua/lockout.lua: the block first, one log of attempts
 // (capped at the largest allowance + 1), one block per window.
-func (s *Store) Lockout(_ context.Context, key string, p *ratekit.LockoutPolicy, op ratekit.LockoutOp) (ratekit.LockoutDecision, error) {
+func (s *Store) Lockout(_ context.Context, key string, p *ratekit.LockoutPolicy, op ratekit.LockoutOp, attempt string) (ratekit.LockoutDecision, error) {
 	if key == "" {
 		return ratekit.LockoutDecision{}, ratekit.ErrEmptyKey
+	}
+	if op > ratekit.LockoutRefund {
+		return ratekit.LockoutDecision{}, fmt.Errorf("ratekit: memstore: unknown lockout operation %d", op)
 	}
 	k := entryKey{subject: key, limit: "lockout:" + p.ID()}
 	sh := s.shard(key)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if op == ratekit.LockoutReset {
-		delete(sh.entries, k)
-		return ratekit.LockoutDecision{}, nil
-	}
 	nowUS := s.now().UnixMicro()
 	nowMS := nowUS / 1000
 	sh.sweep(nowMS)
 	e, _ := sh.live(k, nowMS)
+	switch op {
+	case ratekit.LockoutReset:
+		delete(sh.entries, k)
+		return ratekit.LockoutDecision{}, nil
+	case ratekit.LockoutRefund:
+		e.log = refund(e.log, attempt)
+		sh.entries[k] = e
+		return ratekit.LockoutDecision{}, nil
+	}
 	if len(e.blocks) != len(p.Windows) {
 		e.blocks = make([]int64, len(p.Windows))
 	}
-	longest, logCap := p.Longest().Milliseconds(), int64(0)
-	for _, w := range p.Windows {
-		logCap = max(logCap, w.Attempts+1)
-	}
-
+	l := lockoutRun{p: p, e: &e, nowUS: nowUS, nowMS: nowMS}
 	scope, left := 0, int64(0)
 	for i, exp := range e.blocks {
 		if pttl := exp - nowMS; pttl > left {
 			scope, left = i+1, pttl
 		}
 	}
-	record := func() {
-		log := e.log[:0:0]
-		for _, at := range e.log {
-			if at > nowUS-longest*1000 {
-				log = append(log, at)
-			}
-		}
-		log = append(log, nowUS)
-		if int64(len(log)) > logCap {
-			log = log[int64(len(log))-logCap:]
-		}
-		e.log = log
-	}
 	switch {
 	case scope > 0 && op == ratekit.LockoutAttempt && p.ExtendBlock:
-		record()
+		l.record()
 		left = p.Windows[scope-1].Block.Milliseconds()
 		e.blocks[scope-1] = nowMS + left
+		scope, left = l.trip(scope, left)
 	case scope == 0 && op == ratekit.LockoutAttempt:
-		record()
-		for i, w := range p.Windows {
-			if count(e.log, nowUS-w.Window.Microseconds()) > w.Attempts {
-				block := w.Block.Milliseconds()
-				e.blocks[i] = nowMS + block
-				if block > left {
-					scope, left = i+1, block
-				}
-			}
-		}
+		l.record()
+		scope, left = l.trip(0, 0)
 	}
 	if op == ratekit.LockoutAttempt {
-		e.expireMS = nowMS + longest
+		e.expireMS = nowMS + p.Longest().Milliseconds()
 		for _, exp := range e.blocks {
 			e.expireMS = max(e.expireMS, exp)
 		}
 		sh.entries[k] = e
 	}
 	d := ratekit.LockoutDecision{Allowed: scope == 0, RetryAfter: ms(left), Counts: make([]int64, len(p.Windows))}
-	for i, w := range p.Windows {
-		d.Counts[i] = count(e.log, nowUS-w.Window.Microseconds())
+	for i := range p.Windows {
+		d.Counts[i] = l.count(i)
 	}
 	if scope > 0 {
 		d.Scope, d.Limit = p.Windows[scope-1].Scope, p.Windows[scope-1].Attempts
 	}
+	if l.seq > 0 {
+		d.Attempt = strconv.FormatInt(nowUS, 10) + ":" + strconv.FormatInt(l.seq, 10)
+	}
 	return d, nil
 }
 
-// count returns the attempts after from (µs): the window (from, now].
-func count(log []int64, from int64) int64 {
+// lockoutRun is one lockout call's working state.
+type lockoutRun struct {
+	p            *ratekit.LockoutPolicy
+	e            *entry
+	nowUS, nowMS int64
+	seq          int64 // the recorded attempt's number within its µs
+}
+
+// record prunes the log to the longest window, appends now and caps it.
+func (l *lockoutRun) record() {
+	from := l.nowUS - l.p.Longest().Microseconds()
+	logCap := int64(0)
+	for _, w := range l.p.Windows {
+		logCap = max(logCap, w.Attempts+1)
+	}
+	log := l.e.log[:0:0]
+	for _, at := range l.e.log {
+		if at > from {
+			log = append(log, at)
+		}
+		if at == l.nowUS {
+			l.seq++
+		}
+	}
+	l.seq++
+	log = append(log, l.nowUS)
+	if int64(len(log)) > logCap {
+		log = log[int64(len(log))-logCap:]
+	}
+	l.e.log = log
+}
+
+// trip starts the block of every window past its allowance and returns the
+// longest block in force.
+func (l *lockoutRun) trip(scope int, left int64) (int, int64) {
+	for i, w := range l.p.Windows {
+		if l.count(i) > w.Attempts {
+			block := w.Block.Milliseconds()
+			l.e.blocks[i] = l.nowMS + block
+			if block > left {
+				scope, left = i+1, block
+			}
+		}
+	}
+	return scope, left
+}
+
+// count returns the attempts in window i: (now - window, now].
+func (l *lockoutRun) count(i int) int64 {
+	from := l.nowUS - l.p.Windows[i].Window.Microseconds()
 	n := int64(0)
-	for _, at := range log {
+	for _, at := range l.e.log {
 		if at > from {
 			n++
 		}
 	}
 	return n
+}
+
+// refund removes one entry at the attempt's microsecond ("<µs>:<n>").
+func refund(log []int64, attempt string) []int64 {
+	us, _, _ := strings.Cut(attempt, ":")
+	at, err := strconv.ParseInt(us, 10, 64)
+	if err != nil {
+		return log
+	}
+	for i, t := range log {
+		if t == at {
+			return append(log[:i:i], log[i+1:]...)
+		}
+	}
+	return log
 }

@@ -95,3 +95,9 @@ func TestGCRAKeepsStateThroughItsLastMillisecond(t *testing.T) {
 		t.Fatalf("second take: allowed %v, retry %v; want denied, retry 999µs", d.Allowed, d.RetryAfter)
 	}
 }
+
+func TestNoLimits(t *testing.T) {
+	if _, err := memstore.New().Take(context.Background(), "k", nil, 1); err == nil {
+		t.Fatal("a call without limits was accepted")
+	}
+}

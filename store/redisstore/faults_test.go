@@ -110,6 +110,9 @@ func TestRejectsBadCalls(t *testing.T) {
 	if _, err := s.Take(context.Background(), "k", []ratekit.Limit{l, l}, 1); !errors.Is(err, ratekit.ErrInvalidLimit) {
 		t.Errorf("duplicate limits: %v", err)
 	}
+	if _, err := s.Take(context.Background(), "k", nil, 1); !errors.Is(err, ratekit.ErrNoLimits) {
+		t.Errorf("no limits: %v", err)
+	}
 	if _, err := redisstore.New(scripterOnly{c}); err == nil {
 		t.Error("a Scripter without Process was accepted")
 	}

@@ -18,16 +18,20 @@ var lockoutSource string
 var lockoutScript = &script{src: lockoutSource, sha: redis.NewScript(lockoutSource).Hash()}
 
 var lockoutOps = map[ratekit.LockoutOp]string{
-	ratekit.LockoutCheck: "check", ratekit.LockoutAttempt: "attempt", ratekit.LockoutReset: "reset",
+	ratekit.LockoutCheck: "check", ratekit.LockoutAttempt: "attempt", ratekit.LockoutRefund: "refund", ratekit.LockoutReset: "reset",
 }
 
 // Lockout implements ratekit.LockoutStore in one script call: a log of
 // attempts under <prefix>:{<tag>}:lockout:<id> and one block key per window
 // beside it, all in the subject's slot.
-func (s *Store) Lockout(ctx context.Context, key string, p *ratekit.LockoutPolicy, op ratekit.LockoutOp) (ratekit.LockoutDecision, error) {
+func (s *Store) Lockout(ctx context.Context, key string, p *ratekit.LockoutPolicy, op ratekit.LockoutOp, attempt string) (ratekit.LockoutDecision, error) {
 	t, err := tag(key)
 	if err != nil {
 		return ratekit.LockoutDecision{}, err
+	}
+	name, ok := lockoutOps[op]
+	if !ok {
+		return ratekit.LockoutDecision{}, fmt.Errorf("ratekit: redisstore: unknown lockout operation %d", op)
 	}
 	base := s.prefix + ":{" + t + "}:lockout:" + p.ID()
 	keys := []string{base}
@@ -35,13 +39,13 @@ func (s *Store) Lockout(ctx context.Context, key string, p *ratekit.LockoutPolic
 	if p.ExtendBlock {
 		extend = "1"
 	}
-	args := []any{lockoutOps[op], extend}
+	args := []any{name, extend, attempt}
 	for i, w := range p.Windows {
 		keys = append(keys, base+":block:"+strconv.Itoa(i))
 		args = append(args, w.Attempts, w.Window.Milliseconds(), w.Block.Milliseconds())
 	}
 	reply, err := s.run(ctx, lockoutScript, keys, args)
-	if err != nil || op == ratekit.LockoutReset {
+	if err != nil || op == ratekit.LockoutReset || op == ratekit.LockoutRefund {
 		return ratekit.LockoutDecision{}, err
 	}
 	return parseLockout(reply, p)
@@ -50,7 +54,7 @@ func (s *Store) Lockout(ctx context.Context, key string, p *ratekit.LockoutPolic
 // parseLockout checks the lockout script's reply element by element.
 func parseLockout(reply any, p *ratekit.LockoutPolicy) (ratekit.LockoutDecision, error) {
 	vals, ok := reply.([]any)
-	if !ok || len(vals) != 3+len(p.Windows) {
+	if !ok || len(vals) != 5+len(p.Windows) {
 		return ratekit.LockoutDecision{}, fmt.Errorf("ratekit: redisstore: unexpected lockout reply %T", reply)
 	}
 	ints := make([]int64, len(vals))
@@ -64,7 +68,10 @@ func parseLockout(reply any, p *ratekit.LockoutPolicy) (ratekit.LockoutDecision,
 	if ints[0] > 1 || ints[1] > int64(len(p.Windows)) || (ints[0] == 0) != (ints[1] > 0) {
 		return ratekit.LockoutDecision{}, fmt.Errorf("ratekit: redisstore: lockout reply %v is inconsistent", ints)
 	}
-	d := ratekit.LockoutDecision{Allowed: ints[0] == 1, RetryAfter: time.Duration(ints[2]) * time.Microsecond, Counts: ints[3:]}
+	d := ratekit.LockoutDecision{Allowed: ints[0] == 1, RetryAfter: time.Duration(ints[2]) * time.Microsecond, Counts: ints[5:]}
+	if ints[4] > 0 {
+		d.Attempt = strconv.FormatInt(ints[3], 10) + ":" + strconv.FormatInt(ints[4], 10)
+	}
 	if scope := ints[1]; scope > 0 {
 		d.Scope, d.Limit = p.Windows[scope-1].Scope, p.Windows[scope-1].Attempts
 	}

@@ -33,7 +33,7 @@ func parseReply(reply any, limits []ratekit.Limit) ([]ratekit.LimitState, error)
 			}
 			f[j] = n
 		}
-		if f[0] != 0 && f[0] != 1 || f[1] < 0 || f[2] < 0 || f[3] < 0 || f[5] < 0 {
+		if f[0] != 0 && f[0] != 1 || f[1] < 0 || f[2] < 0 || f[3] < 0 || f[5] < 0 || f[4] < 0 || f[4] > 3 || f[0] == 1 && f[4] != 0 {
 			return nil, fmt.Errorf("ratekit: redisstore: reply %v for limit %q is out of range", f, l.Name())
 		}
 		states[i] = ratekit.LimitState{

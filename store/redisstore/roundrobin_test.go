@@ -27,6 +27,6 @@ func (r *rr) Peek(ctx context.Context, key string, limits []ratekit.Limit) (rate
 func (r *rr) Reset(ctx context.Context, key string, limits []ratekit.Limit) error {
 	return r.pick().Reset(ctx, key, limits)
 }
-func (r *rr) Lockout(ctx context.Context, key string, p *ratekit.LockoutPolicy, op ratekit.LockoutOp) (ratekit.LockoutDecision, error) {
-	return r.pick().(ratekit.LockoutStore).Lockout(ctx, key, p, op)
+func (r *rr) Lockout(ctx context.Context, key string, p *ratekit.LockoutPolicy, op ratekit.LockoutOp, attempt string) (ratekit.LockoutDecision, error) {
+	return r.pick().(ratekit.LockoutStore).Lockout(ctx, key, p, op, attempt)
 }

@@ -43,6 +43,7 @@ func RunLockout(t *testing.T, newHarness func(t *testing.T) Harness) {
 	}
 	t.Run("ConcurrentAttempts", func(t *testing.T) { lockoutConcurrent(t, newHarness(t)) })
 	t.Run("ResetAndCheck", func(t *testing.T) { lockoutReset(t, newHarness(t)) })
+	t.Run("Refund", func(t *testing.T) { lockoutRefund(t, newHarness(t)) })
 }
 
 func lockoutSequence(t *testing.T, h Harness) {
@@ -84,8 +85,11 @@ func lockoutExtend(t *testing.T, h Harness) {
 		attempt(t, lo, "mallory")
 	}
 	h.Advance(10 * time.Minute)
-	if d := attempt(t, lo, "mallory"); d.Allowed || d.RetryAfter != 15*time.Minute {
-		t.Fatalf("attempt during the block with ExtendBlock: %+v, want the block restarted", d)
+	if d := attempt(t, lo, "mallory"); d.Allowed || d.Scope != "temp" || d.RetryAfter != 15*time.Minute {
+		t.Fatalf("5th attempt, during the block, with ExtendBlock: %+v, want the temp block restarted", d)
+	}
+	if d := attempt(t, lo, "mallory"); d.Allowed || d.Scope != "long" || d.RetryAfter != 2*time.Hour {
+		t.Fatalf("6th attempt in the hour, during the block: %+v, want the long block started", d)
 	}
 }
 
@@ -118,5 +122,30 @@ func lockoutReset(t *testing.T, h Harness) {
 	}
 	if d, err := lo.Check(context.Background(), "carol"); err != nil || !d.Allowed || d.Counts[0] != 0 {
 		t.Fatalf("check after reset: %+v %v", d, err)
+	}
+}
+
+func lockoutRefund(t *testing.T, h Harness) {
+	lo := loginLockout(t, h, false)
+	var ids []string
+	for range 3 {
+		d := attempt(t, lo, "erin")
+		ids = append(ids, d.Attempt)
+	}
+	if ids[0] == "" || ids[0] == ids[1] && ids[1] == ids[2] {
+		t.Fatalf("attempt IDs %q: want each attempt identified", ids)
+	}
+	for _, id := range ids[1:] {
+		if err := lo.Refund(context.Background(), "erin", id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d, err := lo.Check(context.Background(), "erin"); err != nil || d.Counts[0] != 1 || d.Attempt != "" {
+		t.Fatalf("after refunding 2 of 3: %+v %v, want 1 counted and nothing recorded by Check", d, err)
+	}
+	for range 2 {
+		if d := attempt(t, lo, "erin"); !d.Allowed {
+			t.Fatalf("refunded attempts still count: %+v", d)
+		}
 	}
 }

@@ -213,15 +213,17 @@ end
 
 -- check phase: decide every limit, write nothing but blocks
 local n = (#ARGV - 2) / 5
+for i = 1, n do -- every algorithm is known before anything is written
+  if not algorithms[ARGV[5 * i - 2]] then
+    return redis.error_reply('ratekit: unknown algorithm ' .. tostring(ARGV[5 * i - 2]))
+  end
+end
 local reply, writes, all = { 0, 0, 0, 0, 0, 0 }, nil, true -- one limit needs no table of writes
 if n > 1 then writes = {} end
 local block_index = n
 for i = 1, n do
   local a = 5 * i - 2
   local algorithm = algorithms[ARGV[a]]
-  if not algorithm then
-    return redis.error_reply('ratekit: unknown algorithm ' .. tostring(ARGV[a]))
-  end
   local block_ms = tonumber(ARGV[a + 4])
   local bkey = nil
   if block_ms > 0 then

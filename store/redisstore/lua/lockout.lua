@@ -3,12 +3,14 @@
 --
 -- KEYS[1]    the attempt log: a sorted set, score µs, member "<µs>:<n>"
 -- KEYS[1+i]  the block key of window i (its TTL is the truth)
--- ARGV[1]    op: "check", "attempt" or "reset"
+-- ARGV[1]    op: "check", "attempt", "refund" or "reset"
 -- ARGV[2]    "1": attempts during a block are recorded and restart it
--- ARGV[3i], ARGV[3i+1], ARGV[3i+2]  window i: attempts, window ms, block ms
+-- ARGV[3]    refund: the member of the attempt to remove
+-- ARGV[3i+1], ARGV[3i+2], ARGV[3i+3]  window i: attempts, window ms, block ms
 --
 -- Reply: allowed (1/0), index of the window whose block denies (0: none),
--- its remaining block in µs, then the count of each window.
+-- its remaining block in µs, the recorded attempt's µs and n (0 0 when
+-- none), then the count of each window.
 --
 -- The block is checked first: a blocked subject stays blocked for the whole
 -- block, even after its windows drain. The log never holds more than the
@@ -21,34 +23,55 @@ if op == 'reset' then
   end
   return {}
 end
+if op == 'refund' then
+  redis.call('ZREM', KEYS[1], ARGV[3])
+  return {}
+end
 
 local extend = ARGV[2] == '1'
-local n = (#ARGV - 2) / 3
+local n = (#ARGV - 3) / 3
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local log = KEYS[1]
 
 local longest, cap = 0, 0
 for i = 1, n do
-  longest = math.max(longest, tonumber(ARGV[3 * i + 1]))
-  cap = math.max(cap, tonumber(ARGV[3 * i]) + 1)
+  longest = math.max(longest, tonumber(ARGV[3 * i + 2]))
+  cap = math.max(cap, tonumber(ARGV[3 * i + 1]) + 1)
 end
 
-local function reply(allowed, scope, retry_us)
-  local out = { allowed, scope, retry_us }
-  for i = 1, n do
-    out[3 + i] = redis.call('ZCOUNT', log, '(' .. string.format('%d', now - tonumber(ARGV[3 * i + 1]) * 1000), '+inf')
-  end
-  return out
+local function count(i)
+  return redis.call('ZCOUNT', log, '(' .. string.format('%d', now - tonumber(ARGV[3 * i + 2]) * 1000), '+inf')
 end
 
+local seq = 0
 local function record()
   redis.call('ZREMRANGEBYSCORE', log, '-inf', string.format('%d', now - longest * 1000))
   local at = string.format('%d', now)
-  local seq = redis.call('ZCOUNT', log, at, at)
-  redis.call('ZADD', log, at, at .. ':' .. string.format('%d', seq + 1))
+  seq = redis.call('ZCOUNT', log, at, at) + 1
+  redis.call('ZADD', log, at, at .. ':' .. string.format('%d', seq))
   redis.call('ZREMRANGEBYRANK', log, 0, -(cap + 1))
   redis.call('PEXPIRE', log, string.format('%d', longest))
+end
+
+-- trip starts the block of every window the log has taken past its
+-- allowance, and returns the longest block in force
+local function trip(scope, left)
+  for i = 1, n do
+    local block = tonumber(ARGV[3 * i + 3])
+    if count(i) > tonumber(ARGV[3 * i + 1]) then
+      redis.call('SET', KEYS[1 + i], '1', 'PX', string.format('%d', block))
+      if block > left then scope, left = i, block end
+    end
+  end
+  return scope, left
+end
+
+local function reply(allowed, scope, left)
+  local out = { allowed, scope, left * 1000, 0, seq }
+  if seq > 0 then out[4] = now end
+  for i = 1, n do out[5 + i] = count(i) end
+  return out
 end
 
 -- the block first
@@ -60,25 +83,15 @@ end
 if scope > 0 then
   if op == 'attempt' and extend then
     record()
-    left = tonumber(ARGV[3 * scope + 2])
+    left = tonumber(ARGV[3 * scope + 3])
     redis.call('SET', KEYS[1 + scope], '1', 'PX', string.format('%d', left))
+    scope, left = trip(scope, left)
   end
-  return reply(0, scope, left * 1000)
+  return reply(0, scope, left)
 end
-if op == 'check' then
+if op ~= 'attempt' then
   return reply(1, 0, 0)
 end
-
 record()
-for i = 1, n do
-  local count = redis.call('ZCOUNT', log, '(' .. string.format('%d', now - tonumber(ARGV[3 * i + 1]) * 1000), '+inf')
-  local block = tonumber(ARGV[3 * i + 2])
-  if count > tonumber(ARGV[3 * i]) then
-    redis.call('SET', KEYS[1 + i], '1', 'PX', string.format('%d', block))
-    if block > left then scope, left = i, block end
-  end
-end
-if scope > 0 then
-  return reply(0, scope, left * 1000)
-end
-return reply(1, 0, 0)
+scope, left = trip(0, 0)
+return reply(scope > 0 and 0 or 1, scope, left)
