@@ -25,6 +25,7 @@ type Store struct {
 type shard struct {
 	mu          sync.Mutex
 	entries     map[entryKey]entry
+	reps        map[entryKey]repState // reputations, keyed by tenant and policy ID
 	nextSweepMS int64
 }
 
@@ -64,6 +65,7 @@ func New(opts ...Option) *Store {
 	}
 	for i := range s.shards {
 		s.shards[i].entries = make(map[entryKey]entry)
+		s.shards[i].reps = make(map[entryKey]repState)
 	}
 	return s
 }
@@ -195,6 +197,11 @@ func (sh *shard) sweep(nowMS int64) {
 	for k, e := range sh.entries {
 		if e.expireMS < nowMS {
 			delete(sh.entries, k)
+		}
+	}
+	for k, r := range sh.reps {
+		if r.expireMS < nowMS {
+			delete(sh.reps, k)
 		}
 	}
 }

@@ -23,21 +23,27 @@ func (c noRetryCmd) Clone() redis.Cmder { return noRetryCmd{c.Cmd.Clone().(*redi
 // attempts bounds how often eval sends a script that provably did not run.
 const attempts = 3
 
-// eval runs the engine with EVALSHA and, when the script cache is empty
-// (NOSCRIPT, so the script did not run), with EVAL. Failures that prove the
-// script never ran (no connection, a loading or resharding node) are tried
-// again a few times within ctx; any other failure may have come after the
-// script ran and is returned as it is.
+// eval runs the engine; see run.
 func (s *Store) eval(ctx context.Context, keys []string, args []any) (any, error) {
+	return s.run(ctx, s.script, keys, args)
+}
+
+// run runs sc with EVALSHA and, when the script cache is empty (NOSCRIPT, so
+// the script did not run), with EVAL. Failures that prove the script never
+// ran (no connection, a loading or resharding node) are tried again a few
+// times within ctx; any other failure may have come after the script ran and
+// is returned as it is. Every script of the store runs here, as a command
+// go-redis will not retry.
+func (s *Store) run(ctx context.Context, sc *script, keys []string, args []any) (any, error) {
 	var err error
 	for attempt := range attempts {
 		if attempt > 0 && !pause(ctx, time.Duration(attempt)*10*time.Millisecond) {
 			break
 		}
-		cmd := s.command(ctx, "evalsha", s.script.sha, keys, args)
+		cmd := s.command(ctx, "evalsha", sc.sha, keys, args)
 		err = s.proc.Process(ctx, cmd)
 		if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
-			cmd = s.command(ctx, "eval", s.script.src, keys, args)
+			cmd = s.command(ctx, "eval", sc.src, keys, args)
 			err = s.proc.Process(ctx, cmd)
 		}
 		if err == nil {
