@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit/internal/redistest"
+	"github.com/ratekit/ratekit/store/redisstore"
 	"github.com/ratekit/ratekit/store/storetest"
 )
 
@@ -20,14 +21,16 @@ func TestConformance(t *testing.T) {
 			clock := redistest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), m)
 			c := redis.NewClient(&redis.Options{Addr: m.Addr()})
 			t.Cleanup(func() { c.Close() })
-			return storetest.Harness{Store: newStore(t, c, "conf"), Advance: clock.Advance, Exact: true}
+			d := storetest.NewDraw()
+			return storetest.Harness{Store: newStore(t, c, "conf", redisstore.WithRandom(d.Float64)), Advance: clock.Advance, Exact: true, Draw: d}
 		})
 	})
 	targets(t, func(t *testing.T, tg target) {
 		c := tg.newClient()
 		t.Cleanup(func() { c.Close() })
 		storetest.Run(t, func(t *testing.T) storetest.Harness {
-			return storetest.Harness{Store: newStore(t, c, redistest.Prefix(t)), Advance: redistest.Sleep}
+			d := storetest.NewDraw()
+			return storetest.Harness{Store: newStore(t, c, redistest.Prefix(t), redisstore.WithRandom(d.Float64)), Advance: redistest.Sleep, Draw: d}
 		})
 	})
 }
