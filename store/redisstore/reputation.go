@@ -51,20 +51,43 @@ func (s *Store) ReputationKey(tenant string, p ratekit.ReputationPolicy) (string
 }
 
 func (s *Store) reputation(ctx context.Context, tenant string, p ratekit.ReputationPolicy, mode string) (ratekit.Reputation, error) {
-	if err := p.Validate(); err != nil {
-		return ratekit.Reputation{}, err
-	}
-	key, err := s.ReputationKey(tenant, p)
+	c, err := s.policy(p)
 	if err != nil {
 		return ratekit.Reputation{}, err
 	}
-	args := []any{mode, fmtFloat(p.Penalty), p.Established, fmtFloat(p.GoodStep), fmtFloat(p.SlowStep),
-		fmtFloat(p.HourlyRecovery), p.Quiet.Microseconds()}
-	reply, err := s.run(ctx, reputationScript, []string{key}, args)
+	t, err := tag(tenant)
+	if err != nil {
+		return ratekit.Reputation{}, err
+	}
+	args := make([]any, 0, 1+len(c.args))
+	args = append(append(args, mode), c.args...)
+	reply, err := s.run(ctx, reputationScript, []string{s.prefix + ":{" + t + "}:" + c.id}, args)
 	if err != nil || mode == "reset" {
 		return ratekit.Reputation{}, err
 	}
 	return parseReputation(reply)
+}
+
+// compiledPolicy is a validated policy with its ID and script arguments.
+type compiledPolicy struct {
+	p    ratekit.ReputationPolicy
+	id   string
+	args []any
+}
+
+// policy validates p and prepares its ID and arguments, keeping the last
+// policy so that a service with one policy does this once.
+func (s *Store) policy(p ratekit.ReputationPolicy) (*compiledPolicy, error) {
+	if c := s.lastPolicy.Load(); c != nil && c.p == p {
+		return c, nil
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	c := &compiledPolicy{p: p, id: p.ID(), args: []any{fmtFloat(p.Penalty), p.Established, fmtFloat(p.GoodStep),
+		fmtFloat(p.SlowStep), fmtFloat(p.HourlyRecovery), p.Quiet.Microseconds()}}
+	s.lastPolicy.Store(c)
+	return c, nil
 }
 
 // fmtFloat is the shortest decimal that Lua's tonumber reads back as f.

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"math/rand/v2"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 
@@ -21,6 +22,8 @@ type Store struct {
 	script *script
 	custom map[ratekit.Algorithm]string
 	random func() float64 // uniform draws in [0, 1) for Suppressed limits
+
+	lastPolicy atomic.Pointer[compiledPolicy] // the last reputation policy used
 }
 
 // processor is implemented by every go-redis client; the store uses it to
