@@ -22,23 +22,27 @@ const drawScale = 1 << 53
 //   - the calls in the window, this one included, are at most soft: admit;
 //   - the admitted calls in the window, this one included, would exceed the
 //     hard limit floor(soft × factor): decline (suppression factor 1);
-//   - otherwise admit with probability p = soft / rate, where rate is the
-//     calls in the window, this one included, scaled up to a whole window
-//     when the subject's oldest call in the window is younger than the
-//     window (a subject that starts at twice the soft rate is seen at twice
-//     the rate at once, not after a window). The decision reports the
-//     suppression factor 1 − p.
+//   - otherwise admit with probability p = (soft / offered) × (soft /
+//     admitted), where offered and admitted count the window's calls and
+//     admitted calls with this one, scaled up to a whole window when the
+//     subject's oldest call in the window is younger than the window. The
+//     decision reports the suppression factor max(0, 1 − p).
 //
-// With p = soft/rate the admitted rate tracks soft however far the offered
-// rate grows, and no window ever admits more than the hard limit. Because
-// declined calls count, a client that keeps calling keeps itself
-// suppressed; Retry-After is the time until the window's calls drop to
-// soft − cost, when a call passes for sure. factor must be at least 1.
+// The first factor is trypema's: it admits the soft share of the offered
+// rate, so the admitted rate tracks soft however far the offered rate grows.
+// The second is a feedback that pulls the window's admitted count toward
+// soft: it halves the noise of the admitted rate and the overshoot of a
+// subject's first window (where up to soft calls pass before suppression
+// starts). No window ever admits more than the hard limit. Because declined
+// calls count, a client that keeps calling keeps itself suppressed;
+// Retry-After is the time until the window's calls drop to soft − cost, when
+// a call passes for sure (for a cost above soft, until the window is empty).
+// factor must be at least 1.
 //
 // Stores draw the uniform value (redisstore.WithRandom, memstore.WithRandom);
 // one draw per call serves all of its Suppressed limits, so a call passes
-// them with the probability of the tightest. A cost above the hard limit can
-// never pass and is not counted.
+// them with the probability of the tightest. Peek uses a draw too. A cost
+// above the hard limit can never pass and is not counted.
 func Suppressed(soft int64, window time.Duration, factor float64) Limit {
 	l := newLimit(AlgSuppressed, soft, float64(soft), window)
 	l.factor = factor

