@@ -13,7 +13,14 @@ import (
 )
 
 //go:embed lua/engine.lua
-var engineSource string
+var engineFile string
+
+//go:embed lua/suppressed.lua
+var suppressedFile string
+
+// engineSource is the engine with its built-in algorithms kept in files of
+// their own spliced in.
+var engineSource = strings.Replace(engineFile, "--@builtin: lua/suppressed.lua\n", suppressedFile, 1)
 
 // script is the engine a store runs: the built-in one, or one with the
 // store's custom algorithms compiled in.
