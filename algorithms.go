@@ -20,11 +20,17 @@ const MaxLogQuota = 10_000
 // counter per bucket (window/width + 1 of them, at most 1000).
 func SlidingWindow(quota int64, window time.Duration) Limit {
 	l := newLimit(AlgSlidingWindow, quota, float64(quota), window)
-	l.precision = window
-	if window%(10*time.Millisecond) == 0 {
-		l.precision = window / 10
-	}
+	l.precision = defaultWidth(window)
 	return l.withID()
+}
+
+// defaultWidth is the default bucket width of a window: a tenth of it when
+// that is whole milliseconds, else the window itself.
+func defaultWidth(window time.Duration) time.Duration {
+	if window%(10*time.Millisecond) == 0 {
+		return window / 10
+	}
+	return window
 }
 
 // Precision returns a copy of a SlidingWindow with buckets of width d, which

@@ -28,6 +28,10 @@ type Decision struct {
 	// request must wait for its turn; Middleware waits it out. The longest
 	// delay of all limits.
 	Delay time.Duration
+	// Suppression is the largest suppression factor of the call's Suppressed
+	// limits: 0 when none suppresses, 1 when one is past its hard limit, in
+	// between the probability with which such a call is declined.
+	Suppression float64
 	// States holds every limit's state, in the Limiter's order.
 	States []LimitState
 
@@ -44,6 +48,7 @@ type LimitState struct {
 	Unsatisfiable bool          // the cost exceeds the limit's capacity
 	Blocked       bool          // denied by the limit's penalty block
 	Delay         time.Duration // queue mode: wait before handling
+	Suppression   float64       // Suppressed: the suppression factor, 0 to 1
 }
 
 // Combine folds the per-limit states of one call into a Decision. The request
@@ -65,12 +70,15 @@ func Combine(states []LimitState) Decision {
 	}
 	s := states[b]
 	var delay time.Duration
-	if allowed {
-		for _, st := range states {
+	var suppression float64
+	for _, st := range states {
+		suppression = max(suppression, st.Suppression)
+		if allowed {
 			delay = max(delay, st.Delay)
 		}
 	}
 	return Decision{
+		Suppression:   suppression,
 		Delay:         delay,
 		Blocked:       s.Blocked,
 		Allowed:       allowed,

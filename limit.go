@@ -63,6 +63,7 @@ type Limit struct {
 	maxWait   time.Duration // LeakyBucket in queue mode: the longest delay
 	block     time.Duration // penalty after a denial
 	params    [3]int64      // custom algorithms: their parameters
+	factor    float64       // Suppressed: hard limit = quota × factor
 	id        string        // name:algorithm:fingerprint, the storage identity
 }
 
@@ -169,6 +170,9 @@ func (l Limit) Fingerprint() string {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s|%d|%s|%d|%d|%d|%d|%v", l.alg, l.quota, strconv.FormatFloat(l.rate, 'g', -1, 64), l.period,
 		l.precision, l.maxWait, l.block, l.params)
+	if l.factor != 0 { // only Suppressed: other limits keep their keys
+		fmt.Fprintf(h, "|%s", strconv.FormatFloat(l.factor, 'g', -1, 64))
+	}
 	return fmt.Sprintf("%016x", h.Sum64())
 }
 
@@ -183,6 +187,8 @@ func (l Limit) String() string {
 		}
 	case l.alg == AlgSlidingWindow:
 		s = fmt.Sprintf("%s: sliding %d per %s, buckets of %s", l.name, l.quota, l.period, l.precision)
+	case l.alg == AlgSuppressed:
+		s = fmt.Sprintf("%s: suppressed %d per %s, hard %d", l.name, l.quota, l.period, l.Hard())
 	default:
 		s = fmt.Sprintf("%s: %s %d per %s", l.name, l.alg, l.quota, l.period)
 	}

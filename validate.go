@@ -38,6 +38,8 @@ func (l Limit) Validate() error {
 		return l.validateWindow("window", l.period)
 	case l.alg.bucket():
 		return l.validateBucket()
+	case l.alg == AlgSuppressed:
+		return l.validateSuppressed()
 	case validateAlgorithmName(l.alg) == "":
 		if err := l.validateCount("capacity", l.quota); err != nil {
 			return err
@@ -95,8 +97,11 @@ func (l Limit) validateModifiers() error {
 			return err
 		}
 	}
-	if l.precision != 0 && l.alg != AlgSlidingWindow {
+	if l.precision != 0 && l.alg != AlgSlidingWindow && (l.alg != AlgSuppressed || l.precision != defaultWidth(l.period)) {
 		return l.invalid("precision", "applies only to SlidingWindow")
+	}
+	if l.factor != 0 && l.alg != AlgSuppressed {
+		return l.invalid("factor", "applies only to Suppressed")
 	}
 	if l.maxWait != 0 {
 		if l.alg != AlgLeakyBucket {
@@ -119,7 +124,7 @@ func (l Limit) validateModifiers() error {
 
 // builtin reports whether a is one of the kit's algorithms.
 func (a Algorithm) builtin() bool {
-	return a == AlgFixedWindow || a == AlgSlidingWindow || a == AlgSlidingLog || a.bucket()
+	return a == AlgFixedWindow || a == AlgSlidingWindow || a == AlgSlidingLog || a.bucket() || a == AlgSuppressed
 }
 
 // ValidateAlgorithmName reports whether a can name a custom algorithm: 1 to

@@ -12,7 +12,7 @@ import (
 // engine. It returns the limit's state after the call and, when charge is set
 // and the limit admits the request, the entry to store. The arithmetic mirrors
 // store/redisstore/lua/engine.lua function for function.
-func check(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry, error) {
+func check(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS, draw int64) (ratekit.LimitState, entry, error) {
 	var st ratekit.LimitState
 	var n entry
 	switch a := l.Algorithm(); {
@@ -24,6 +24,8 @@ func check(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS int
 		st, n = slidingLog(l, e, ok, cost, charge, nowUS)
 	case a == ratekit.AlgGCRA || a == ratekit.AlgTokenBucket || a == ratekit.AlgLeakyBucket:
 		st, n = gcra(l, e, ok, cost, charge, nowUS)
+	case a == ratekit.AlgSuppressed:
+		st, n = suppressed(l, e, ok, cost, charge, nowUS, draw)
 	default:
 		return st, n, fmt.Errorf("ratekit: memstore: algorithm %q is not supported", a)
 	}
@@ -88,23 +90,8 @@ func slidingWindow(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, n
 	}
 	need := (quota - cost) * width
 	if scaled > need {
-		for b := o; ; b, x = b+1, 0 {
-			if b > o {
-				full -= counts[b]
-			}
-			n, room := counts[b], need-full*width
-			if room < 0 {
-				continue
-			}
-			at := x
-			if n > 0 {
-				at = max(x, width-room/n)
-			}
-			if at < width {
-				st.RetryAfter = ms(b*width + at + windowMS - nowMS)
-				return st, entry{}
-			}
-		}
+		st.RetryAfter = ms(slideRetry(counts, o, full, x, need, width, windowMS, nowMS))
+		return st, entry{}
 	}
 	st.Allowed = true
 	if !charge {
@@ -121,6 +108,29 @@ func slidingWindow(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, n
 	}
 	next.buckets = append(next.buckets, bucket{idx: c, n: counts[c] + cost})
 	return st, next
+}
+
+// slideRetry returns the ms until a bucketed window estimate leaves room
+// (see slide_retry in the engine): with the window start sliding forward
+// bucket by bucket from x in bucket o, the first moment
+// full*width + counts[b]*(width-x) <= need. full sums buckets o+1..c.
+func slideRetry(counts map[int64]int64, o, full, x, need, width, windowMS, nowMS int64) int64 {
+	for b := o; ; b, x = b+1, 0 {
+		if b > o {
+			full -= counts[b]
+		}
+		n, room := counts[b], need-full*width
+		if room < 0 {
+			continue
+		}
+		at := x
+		if n > 0 {
+			at = max(x, width-room/n)
+		}
+		if at < width {
+			return b*width + at + windowMS - nowMS
+		}
+	}
 }
 
 // slidingLog: see algorithms.log in the engine. The window is (now-window, now].

@@ -10,7 +10,9 @@ import (
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Harness {
 		c := newClock()
-		return storetest.Harness{Store: memstore.New(memstore.WithClock(c.Now)), Advance: c.Advance, Exact: true}
+		d := storetest.NewDraw()
+		s := memstore.New(memstore.WithClock(c.Now), memstore.WithRandom(d.Float64))
+		return storetest.Harness{Store: s, Advance: c.Advance, Exact: true, Draw: d}
 	})
 }
 

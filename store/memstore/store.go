@@ -3,6 +3,7 @@ package memstore
 import (
 	"context"
 	"hash/maphash"
+	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -18,6 +19,7 @@ const (
 // with New. It is safe for concurrent use.
 type Store struct {
 	now    func() time.Time
+	random func() float64 // uniform draws in [0, 1) for Suppressed limits
 	seed   maphash.Seed
 	shards [numShards]shard
 }
@@ -25,6 +27,7 @@ type Store struct {
 type shard struct {
 	mu          sync.Mutex
 	entries     map[entryKey]entry
+	reps        map[entryKey]repState // reputations, keyed by tenant and policy ID
 	nextSweepMS int64
 }
 
@@ -45,8 +48,9 @@ type entry struct {
 	blocks   []int64  // Lockout: each window's block expiry in ms
 }
 
-// bucket is one SlidingWindow bucket: its index (ms / width) and count.
-type bucket struct{ idx, n int64 }
+// bucket is one SlidingWindow or Suppressed bucket: its index (ms / width),
+// its count, and (Suppressed) how many of those calls were admitted.
+type bucket struct{ idx, n, a int64 }
 
 // Option configures a Store.
 type Option func(*Store)
@@ -57,14 +61,27 @@ func WithClock(now func() time.Time) Option {
 	return func(s *Store) { s.now = now }
 }
 
+// WithRandom sets the source of the uniform draws in [0, 1) that decide
+// calls of Suppressed limits in their probabilistic range (default
+// math/rand/v2's Float64); it must be safe for concurrent use. Given the same
+// draws and clock, memstore and redisstore decide alike.
+func WithRandom(f func() float64) Option {
+	return func(s *Store) {
+		if f != nil {
+			s.random = f
+		}
+	}
+}
+
 // New returns an empty Store.
 func New(opts ...Option) *Store {
-	s := &Store{now: time.Now, seed: maphash.MakeSeed()}
+	s := &Store{now: time.Now, random: rand.Float64, seed: maphash.MakeSeed()}
 	for _, o := range opts {
 		o(s)
 	}
 	for i := range s.shards {
 		s.shards[i].entries = make(map[entryKey]entry)
+		s.shards[i].reps = make(map[entryKey]repState)
 	}
 	return s
 }
@@ -117,6 +134,13 @@ func (s *Store) decide(key string, limits []ratekit.Limit, cost int64, charge bo
 	if err := ratekit.CheckDistinct(limits); err != nil {
 		return ratekit.Decision{}, err
 	}
+	var draw int64
+	for _, l := range limits {
+		if l.Algorithm() == ratekit.AlgSuppressed {
+			draw = ratekit.DrawBits(s.random()) // one per call, as redisstore
+			break
+		}
+	}
 	nowUS := s.now().UnixMicro()
 	nowMS := nowUS / 1000
 	states := make([]ratekit.LimitState, len(limits))
@@ -129,7 +153,7 @@ func (s *Store) decide(key string, limits []ratekit.Limit, cost int64, charge bo
 	sh.sweep(nowMS)
 	allowed := true
 	for i, l := range limits {
-		st, n, err := sh.checkLimit(key, l, cost, charge, nowUS)
+		st, n, err := sh.checkLimit(key, l, cost, charge, nowUS, draw)
 		if err != nil {
 			return ratekit.Decision{}, err
 		}
@@ -138,15 +162,24 @@ func (s *Store) decide(key string, limits []ratekit.Limit, cost int64, charge bo
 		allowed = allowed && st.Allowed
 	}
 	if !allowed && charge {
-		// Nothing is charged: report each admitting limit as it stands.
+		// Nothing is charged: report each admitting limit as it stands. A
+		// Suppressed limit counts the call anyway, as declined.
 		for i, l := range limits {
-			if states[i].Allowed {
-				states[i], _, _ = sh.checkLimit(key, l, cost, false, nowUS)
+			switch {
+			case l.Algorithm() == ratekit.AlgSuppressed:
+				if len(next[i].buckets) > 0 {
+					sh.entries[entryKey{key, l.ID(), false}] = next[i]
+				}
+			case states[i].Allowed:
+				states[i], _, _ = sh.checkLimit(key, l, cost, false, nowUS, draw)
 			}
 		}
 	}
 	if allowed && charge {
 		for i, l := range limits {
+			if l.Algorithm() == ratekit.AlgSuppressed {
+				next[i].buckets[len(next[i].buckets)-1].a += cost // the call's bucket is last
+			}
 			sh.entries[entryKey{key, l.ID(), false}] = next[i]
 		}
 	}
@@ -160,7 +193,7 @@ func (s *Store) shard(key string) *shard {
 // checkLimit decides one limit, honouring and setting its block as the
 // engine does: a live block denies; a denial (not an unsatisfiable one) by a
 // limit with a block starts the block when charging.
-func (sh *shard) checkLimit(key string, l ratekit.Limit, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry, error) {
+func (sh *shard) checkLimit(key string, l ratekit.Limit, cost int64, charge bool, nowUS, draw int64) (ratekit.LimitState, entry, error) {
 	nowMS := nowUS / 1000
 	block := l.BlockDuration().Milliseconds()
 	if block > 0 {
@@ -170,8 +203,9 @@ func (sh *shard) checkLimit(key string, l ratekit.Limit, cost int64, charge bool
 		}
 	}
 	e, ok := sh.live(entryKey{key, l.ID(), false}, nowMS)
-	st, n, err := check(l, e, ok, cost, charge, nowUS)
-	if err == nil && block > 0 && !st.Allowed && !st.Unsatisfiable && charge {
+	st, n, err := check(l, e, ok, cost, charge, nowUS, draw)
+	drawn := st.Suppression > 0 && st.Suppression < 1 // declined by a draw: no block
+	if err == nil && block > 0 && !st.Allowed && !st.Unsatisfiable && !drawn && charge {
 		sh.entries[entryKey{key, l.ID(), true}] = entry{expireMS: nowMS + block}
 		st.RetryAfter, st.ResetAfter, st.Blocked = max(st.RetryAfter, ms(block)), max(st.ResetAfter, ms(block)), true
 	}
@@ -196,6 +230,11 @@ func (sh *shard) sweep(nowMS int64) {
 	for k, e := range sh.entries {
 		if e.expireMS < nowMS {
 			delete(sh.entries, k)
+		}
+	}
+	for k, r := range sh.reps {
+		if r.expireMS < nowMS {
+			delete(sh.reps, k)
 		}
 	}
 }

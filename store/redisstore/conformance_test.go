@@ -9,6 +9,7 @@ import (
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/internal/redistest"
+	"github.com/ratekit/ratekit/store/redisstore"
 	"github.com/ratekit/ratekit/store/storetest"
 )
 
@@ -22,7 +23,8 @@ func TestConformance(t *testing.T) {
 		c := tg.newClient()
 		t.Cleanup(func() { c.Close() })
 		storetest.Run(t, func(t *testing.T) storetest.Harness {
-			return storetest.Harness{Store: newStore(t, c, redistest.Prefix(t)), Advance: redistest.Sleep}
+			d := storetest.NewDraw()
+			return storetest.Harness{Store: newStore(t, c, redistest.Prefix(t), redisstore.WithRandom(d.Float64)), Advance: redistest.Sleep, Draw: d}
 		})
 	})
 }
@@ -53,5 +55,6 @@ func miniHarness(t *testing.T) storetest.Harness {
 	clock := redistest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), m)
 	c := redis.NewClient(&redis.Options{Addr: m.Addr()})
 	t.Cleanup(func() { c.Close() })
-	return storetest.Harness{Store: newStore(t, c, "conf"), Advance: clock.Advance, Exact: true}
+	d := storetest.NewDraw()
+	return storetest.Harness{Store: newStore(t, c, "conf", redisstore.WithRandom(d.Float64)), Advance: clock.Advance, Exact: true, Draw: d}
 }

@@ -19,12 +19,20 @@
 //
 // # Script contract
 //
-// KEYS holds one state key per limit. ARGV[1] is the cost, ARGV[2] the mode
-// ("take", "peek" or "reset"), then three values per limit: algorithm name and
-// two integer parameters (fixed: quota, window in ms; gcra: emission interval
-// in µs, burst). The reply is five integers per limit: allowed (1 or 0),
-// remaining, reset in µs, retry-after in µs, and flags (1: the cost can never
-// pass). Every reply element is type-checked; a surprise is an error.
+// lua/engine.lua documents it in full. KEYS holds one state key per limit,
+// then the block keys. ARGV[1] is the cost, ARGV[2] the mode ("take", "peek"
+// or "reset"), then five values per limit: algorithm name, three integer
+// parameters and the block in ms; when a call has a Suppressed limit, a last
+// argument carries the call's uniform draw (an integer k for k / 2^53, drawn
+// in Go: see WithRandom). The reply is six integers per limit: allowed (1 or
+// 0), remaining, reset in µs, retry-after in µs, flags (1: the cost can never
+// pass, 2: blocked, 4: declined by a draw) and delay in µs; when a limit
+// reports a suppression factor, one string per limit follows ('%.17g'). Every
+// reply element is type-checked; a surprise is an error.
+//
+// Reputations (see ratekit.ReputationStore) are kept by a second script,
+// lua/reputation.lua, under <prefix>:{<tag>}:<name>:reputation:<fingerprint>:
+// one call per update, its score returned as a '%.17g' string.
 //
 // # Retries
 //

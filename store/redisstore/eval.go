@@ -23,7 +23,7 @@ func (c noRetryCmd) Clone() redis.Cmder { return noRetryCmd{c.Cmd.Clone().(*redi
 // attempts bounds how often eval sends a script that provably did not run.
 const attempts = 3
 
-// eval runs the store's engine (see run).
+// eval runs the engine; see run.
 func (s *Store) eval(ctx context.Context, keys []string, args []any) (any, error) {
 	return s.run(ctx, s.script, keys, args)
 }
@@ -31,8 +31,9 @@ func (s *Store) eval(ctx context.Context, keys []string, args []any) (any, error
 // run runs sc with EVALSHA and, when the script cache is empty (NOSCRIPT, so
 // the script did not run), with EVAL. Failures that prove the script never
 // ran (no connection, a loading or resharding node) are tried again a few
-// times within ctx; any other failure may have come after the script ran
-// and is returned as it is.
+// times within ctx; any other failure may have come after the script ran and
+// is returned as it is. Every script of the store runs here, as a command
+// go-redis will not retry.
 func (s *Store) run(ctx context.Context, sc *script, keys []string, args []any) (any, error) {
 	var err error
 	for attempt := range attempts {

@@ -84,7 +84,7 @@ func TestParseReply(t *testing.T) {
 		[]any{int64(1), int64(0), int64(0), int64(0), int64(0), "0"}, []any{int64(2), int64(0), int64(0), int64(0), int64(0), int64(0)},
 		[]any{int64(1), int64(-1), int64(0), int64(0), int64(0), int64(0)}, []any{int64(1), int64(0), int64(-5), int64(0), int64(0), int64(0)},
 		[]any{int64(1), int64(0), int64(0), 3.5, int64(0), int64(0)}, []any{int64(1), int64(0), int64(0), int64(0), int64(0), int64(-1)},
-		[]any{int64(0), int64(0), int64(0), int64(0), int64(4), int64(0)}, []any{int64(1), int64(0), int64(0), int64(0), int64(1), int64(0)},
+		[]any{int64(0), int64(0), int64(0), int64(0), int64(8), int64(0)}, []any{int64(1), int64(0), int64(0), int64(0), int64(1), int64(0)},
 	}
 	for _, r := range bad {
 		if _, err := parseReply(r, one); err == nil {

@@ -44,9 +44,9 @@ func targets(t *testing.T, f func(t *testing.T, tg target)) {
 	t.Run("cluster", func(t *testing.T) { f(t, clusterTarget(t)) })
 }
 
-func newStore(t testing.TB, c redis.Scripter, prefix string) *redisstore.Store {
+func newStore(t testing.TB, c redis.Scripter, prefix string, opts ...redisstore.Option) *redisstore.Store {
 	t.Helper()
-	s, err := redisstore.New(c, redisstore.WithPrefix(prefix))
+	s, err := redisstore.New(c, append([]redisstore.Option{redisstore.WithPrefix(prefix)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

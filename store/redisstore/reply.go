@@ -3,6 +3,7 @@ package redisstore
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/ratekit/ratekit"
@@ -20,7 +21,8 @@ func unsupported(a ratekit.Algorithm) error {
 // one state per limit. A reply of any other shape is an error, never a panic.
 func parseReply(reply any, limits []ratekit.Limit) ([]ratekit.LimitState, error) {
 	vals, ok := reply.([]any)
-	if !ok || len(vals) != replyFields*len(limits) {
+	factors := ok && len(vals) == (replyFields+1)*len(limits) // suppression factors follow the integers
+	if !ok || len(vals) != replyFields*len(limits) && !factors {
 		return nil, fmt.Errorf("ratekit: redisstore: unexpected reply %T of %d elements for %d limits", reply, lenOf(vals), len(limits))
 	}
 	states := make([]ratekit.LimitState, len(limits))
@@ -33,7 +35,7 @@ func parseReply(reply any, limits []ratekit.Limit) ([]ratekit.LimitState, error)
 			}
 			f[j] = n
 		}
-		if f[0] != 0 && f[0] != 1 || f[1] < 0 || f[2] < 0 || f[3] < 0 || f[5] < 0 || f[4] < 0 || f[4] > 3 || f[0] == 1 && f[4] != 0 {
+		if f[0] != 0 && f[0] != 1 || f[1] < 0 || f[2] < 0 || f[3] < 0 || f[5] < 0 || f[4] < 0 || f[4] > 7 || f[0] == 1 && f[4] != 0 { // flags: 1 unsatisfiable, 2 blocked, 4 declined by a draw
 			return nil, fmt.Errorf("ratekit: redisstore: reply %v for limit %q is out of range", f, l.Name())
 		}
 		states[i] = ratekit.LimitState{
@@ -45,6 +47,15 @@ func parseReply(reply any, limits []ratekit.Limit) ([]ratekit.LimitState, error)
 			Unsatisfiable: f[4]&1 != 0,
 			Blocked:       f[4]&2 != 0,
 			Delay:         time.Duration(f[5]) * time.Microsecond,
+		}
+		if factors {
+			el := vals[replyFields*len(limits)+i]
+			str, ok := el.(string)
+			x, err := strconv.ParseFloat(str, 64)
+			if !ok || err != nil || !(x >= 0 && x <= 1) {
+				return nil, fmt.Errorf("ratekit: redisstore: suppression factor %v for limit %q is not a number in [0, 1]", el, l.Name())
+			}
+			states[i].Suppression = x
 		}
 	}
 	return states, nil

@@ -13,7 +13,14 @@ import (
 )
 
 //go:embed lua/engine.lua
-var engineSource string
+var engineFile string
+
+//go:embed lua/suppressed.lua
+var suppressedFile string
+
+// engineSource is the engine with its built-in algorithms kept in files of
+// their own spliced in.
+var engineSource = strings.Replace(engineFile, "--@builtin: lua/suppressed.lua\n", suppressedFile, 1)
 
 // script is the engine a store runs: the built-in one, or one with the
 // store's custom algorithms compiled in.
@@ -42,6 +49,30 @@ func WithAlgorithm(name ratekit.Algorithm, source string) Option {
 		}
 		s.custom[name] = source
 	}
+}
+
+// WithRandom sets the source of the uniform draws in [0, 1) that decide
+// calls of Suppressed limits in their probabilistic range (default
+// math/rand/v2's Float64). It must be safe for concurrent use. The draw is
+// made in Go and passed to the script, because Redis seeds Lua's
+// math.random identically for every script; tests inject draws here.
+func WithRandom(f func() float64) Option {
+	return func(s *Store) {
+		if f != nil {
+			s.random = f
+		}
+	}
+}
+
+// suppressed reports whether limits hold a Suppressed limit, whose calls
+// carry a draw.
+func suppressed(limits []ratekit.Limit) bool {
+	for _, l := range limits {
+		if l.Algorithm() == ratekit.AlgSuppressed {
+			return true
+		}
+	}
+	return false
 }
 
 // buildScript returns the engine with custom algorithms added.

@@ -4,6 +4,8 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"math/rand/v2"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 
@@ -19,6 +21,9 @@ type Store struct {
 	prefix string
 	script *script
 	custom map[ratekit.Algorithm]string
+	random func() float64 // uniform draws in [0, 1) for Suppressed limits
+
+	lastPolicy atomic.Pointer[compiledPolicy] // the last reputation policy used
 }
 
 // processor is implemented by every go-redis client; the store uses it to
@@ -50,7 +55,7 @@ func New(client redis.Scripter, opts ...Option) (*Store, error) {
 	if !ok {
 		return nil, fmt.Errorf("ratekit: redisstore: %T has no Process method; pass a go-redis client", client)
 	}
-	s := &Store{proc: proc, prefix: DefaultPrefix}
+	s := &Store{proc: proc, prefix: DefaultPrefix, random: rand.Float64}
 	for _, o := range opts {
 		o(s)
 	}
@@ -112,6 +117,9 @@ func (s *Store) decide(ctx context.Context, key string, limits []ratekit.Limit, 
 			keys = append(keys, s.blockKey(t, l))
 		}
 	}
+	if suppressed(limits) {
+		args = append(args, ratekit.DrawBits(s.random()))
+	}
 	reply, err := s.eval(ctx, keys, args)
 	if err != nil {
 		return ratekit.Decision{}, err
@@ -142,6 +150,8 @@ func (s *Store) params(l ratekit.Limit) ([3]int64, error) {
 		return [3]int64{l.Burst(), l.Window().Milliseconds(), l.BucketWidth().Milliseconds()}, nil
 	case a == ratekit.AlgGCRA || a == ratekit.AlgTokenBucket || a == ratekit.AlgLeakyBucket:
 		return [3]int64{l.Interval().Microseconds(), l.Burst(), l.MaxWait().Microseconds()}, nil
+	case a == ratekit.AlgSuppressed:
+		return [3]int64{l.Burst(), l.Hard(), l.Window().Milliseconds()}, nil
 	case s.custom[a] != "":
 		return l.Params(), nil
 	default:

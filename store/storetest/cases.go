@@ -57,6 +57,9 @@ func Concurrently(n int, f func() bool) int64 {
 
 // withBurst rebuilds l with quota (or burst, capacity) q, same window.
 func withBurst(l ratekit.Limit, q int64) ratekit.Limit {
+	if l.Algorithm() == ratekit.AlgSuppressed {
+		return ratekit.Suppressed(q, l.Window(), l.Factor()).Named(l.Name())
+	}
 	for _, m := range Algorithms(q, l.Window()) {
 		if m.Name() == l.Name() {
 			return m
@@ -125,12 +128,7 @@ func newParameters(t *testing.T, h Harness, l ratekit.Limit) {
 
 // refills uses a short window so that it also runs on the real clock.
 func refills(t *testing.T, h Harness, l ratekit.Limit) {
-	short := Algorithms(2, 200*time.Millisecond)
-	for _, s := range short {
-		if s.Name() == l.Name() {
-			l = s
-		}
-	}
+	l = withWindow(withBurst(l, 2), 200*time.Millisecond)
 	d := fill(t, h, "k", l)
 	// a sliding window spreads a bucket's requests over the bucket: its
 	// last request may leave one bucket width after the window
@@ -201,6 +199,9 @@ func blockOutlastsWindow(t *testing.T, h Harness, l ratekit.Limit) {
 
 // withWindow rebuilds l over window w, same quota.
 func withWindow(l ratekit.Limit, w time.Duration) ratekit.Limit {
+	if l.Algorithm() == ratekit.AlgSuppressed {
+		return ratekit.Suppressed(l.Burst(), w, l.Factor()).Named(l.Name())
+	}
 	for _, m := range Algorithms(l.Burst(), w) {
 		if m.Name() == l.Name() {
 			return m

@@ -23,6 +23,11 @@ type Harness struct {
 	// Exact reports a fake clock: the suite then asserts timing to the
 	// microsecond (Retry-After passes at exactly its value, not 1 ms before).
 	Exact bool
+	// Draw, when set, is the store's source of uniform draws (see
+	// memstore.WithRandom, redisstore.WithRandom); the suite then runs its
+	// cases on Suppressed limits too, setting the draws it needs. A store
+	// without Suppressed support leaves it nil.
+	Draw *Draw
 }
 
 // Algorithms returns one limit of each algorithm with quota (or burst,
@@ -73,6 +78,9 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 	}
 	if fake {
 		t.Run("QueueDelays", func(t *testing.T) { queueDelays(t, newHarness(t)) })
+	}
+	if newHarness(t).Draw != nil {
+		runSuppressed(t, newHarness, fake)
 	}
 	t.Run("EmptyKey", func(t *testing.T) {
 		h := newHarness(t)

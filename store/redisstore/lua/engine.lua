@@ -8,18 +8,28 @@
 -- ARGV[5i-2 .. 5i+2]  limit i: algorithm, p1, p2, p3, block in ms
 --     fixed    quota, window ms, -          sliding  quota, window ms, bucket ms
 --     log      quota, window ms, -          gcra, token, leaky  interval µs, burst, max wait µs (0: meter)
+--     suppressed  soft, hard, window ms
 --     custom algorithms: their own three parameters
+-- ARGV[5n+3]  optional: a uniform draw, an integer k in [0, 2^53) for the
+--             value k / 2^53, made by the caller (Redis seeds math.random
+--             the same way for every script); one per call, upvalue draw
 --
 -- Reply: 6 integers per limit, in limit order: allowed (1/0), remaining,
--- reset µs, retry-after µs, flags (1: the cost can never pass, 2: blocked),
--- delay µs (queue mode).
+-- reset µs, retry-after µs, flags (1: the cost can never pass, 2: blocked,
+-- 4: declined by a draw), delay µs (queue mode). When any limit reports a
+-- suppression factor, n strings follow ('%.17g', '0' for the others).
 --
 -- An algorithm is a function(key, p1, p2, p3) that writes nothing and
 -- returns, as things stand: allowed, remaining, reset µs, retry µs, flags;
 -- then, when charge is set and it admits: remaining and reset after the
--- charge, delay µs, and a write: op, a, b, c (see commit). Custom algorithms
--- follow the same contract; they may read the upvalues cost, charge, ARGV
--- and call clock() for Redis's time in µs.
+-- charge, delay µs, and a write: op, a, b, c (see commit); then, optionally,
+-- a suppression factor (a number in [0, 1]). A write is committed only when
+-- every limit admits the call, except the op 'supp', which is committed
+-- either way (told whether the call was admitted): an algorithm that counts
+-- declined calls (suppressed) returns it when it declines too, and describes
+-- the state after the call is counted. Custom algorithms follow the same
+-- contract; they may read the upvalues cost, charge, draw, ARGV and call
+-- clock() for Redis's time in µs.
 --
 -- Time is Redis's own (TIME, µs), read only if needed. Every number stays
 -- below 2^53 and is written with string.format('%d'): tostring keeps 14
@@ -37,6 +47,8 @@ end
 
 local cost = tonumber(ARGV[1])
 local charge = mode == 'take' and cost > 0
+local n = math.floor((#ARGV - 2) / 5)
+local draw = tonumber(ARGV[5 * n + 3])
 
 local now
 local function clock()
@@ -52,6 +64,26 @@ local function int(x)
 end
 
 local algorithms = {}
+
+-- slide_retry returns the µs until a bucketed window estimate leaves room:
+-- with the window start sliding forward bucket by bucket (b) from x in bucket
+-- o, the first moment full * width + counts[b] * (width - x) <= need. counts
+-- is indexed by bucket - o; full sums the buckets o+1..c.
+local function slide_retry(counts, full, x, need, width, o, window_ms, now_ms)
+  local b = 0
+  while true do
+    local n, room = counts[b] or 0, need - full * width
+    if room >= 0 then
+      local at = x
+      if n > 0 then at = math.max(x, width - math.floor(room / n)) end
+      if at < width then
+        return ((o + b) * width + at + window_ms - now_ms) * 1000
+      end
+    end
+    b, x = b + 1, 0
+    full = full - (counts[b] or 0)
+  end
+end
 
 function algorithms.fixed(key, quota, window_ms)
   local count, ttl, live = 0, window_ms, false
@@ -103,21 +135,7 @@ function algorithms.sliding(key, quota, window_ms, width)
   if cost > quota then return false, remaining, reset, 0, 1 end
   local need = (quota - cost) * width
   if scaled > need then
-    -- slide s forward bucket by bucket (b) to the first moment the estimate
-    -- leaves room: full * width + n_b * (width - x) <= need
-    local b = 0
-    while true do
-      local n, room = counts[b] or 0, need - full * width
-      if room >= 0 then
-        local at = x
-        if n > 0 then at = math.max(x, width - math.floor(room / n)) end
-        if at < width then
-          return false, remaining, reset, ((o + b) * width + at + window_ms - now_ms) * 1000, 0
-        end
-      end
-      b, x = b + 1, 0
-      full = full - (counts[b] or 0)
-    end
+    return false, remaining, reset, slide_retry(counts, full, x, need, width, o, window_ms, now_ms), 0
   end
   if not charge then return true, remaining, reset, 0, 0 end
   local ttl = (c + 1) * width + window_ms - now_ms
@@ -177,10 +195,13 @@ end
 algorithms.token = algorithms.gcra
 algorithms.leaky = algorithms.gcra
 
+--@builtin: lua/suppressed.lua
+
 --@custom
 
--- commit applies one write.
-local function commit(key, op, a, b, c)
+-- commit applies one write; admitted tells a 'supp' write whether the call
+-- was admitted.
+local function commit(key, op, a, b, c, admitted)
   if op == 'incr' then
     redis.call('INCRBY', key, ARGV[1])
   elseif op == 'set' then
@@ -206,19 +227,27 @@ local function commit(key, op, a, b, c)
     end
     if #args > 0 then redis.call('ZADD', key, unpack(args)) end
     redis.call('PEXPIRE', key, int(b))
+  elseif op == 'supp' then -- a: bucket, b: ttl ms, c: oldest live bucket
+    local fields = redis.call('HKEYS', key)
+    for j = 1, #fields do
+      local idx = tonumber(string.sub(fields[j], 2))
+      if not idx or idx < c then redis.call('HDEL', key, fields[j]) end
+    end
+    redis.call('HINCRBY', key, 't' .. int(a), ARGV[1])
+    if admitted then redis.call('HINCRBY', key, 'a' .. int(a), ARGV[1]) end
+    redis.call('PEXPIRE', key, int(b))
   elseif op then
     return redis.error_reply('ratekit: unknown write ' .. tostring(op))
   end
 end
 
 -- check phase: decide every limit, write nothing but blocks
-local n = (#ARGV - 2) / 5
 for i = 1, n do -- every algorithm is known before anything is written
   if not algorithms[ARGV[5 * i - 2]] then
     return redis.error_reply('ratekit: unknown algorithm ' .. tostring(ARGV[5 * i - 2]))
   end
 end
-local reply, writes, all = { 0, 0, 0, 0, 0, 0 }, nil, true -- one limit needs no table of writes
+local reply, writes, factors, all = { 0, 0, 0, 0, 0, 0 }, nil, nil, true -- one limit needs no table of writes
 if n > 1 then writes = {} end
 local block_index = n
 for i = 1, n do
@@ -230,12 +259,12 @@ for i = 1, n do
     block_index = block_index + 1
     bkey = KEYS[block_index]
   end
-  local ok, remaining, reset, retry, flags, after_remaining, after_reset, delay, op, wa, wb, wc
+  local ok, remaining, reset, retry, flags, after_remaining, after_reset, delay, op, wa, wb, wc, factor
   local blocked = bkey and redis.call('PTTL', bkey) or -2
   if blocked > 0 then
     ok, remaining, reset, retry, flags = false, 0, blocked * 1000, blocked * 1000, 2
   else
-    ok, remaining, reset, retry, flags, after_remaining, after_reset, delay, op, wa, wb, wc =
+    ok, remaining, reset, retry, flags, after_remaining, after_reset, delay, op, wa, wb, wc, factor =
       algorithm(KEYS[i], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]))
     if not ok and bkey and flags == 0 and charge then
       redis.call('SET', bkey, '1', 'PX', int(block_ms))
@@ -251,30 +280,43 @@ for i = 1, n do
   reply[o + 6] = 0
   if n == 1 then
     -- a single limit is all-or-nothing by itself: commit now
-    if ok and charge and op then
-      local err = commit(KEYS[1], op, wa, wb, wc)
+    if charge and op and (ok or op == 'supp') then
+      local err = commit(KEYS[1], op, wa, wb, wc, ok)
       if err then return err end
-      reply[2], reply[3], reply[6] = after_remaining, after_reset, delay
+      if ok then reply[2], reply[3], reply[6] = after_remaining, after_reset, delay end
     end
+    if factor then reply[7] = string.format('%.17g', factor) end
     return reply
   end
   local w = 8 * (i - 1)
   writes[w + 1], writes[w + 2], writes[w + 3], writes[w + 4] = op, wa, wb, wc
   writes[w + 5], writes[w + 6], writes[w + 7] = after_remaining, after_reset, delay
+  if factor then
+    factors = factors or {}
+    factors[i] = factor
+  end
   all = all and ok
 end
 
--- commit phase: charge every limit, or none
-if all and charge then
+-- commit phase: charge every limit, or none; a 'supp' write counts the call
+-- either way
+if charge then
   for i = 1, n do
     local w = 8 * (i - 1)
     local op = writes[w + 1]
-    if op then
-      local err = commit(KEYS[i], op, writes[w + 2], writes[w + 3], writes[w + 4])
+    if op and (all or op == 'supp') then
+      local err = commit(KEYS[i], op, writes[w + 2], writes[w + 3], writes[w + 4], all)
       if err then return err end
-      local o = 6 * (i - 1)
-      reply[o + 2], reply[o + 3], reply[o + 6] = writes[w + 5], writes[w + 6], writes[w + 7]
+      if all then
+        local o = 6 * (i - 1)
+        reply[o + 2], reply[o + 3], reply[o + 6] = writes[w + 5], writes[w + 6], writes[w + 7]
+      end
     end
+  end
+end
+if factors then
+  for i = 1, n do
+    reply[6 * n + i] = string.format('%.17g', factors[i] or 0)
   end
 end
 return reply

@@ -1,0 +1,173 @@
+package ratekit
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// GlobalSubject is the subject of Levels' global limits: one counter for all
+// traffic.
+const GlobalSubject = "global"
+
+// EndpointLimits are a tenant's limits on one route.
+type EndpointLimits struct {
+	// Pattern is a net/http ServeMux pattern: "POST /login",
+	// "GET /items/{id}", "/api/". A request takes the limits of the pattern
+	// that ServeMux would choose, after cleaning its path.
+	Pattern string
+	// Limits apply per tenant on the route, beside LevelsConfig.PerTenant.
+	Limits []Limit
+}
+
+// LevelsConfig configures Levels: seed 003's global, per-tenant and
+// per-endpoint limits with a reputation gate.
+type LevelsConfig struct {
+	// Store keeps the limits' state (required).
+	Store Store
+	// Tenant names the tenant a request belongs to (required).
+	Tenant KeyFunc
+	// Global limits all traffic together, under GlobalSubject.
+	Global []Limit
+	// PerTenant limits each tenant across every route.
+	PerTenant []Limit
+	// Endpoints limit each tenant per route (method and path).
+	Endpoints []EndpointLimits
+	// Reputation, when set, keeps tenants' reputations: a tenant whose
+	// request is denied by its tenant or endpoint limits gets a violation,
+	// an admitted request counts as good, and while the global limit is
+	// exceeded only tenants with a score of at least Threshold pass.
+	Reputation ReputationStore
+	// Policy is the reputation arithmetic (zero value:
+	// DefaultReputationPolicy()).
+	Policy ReputationPolicy
+	// Threshold is the score that passes the gate, in (0, 1] (zero value:
+	// DefaultReputationThreshold, 0.3).
+	Threshold float64
+}
+
+// Levels returns net/http middleware that applies, per request (seed 003's
+// flow):
+//
+//  1. the global limits; when they deny, the reputation gate: a tenant with
+//     a score of at least Threshold goes on, any other gets the global
+//     limits' 429 (without Reputation, everyone does);
+//  2. the tenant's limits: PerTenant and those of the matching endpoint, in
+//     one store call; a denial is a 429 and records a violation;
+//  3. an admitted request records a good request and reaches next.
+//
+// Store and reputation failures follow the error policies of opts (the
+// options of Middleware); a failed reputation update is reported and never
+// changes the response. An allowed request carries the tenant's rate-limit
+// headers, not the global ones. Round trips per request: one for the global
+// limits, one for the tenant's, one for the reputation update, and one more
+// to read the reputation while the global limit is exceeded.
+//
+// Levels returns an error for an invalid configuration: a missing store or
+// tenant key, no limits, an invalid limit or policy, a bad pattern, or a
+// global limit named like a tenant or endpoint one.
+func Levels(cfg LevelsConfig, opts ...Option) (func(http.Handler) http.Handler, error) {
+	lv, err := newLevels(cfg, newConfig(opts))
+	if err != nil {
+		return nil, err
+	}
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { lv.serve(next, w, r) })
+	}, nil
+}
+
+// levels is the compiled LevelsConfig.
+type levels struct {
+	cfg       *config
+	key       KeyFunc
+	global    *Guard         // nil without global limits
+	tenant    *Guard         // PerTenant alone; nil without them
+	routes    *http.ServeMux // Endpoints' patterns
+	endpoints map[string]*Guard
+	rep       ReputationStore
+	policy    ReputationPolicy
+	threshold float64
+}
+
+func newLevels(cfg LevelsConfig, c *config) (*levels, error) {
+	if cfg.Store == nil {
+		return nil, ErrNilStore
+	}
+	if cfg.Tenant == nil {
+		return nil, errors.New("ratekit: levels: a Tenant key function is required")
+	}
+	lv := &levels{cfg: c, key: cfg.Tenant, rep: cfg.Reputation, policy: cfg.Policy, threshold: cfg.Threshold,
+		routes: http.NewServeMux(), endpoints: map[string]*Guard{}}
+	if lv.policy == (ReputationPolicy{}) {
+		lv.policy = DefaultReputationPolicy()
+	}
+	if lv.threshold == 0 {
+		lv.threshold = DefaultReputationThreshold
+	}
+	if lv.rep != nil {
+		if err := lv.policy.Validate(); err != nil {
+			return nil, err
+		}
+		if !(lv.threshold > 0 && lv.threshold <= 1) {
+			return nil, fmt.Errorf("ratekit: levels: threshold must be in (0, 1] (got %v)", lv.threshold)
+		}
+	}
+	guard := func(limits []Limit) (*Guard, error) {
+		if len(limits) == 0 {
+			return nil, nil
+		}
+		l, err := New(cfg.Store, limits...)
+		if err != nil {
+			return nil, err
+		}
+		return &Guard{limiter: l, cfg: c}, nil
+	}
+	var err error
+	if lv.global, err = guard(cfg.Global); err != nil {
+		return nil, err
+	}
+	if lv.tenant, err = guard(cfg.PerTenant); err != nil {
+		return nil, err
+	}
+	tenantNames := map[string]bool{}
+	for _, l := range cfg.PerTenant {
+		tenantNames[l.Name()] = true
+	}
+	for _, e := range cfg.Endpoints {
+		g, err := guard(append(append([]Limit(nil), cfg.PerTenant...), e.Limits...))
+		if err != nil {
+			return nil, err
+		}
+		if g == nil {
+			return nil, fmt.Errorf("ratekit: levels: endpoint %q has no limits", e.Pattern)
+		}
+		if err := handle(lv.routes, e.Pattern); err != nil {
+			return nil, err
+		}
+		lv.endpoints[e.Pattern] = g
+		for _, l := range e.Limits {
+			tenantNames[l.Name()] = true
+		}
+	}
+	for _, l := range cfg.Global {
+		if tenantNames[l.Name()] {
+			return nil, &LimitError{Limit: l.Name(), Field: "name", Reason: "is used by a global and a tenant limit; name them apart"}
+		}
+	}
+	if lv.global == nil && lv.tenant == nil && len(lv.endpoints) == 0 {
+		return nil, ErrNoLimits
+	}
+	return lv, nil
+}
+
+// handle registers pattern, turning ServeMux's panic on a bad or duplicate
+// pattern into an error (this runs when the middleware is built).
+func handle(mux *http.ServeMux, pattern string) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("ratekit: levels: endpoint pattern %q: %v", pattern, p)
+		}
+	}()
+	mux.Handle(pattern, http.NotFoundHandler())
+	return nil
+}

@@ -1,0 +1,146 @@
+package ratekit
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+)
+
+func (lv *levels) serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
+	c := lv.cfg
+	if c.skip != nil && c.skip(r) {
+		next.ServeHTTP(w, r)
+		return
+	}
+	tenant, kerr := lv.key(r)
+	cost := int64(1)
+	if c.cost != nil {
+		cost = c.cost(r)
+	}
+	g := lv.tenant
+	if _, pattern := lv.routes.Handler(r); pattern != "" {
+		g = lv.endpoints[pattern]
+	}
+	if kerr != nil && g != nil { // the key error policy, before anything is charged
+		v := g.Check(r.Context(), tenant, kerr, cost, w.Header())
+		g.ReportError(r, v.Err)
+		if !v.Pass {
+			lv.respond(g, w, r, v)
+			return
+		}
+		g = nil // fail open: the request passes uncounted by its tenant limits
+	}
+	if lv.global != nil {
+		var scratch headerBuf // the global headers reach only a global denial
+		v := lv.global.Check(r.Context(), GlobalSubject, nil, cost, &scratch)
+		if v.Err != nil {
+			lv.global.ReportError(r, v.Err)
+		}
+		if !v.Pass && (v.Err != nil || !lv.gate(r, tenant, kerr)) {
+			scratch.writeTo(w.Header())
+			lv.respond(lv.global, w, r, v)
+			return
+		}
+	}
+	if g == nil { // no tenant limits on this route
+		lv.record(r, tenant, kerr == nil, false)
+		next.ServeHTTP(w, r)
+		return
+	}
+	v := g.Check(r.Context(), tenant, nil, cost, w.Header())
+	if v.Err != nil {
+		g.ReportError(r, v.Err)
+	}
+	switch {
+	case v.Pass:
+		lv.record(r, tenant, v.Err == nil, false)
+		next.ServeHTTP(w, r)
+	case v.Err == nil:
+		lv.record(r, tenant, true, true)
+		lv.respond(g, w, r, v)
+	default:
+		lv.respond(g, w, r, v)
+	}
+}
+
+// gate decides a request while the global limit is exceeded: it passes when
+// the tenant's reputation reaches the threshold. A failed read follows the
+// store error policy.
+func (lv *levels) gate(r *http.Request, tenant string, kerr error) bool {
+	if lv.rep == nil || kerr != nil || tenant == "" {
+		return false
+	}
+	ctx, cancel := lv.bound(r.Context())
+	defer cancel()
+	rep, err := lv.rep.Reputation(ctx, tenant, lv.policy)
+	if err != nil {
+		lv.cfg.onError(r, fmt.Errorf("ratekit: levels: reputation: %w", err))
+		return lv.cfg.policy == FailOpen
+	}
+	return rep.Score >= lv.threshold
+}
+
+// record counts a violation or a good request for the tenant, when
+// reputations are kept and the request had a decision for its tenant.
+func (lv *levels) record(r *http.Request, tenant string, decided, violation bool) {
+	if lv.rep == nil || !decided || tenant == "" {
+		return
+	}
+	ctx, cancel := lv.bound(r.Context())
+	defer cancel()
+	var err error
+	if violation {
+		_, err = lv.rep.RecordViolation(ctx, tenant, lv.policy)
+	} else {
+		_, err = lv.rep.RecordGood(ctx, tenant, lv.policy)
+	}
+	if err != nil {
+		lv.cfg.onError(r, fmt.Errorf("ratekit: levels: reputation: %w", err))
+	}
+}
+
+// bound applies the store timeout of WithTimeout.
+func (lv *levels) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if t := lv.cfg.timeout; t > 0 {
+		return context.WithTimeout(ctx, t)
+	}
+	return ctx, func() {}
+}
+
+// respond writes a Verdict that does not pass, as Middleware does.
+func (lv *levels) respond(g *Guard, w http.ResponseWriter, r *http.Request, v Verdict) {
+	if v.Err == nil && lv.cfg.denied != nil {
+		lv.cfg.denied(w, r, v.Decision)
+		return
+	}
+	body := g.Render(v.Response, w.Header())
+	w.WriteHeader(v.Response.Status)
+	_, _ = w.Write(body)
+}
+
+// headerBuf holds the headers a Guard sets, for a response that may not
+// carry them. It keeps up to 8, as many as a Guard sets.
+type headerBuf struct {
+	kv [8][2]string
+	n  int
+}
+
+// Set implements HeaderSetter.
+func (b *headerBuf) Set(k, v string) {
+	for i := range b.n {
+		if b.kv[i][0] == k {
+			b.kv[i][1] = v
+			return
+		}
+	}
+	if b.n < len(b.kv) {
+		b.kv[b.n] = [2]string{k, v}
+		b.n++
+	}
+}
+
+func (b *headerBuf) writeTo(h http.Header) {
+	for _, kv := range b.kv[:b.n] {
+		h.Set(kv[0], kv[1])
+	}
+}

@@ -1,0 +1,146 @@
+package memstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/ratekit/ratekit"
+)
+
+// repState is one tenant's reputation, the fields of the Redis hash of
+// store/redisstore/lua/reputation.lua.
+type repState struct {
+	score                      float64
+	violations, good           int64
+	lastViolationUS, updatedUS int64
+	expireMS                   int64 // like a Redis key's expiry time
+}
+
+type repMode uint8
+
+const (
+	repGet repMode = iota
+	repViolation
+	repGood
+	repReset
+)
+
+// RecordViolation implements ratekit.ReputationStore.
+func (s *Store) RecordViolation(_ context.Context, tenant string, p ratekit.ReputationPolicy) (ratekit.Reputation, error) {
+	return s.reputation(tenant, p, repViolation)
+}
+
+// RecordGood implements ratekit.ReputationStore.
+func (s *Store) RecordGood(_ context.Context, tenant string, p ratekit.ReputationPolicy) (ratekit.Reputation, error) {
+	return s.reputation(tenant, p, repGood)
+}
+
+// Reputation implements ratekit.ReputationStore.
+func (s *Store) Reputation(_ context.Context, tenant string, p ratekit.ReputationPolicy) (ratekit.Reputation, error) {
+	return s.reputation(tenant, p, repGet)
+}
+
+// ResetReputation implements ratekit.ReputationStore.
+func (s *Store) ResetReputation(_ context.Context, tenant string, p ratekit.ReputationPolicy) error {
+	_, err := s.reputation(tenant, p, repReset)
+	return err
+}
+
+// reputation mirrors lua/reputation.lua of store/redisstore operation for
+// operation, so that both stores compute bit-identical scores.
+func (s *Store) reputation(tenant string, p ratekit.ReputationPolicy, mode repMode) (ratekit.Reputation, error) {
+	if tenant == "" {
+		return ratekit.Reputation{}, ratekit.ErrEmptyKey
+	}
+	if err := p.Validate(); err != nil {
+		return ratekit.Reputation{}, err
+	}
+	nowUS := s.now().UnixMicro()
+	nowMS := nowUS / 1000
+	k := entryKey{tenant, p.ID(), false}
+	sh := s.shard(tenant)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	sh.sweep(nowMS)
+	r, ok := sh.reps[k]
+	if ok && r.expireMS < nowMS {
+		delete(sh.reps, k)
+		ok = false
+	}
+	switch {
+	case mode == repReset:
+		delete(sh.reps, k)
+		return ratekit.Reputation{}, nil
+	case !ok && mode == repGet:
+		return ratekit.Reputation{Score: 1}, nil
+	case !ok:
+		r = repState{score: 1, updatedUS: nowUS}
+	}
+	recoverScore(&r, p, nowUS)
+	switch mode {
+	case repGet:
+		return r.view(r.expireMS - nowMS), nil
+	case repViolation:
+		violation(&r, p, nowUS)
+	case repGood:
+		good(&r, p)
+	}
+	r.updatedUS = nowUS
+	ttl := ratekit.ReputationTTL(r.score, r.violations).Milliseconds()
+	r.expireMS = nowMS + ttl
+	sh.reps[k] = r
+	return r.view(ttl), nil
+}
+
+// recoverScore applies time-based recovery up to nowUS.
+func recoverScore(r *repState, p ratekit.ReputationPolicy, nowUS int64) {
+	if r.score >= 1 {
+		return
+	}
+	from := max(r.updatedUS, r.lastViolationUS+p.Quiet.Microseconds())
+	if nowUS > from {
+		r.score = min(1, r.score+float64(p.HourlyRecovery*(float64(nowUS-from)/3600000000)))
+	}
+}
+
+func violation(r *repState, p ratekit.ReputationPolicy, nowUS int64) {
+	est := float64(p.Established)
+	base := p.Penalty * (1 - float64(0.5*(float64(min(r.good, p.Established))/est)))
+	r.violations++
+	esc := 1.0
+	switch {
+	case r.violations >= 10:
+		esc = 2
+	case r.violations >= 5:
+		esc = 1.5
+	}
+	rapid := 1.0
+	if r.lastViolationUS > 0 && nowUS-r.lastViolationUS < 1000000 {
+		rapid = 1.2
+	}
+	r.score = max(0, r.score-float64(float64(base*esc)*rapid))
+	r.lastViolationUS = nowUS
+}
+
+func good(r *repState, p ratekit.ReputationPolicy) {
+	r.good++
+	if r.violations > 0 {
+		r.score = min(1, r.score+p.SlowStep/float64(r.violations))
+	} else {
+		r.score = min(1, r.score+p.GoodStep)
+	}
+}
+
+func (r repState) view(ttlMS int64) ratekit.Reputation {
+	v := ratekit.Reputation{
+		Score:      r.score,
+		Violations: r.violations,
+		Good:       r.good,
+		Updated:    time.UnixMicro(r.updatedUS),
+		TTL:        time.Duration(ttlMS) * time.Millisecond,
+	}
+	if r.lastViolationUS > 0 {
+		v.LastViolation = time.UnixMicro(r.lastViolationUS)
+	}
+	return v
+}
