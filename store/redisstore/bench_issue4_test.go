@@ -37,29 +37,10 @@ func BenchmarkReputation(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			admin := srv.NewClient(nil)
-			defer admin.Close()
-			calls0, usec0 := scriptStats(admin)
-			hook.n.Store(0)
-			var next atomic.Int64
-			b.ReportAllocs()
-			b.SetParallelism(32)
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				i := int(next.Add(7919))
-				for pb.Next() {
-					if _, err := call(context.Background(), tenants[i%len(tenants)], p); err != nil {
-						b.Error(err)
-						return
-					}
-					i++
-				}
+			parallel(b, srv, hook, len(tenants), func(i int) error {
+				_, err := call(context.Background(), tenants[i], p)
+				return err
 			})
-			b.StopTimer()
-			b.ReportMetric(float64(hook.n.Load())/float64(b.N), "roundtrips/op")
-			if calls, usec := scriptStats(admin); calls > calls0 {
-				b.ReportMetric((usec-usec0)/(calls-calls0), "redis-µs/op")
-			}
 		})
 	}
 }
@@ -90,34 +71,15 @@ func BenchmarkTakeSuppressed(b *testing.B) {
 				keys[i] = "user-" + strconv.Itoa(i)
 			}
 			warm(b, s, keys, tc.limits, min(64, len(keys)))
-			admin := srv.NewClient(nil)
-			defer admin.Close()
-			calls0, usec0 := scriptStats(admin)
-			hook.n.Store(0)
-			var next, allowed atomic.Int64
-			b.ReportAllocs()
-			b.SetParallelism(32)
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				i := int(next.Add(7919))
-				for pb.Next() {
-					d, err := s.Take(context.Background(), keys[i%len(keys)], tc.limits, 1)
-					if err != nil {
-						b.Error(err)
-						return
-					}
-					if d.Allowed {
-						allowed.Add(1)
-					}
-					i++
+			var allowed atomic.Int64
+			parallel(b, srv, hook, len(keys), func(i int) error {
+				d, err := s.Take(context.Background(), keys[i], tc.limits, 1)
+				if err == nil && d.Allowed {
+					allowed.Add(1)
 				}
+				return err
 			})
-			b.StopTimer()
-			b.ReportMetric(float64(hook.n.Load())/float64(b.N), "roundtrips/op")
 			b.ReportMetric(float64(allowed.Load())/float64(b.N), "admitted/op")
-			if calls, usec := scriptStats(admin); calls > calls0 {
-				b.ReportMetric((usec-usec0)/(calls-calls0), "redis-µs/op")
-			}
 		})
 	}
 }
