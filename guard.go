@@ -103,10 +103,20 @@ func (g *Guard) decide(ctx context.Context, key string, keyErr error, cost int64
 	if keyErr != nil {
 		return Decision{}, keyErr
 	}
-	if t := g.cfg.timeout; t > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, t)
-		defer cancel()
-	}
+	ctx, cancel := g.cfg.bound(ctx)
+	defer cancel()
 	return g.limiter.AllowN(ctx, key, cost)
+}
+
+// refuse writes a Verdict that does not pass to a net/http response: the
+// denied handler (WithDeniedHandler) for a denial when one is set, else the
+// Verdict's rendered Response.
+func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, v Verdict) {
+	if v.Err == nil && g.cfg.denied != nil {
+		g.cfg.denied(w, r, v.Decision)
+		return
+	}
+	body := g.Render(v.Response, w.Header())
+	w.WriteHeader(v.Response.Status)
+	_, _ = w.Write(body)
 }

@@ -1,7 +1,6 @@
 package ratekit
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 )
@@ -25,7 +24,7 @@ func (lv *levels) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 		v := g.Check(r.Context(), tenant, kerr, cost, w.Header())
 		g.ReportError(r, v.Err)
 		if !v.Pass {
-			lv.respond(g, w, r, v)
+			g.refuse(w, r, v)
 			return
 		}
 		g = nil // fail open: the request passes uncounted by its tenant limits
@@ -38,7 +37,7 @@ func (lv *levels) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 		}
 		if !v.Pass && (v.Err != nil || !lv.gate(r, tenant, kerr)) {
 			scratch.writeTo(w.Header())
-			lv.respond(lv.global, w, r, v)
+			lv.global.refuse(w, r, v)
 			return
 		}
 	}
@@ -57,9 +56,9 @@ func (lv *levels) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 		next.ServeHTTP(w, r)
 	case v.Err == nil:
 		lv.record(r, tenant, true, true)
-		lv.respond(g, w, r, v)
+		g.refuse(w, r, v)
 	default:
-		lv.respond(g, w, r, v)
+		g.refuse(w, r, v)
 	}
 }
 
@@ -70,7 +69,7 @@ func (lv *levels) gate(r *http.Request, tenant string, kerr error) bool {
 	if lv.rep == nil || kerr != nil || tenant == "" {
 		return false
 	}
-	ctx, cancel := lv.bound(r.Context())
+	ctx, cancel := lv.cfg.bound(r.Context())
 	defer cancel()
 	rep, err := lv.rep.Reputation(ctx, tenant, lv.policy)
 	if err != nil {
@@ -86,7 +85,7 @@ func (lv *levels) record(r *http.Request, tenant string, decided, violation bool
 	if lv.rep == nil || !decided || tenant == "" {
 		return
 	}
-	ctx, cancel := lv.bound(r.Context())
+	ctx, cancel := lv.cfg.bound(r.Context())
 	defer cancel()
 	var err error
 	if violation {
@@ -97,25 +96,6 @@ func (lv *levels) record(r *http.Request, tenant string, decided, violation bool
 	if err != nil {
 		lv.cfg.onError(r, fmt.Errorf("ratekit: levels: reputation: %w", err))
 	}
-}
-
-// bound applies the store timeout of WithTimeout.
-func (lv *levels) bound(ctx context.Context) (context.Context, context.CancelFunc) {
-	if t := lv.cfg.timeout; t > 0 {
-		return context.WithTimeout(ctx, t)
-	}
-	return ctx, func() {}
-}
-
-// respond writes a Verdict that does not pass, as Middleware does.
-func (lv *levels) respond(g *Guard, w http.ResponseWriter, r *http.Request, v Verdict) {
-	if v.Err == nil && lv.cfg.denied != nil {
-		lv.cfg.denied(w, r, v.Decision)
-		return
-	}
-	body := g.Render(v.Response, w.Header())
-	w.WriteHeader(v.Response.Status)
-	_, _ = w.Write(body)
 }
 
 // headerBuf holds the headers a Guard sets, for a response that may not

@@ -2,6 +2,7 @@ package ratekit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"time"
@@ -186,13 +187,18 @@ func (lo *Lockout) do(ctx context.Context, key string, op LockoutOp, attempt str
 // when the store fails (nil instead when FailOpen), 400 for an empty key.
 // Write it with its Write or ServeHTTP method.
 func (lo *Lockout) Enforce(ctx context.Context, key string) error {
-	return lo.respond(lo.Attempt(ctx, key))
+	if e := lo.Response(lo.Attempt(ctx, key)); e != nil {
+		return e
+	}
+	return nil
 }
 
-// respond maps a decision or error to nil or an *ErrorResponse.
-func (lo *Lockout) respond(d LockoutDecision, err error) error {
+// Response maps the result of Attempt (or Check) to the response to send, or
+// nil to go on: 429 TOO_MANY_ATTEMPTS when denied, 503 when the store failed
+// (nil when FailOpen), 400 for an empty key.
+func (lo *Lockout) Response(d LockoutDecision, err error) *ErrorResponse {
 	switch {
-	case err == ErrEmptyKey:
+	case errors.Is(err, ErrEmptyKey):
 		return BadRequestResponse()
 	case err != nil && lo.policy.FailOpen:
 		return nil

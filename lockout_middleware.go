@@ -78,8 +78,8 @@ func (lo *Lockout) Middleware(key KeyFunc, opts ...LockoutOption) func(http.Hand
 			if err != nil {
 				m.onError(r, err)
 			}
-			if e := lo.respond(d, err); e != nil {
-				e.(*ErrorResponse).Write(w, m.render)
+			if e := lo.Response(d, err); e != nil {
+				e.Write(w, m.render)
 				return
 			}
 			rec := &statusRecorder{ResponseWriter: w}

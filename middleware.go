@@ -37,16 +37,11 @@ func Middleware(l *Limiter, key KeyFunc, opts ...Option) func(http.Handler) http
 			if v.Err != nil {
 				g.ReportError(r, v.Err)
 			}
-			switch {
-			case v.Pass:
+			if v.Pass {
 				next.ServeHTTP(w, r)
-			case v.Err == nil && c.denied != nil:
-				c.denied(w, r, v.Decision)
-			default:
-				body := g.Render(v.Response, w.Header())
-				w.WriteHeader(v.Response.Status)
-				_, _ = w.Write(body)
+				return
 			}
+			g.refuse(w, r, v)
 		})
 	}
 }

@@ -1,6 +1,7 @@
 package ratekit
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -132,6 +133,14 @@ func WithSkip(f func(r *http.Request) bool) Option {
 // of time follows the error policy.
 func WithTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.timeout = d })
+}
+
+// bound applies the store timeout of WithTimeout to ctx.
+func (c *config) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.timeout > 0 {
+		return context.WithTimeout(ctx, c.timeout)
+	}
+	return ctx, func() {}
 }
 
 // WithClock sets the clock that X-RateLimit-Reset counts from (default

@@ -12,7 +12,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -54,7 +53,7 @@ func newHandler(store ratekit.LockoutStore) (http.Handler, error) {
 		// 1. record the attempt; a blocked account, or one this attempt takes past
 		//    3 in 10 minutes, gets 429 (503 when the store is down) and no code check
 		d, err := lo.Attempt(r.Context(), account)
-		if e := respond(d, err); e != nil {
+		if e := lo.Response(d, err); e != nil {
 			e.ServeHTTP(w, r)
 			return
 		}
@@ -70,17 +69,4 @@ func newHandler(store ratekit.LockoutStore) (http.Handler, error) {
 		fmt.Fprintln(w, "verified")
 	})
 	return mux, nil
-}
-
-// respond turns an Attempt into the response to send, or nil to go on.
-func respond(d ratekit.LockoutDecision, err error) *ratekit.ErrorResponse {
-	switch {
-	case errors.Is(err, ratekit.ErrEmptyKey):
-		return ratekit.BadRequestResponse()
-	case err != nil:
-		return ratekit.UnavailableResponse(time.Second)
-	case !d.Allowed:
-		return ratekit.LockoutResponse(d)
-	}
-	return nil
 }
