@@ -1,10 +1,35 @@
 package ratekit
 
-import "time"
+import (
+	"time"
 
-// MaxLogQuota caps a SlidingLog's quota: the log keeps one entry (about
-// 120 bytes in Redis) per admitted request in the window.
-const MaxLogQuota = 10_000
+	"github.com/ratekit/ratekit/internal/bounds"
+)
+
+// algorithm names a rate-limiting algorithm. Its value is part of every
+// stored key, so it never changes; Spec.Algorithm reports it and package
+// store lists the names for store authors.
+type algorithm string
+
+// The kit's algorithms.
+const (
+	algFixedWindow   algorithm = "fixed"
+	algGCRA          algorithm = "gcra"
+	algSlidingWindow algorithm = "sliding"
+	algSlidingLog    algorithm = "log"
+	algTokenBucket   algorithm = "token"
+	algLeakyBucket   algorithm = "leaky"
+	algSuppressed    algorithm = "suppressed"
+)
+
+// Bounds, from the package every part of the kit checks alike.
+const (
+	maxCost     = bounds.MaxCost
+	maxQuota    = bounds.MaxQuota
+	minWindow   = bounds.MinWindow
+	maxWindow   = bounds.MaxWindow
+	maxLogQuota = bounds.MaxLogQuota
+)
 
 // SlidingWindow allows quota requests in any window of length window,
 // estimated from buckets: the buckets inside the window count in full, the
@@ -19,7 +44,7 @@ const MaxLogQuota = 10_000
 // to a whole window's requests); finer buckets shrink the error and cost one
 // counter per bucket (window/width + 1 of them, at most 1000).
 func SlidingWindow(quota int64, window time.Duration) Limit {
-	l := newLimit(AlgSlidingWindow, quota, float64(quota), window)
+	l := newLimit(algSlidingWindow, quota, float64(quota), window)
 	l.precision = defaultWidth(window)
 	return l.withID()
 }
@@ -43,9 +68,9 @@ func (l Limit) Precision(d time.Duration) Limit {
 // SlidingLog allows quota requests in any window of length window, exactly:
 // it keeps one entry per admitted request (unique members, so bursts within
 // one microsecond are all counted). For small quotas such as login
-// attempts; quota is capped at MaxLogQuota.
+// attempts; quota is at most 10,000.
 func SlidingLog(quota int64, window time.Duration) Limit {
-	return newLimit(AlgSlidingLog, quota, float64(quota), window)
+	return newLimit(algSlidingLog, quota, float64(quota), window)
 }
 
 // TokenBucket allows bursts of up to burst requests and refills rate tokens
@@ -54,14 +79,14 @@ func SlidingLog(quota int64, window time.Duration) Limit {
 // accumulate rounding error; it decides exactly as GCRA with the same
 // parameters, under its familiar name and keys of its own.
 func TokenBucket(rate float64, per time.Duration, burst int64) Limit {
-	return newLimit(AlgTokenBucket, burst, rate, per)
+	return newLimit(algTokenBucket, burst, rate, per)
 }
 
 // LeakyBucket holds up to capacity requests and leaks leak of them per
 // period. As a meter (the default) it denies a request that would overflow
 // the bucket. Queue turns it into a shaper.
 func LeakyBucket(capacity int64, leak float64, per time.Duration) Limit {
-	return newLimit(AlgLeakyBucket, capacity, leak, per)
+	return newLimit(algLeakyBucket, capacity, leak, per)
 }
 
 // Queue returns a copy of a LeakyBucket in queue mode: an admitted request
@@ -75,10 +100,12 @@ func (l Limit) Queue(maxWait time.Duration) Limit {
 }
 
 // Custom returns a limit run by a custom algorithm registered with a store
-// (see redisstore.WithAlgorithm): capacity is its quota for headers and
-// "can never pass" checks, window its window, params its own parameters.
-func Custom(alg Algorithm, capacity int64, window time.Duration, params [3]int64) Limit {
-	l := newLimit(alg, capacity, float64(capacity), window)
+// (see the Redis store's WithAlgorithm): alg names it (1 to 16 characters
+// from [a-z0-9_], not a built-in name), capacity is its quota for headers
+// and "can never pass" checks, window its window, params its own
+// parameters.
+func Custom(alg string, capacity int64, window time.Duration, params [3]int64) Limit {
+	l := newLimit(algorithm(alg), capacity, float64(capacity), window)
 	l.params = params
 	return l.withID()
 }

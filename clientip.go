@@ -9,7 +9,8 @@ import (
 )
 
 // ClientIP resolves the client address of a request under an explicit trust
-// model. By default it uses only the socket peer: headers are read only when
+// model; ByIP is its usual form. Build it with NewClientIP (the zero value is
+// not usable). By default it uses only the socket peer: headers are read only when
 // the peer is a trusted proxy (TrustProxies) or a fixed number of proxies is
 // trusted (TrustHops). Addresses are unmapped (::ffff:1.2.3.4 is 1.2.3.4),
 // zones are dropped, and keys group IPv6 addresses by /64 (IPv6Prefix). It is
@@ -23,7 +24,7 @@ type ClientIP struct {
 	v6Bits  int
 }
 
-// An IPOption configures a ClientIP.
+// An IPOption configures a ClientIP (and ByIP).
 type IPOption func(*ClientIP) error
 
 // TrustProxies trusts peers inside prefixes: when the socket peer is one, the
@@ -114,17 +115,6 @@ func NewClientIP(opts ...IPOption) (*ClientIP, error) {
 		return nil, errors.New("ratekit: TrustHops and TrustProxies exclude each other")
 	}
 	return c, nil
-}
-
-// KeyFunc returns a KeyFunc that keys requests by Key(Resolve(...)).
-func (c *ClientIP) KeyFunc() KeyFunc {
-	return func(r *http.Request) (string, error) {
-		a, err := c.Resolve(r.RemoteAddr, r.Header.Values)
-		if err != nil {
-			return "", err
-		}
-		return c.Key(a), nil
-	}
 }
 
 // Key returns the subject key for a: the address itself, or its network when

@@ -66,7 +66,7 @@ func TestClientIP(t *testing.T) {
 			for k, vs := range tc.header {
 				r.Header[k] = vs
 			}
-			got, err := mustIP(t, tc.opts...).KeyFunc()(r)
+			got, err := ratekit.ByIP(tc.opts...)(r)
 			if err != nil || got != tc.want {
 				t.Fatalf("key = %q, %v; want %q", got, err, tc.want)
 			}

@@ -4,7 +4,8 @@ import "time"
 
 // A Decision is the answer to one call: whether the request may pass, and the
 // numbers a client needs to behave. Headers and error bodies are built from a
-// Decision alone.
+// Decision alone. The zero Decision denies nothing and describes no limit;
+// stores build Decisions with store.Combine.
 type Decision struct {
 	// Allowed reports whether the request may pass. When it is false nothing
 	// was charged to any limit.
@@ -38,7 +39,7 @@ type Decision struct {
 	policy string // RateLimit-Policy value, set by the Limiter
 }
 
-// LimitState is one limit's part of a Decision.
+// LimitState is one limit's part of a Decision: what that limit alone says.
 type LimitState struct {
 	Limit         Limit
 	Allowed       bool          // this limit alone would admit the request
@@ -49,61 +50,4 @@ type LimitState struct {
 	Blocked       bool          // denied by the limit's penalty block
 	Delay         time.Duration // queue mode: wait before handling
 	Suppression   float64       // Suppressed: the suppression factor, 0 to 1
-}
-
-// Combine folds the per-limit states of one call into a Decision. The request
-// passes only if every limit admits it. The binding limit is an unsatisfiable
-// one if any, else the denying limit with the longest RetryAfter, else the
-// limit with the fewest remaining (the longest ResetAfter on ties). Stores call
-// Combine so that every store picks the binding limit the same way.
-func Combine(states []LimitState) Decision {
-	if len(states) == 0 {
-		return Decision{}
-	}
-	b := 0
-	allowed := states[0].Allowed
-	for i := 1; i < len(states); i++ {
-		allowed = allowed && states[i].Allowed
-		if binds(states[i], states[b]) {
-			b = i
-		}
-	}
-	s := states[b]
-	var delay time.Duration
-	var suppression float64
-	for _, st := range states {
-		suppression = max(suppression, st.Suppression)
-		if allowed {
-			delay = max(delay, st.Delay)
-		}
-	}
-	return Decision{
-		Suppression:   suppression,
-		Delay:         delay,
-		Blocked:       s.Blocked,
-		Allowed:       allowed,
-		Limit:         s.Limit,
-		Remaining:     s.Remaining,
-		ResetAfter:    s.ResetAfter,
-		RetryAfter:    s.RetryAfter,
-		Unsatisfiable: s.Unsatisfiable,
-		States:        states,
-	}
-}
-
-// binds reports whether a is more binding than b.
-func binds(a, b LimitState) bool {
-	if a.Allowed != b.Allowed {
-		return !a.Allowed
-	}
-	if !a.Allowed {
-		if a.Unsatisfiable != b.Unsatisfiable {
-			return a.Unsatisfiable
-		}
-		return a.RetryAfter > b.RetryAfter
-	}
-	if a.Remaining != b.Remaining {
-		return a.Remaining < b.Remaining
-	}
-	return a.ResetAfter > b.ResetAfter
 }

@@ -8,24 +8,22 @@ import (
 // Sentinel errors. Test for them with errors.Is; a *LimitError carries the
 // details of an invalid limit.
 var (
-	// ErrInvalidLimit is matched by every *LimitError.
+	// ErrInvalidLimit is matched by every *LimitError and by every error New
+	// returns for a configuration it cannot enforce.
 	ErrInvalidLimit = errors.New("ratekit: invalid limit")
-	// ErrInvalidCost reports a cost below 0 or at or above MaxCost.
+	// ErrInvalidCost reports a cost below 0 or above 2^53-1.
 	ErrInvalidCost = errors.New("ratekit: invalid cost")
 	// ErrEmptyKey reports an empty subject key. An empty key is never
-	// mapped to a shared bucket; the middleware hands it to the error policy.
+	// mapped to a shared bucket; the middleware hands it to the key error
+	// policy.
 	ErrEmptyKey = errors.New("ratekit: empty key")
-	// ErrNoLimits reports a Limiter built without limits.
-	ErrNoLimits = errors.New("ratekit: no limits")
-	// ErrNilStore reports a Limiter built without a store.
-	ErrNilStore = errors.New("ratekit: nil store")
 )
 
 // LimitError describes why a limit was rejected. It matches ErrInvalidLimit.
 type LimitError struct {
 	Limit  string // the limit's name
 	Field  string // the offending parameter, e.g. "quota" or "window"
-	Reason string // what is wrong with it
+	Reason string // what is wrong with it, and how to fix it
 }
 
 // Error implements error.

@@ -20,8 +20,11 @@ const (
 )
 
 // ErrorResponse is the body of a denial (429), of a store failure under a
-// fail-closed policy (503), or of a request without a usable key (400). It implements error, so handlers can return it.
-// It never carries internal error text.
+// fail-closed policy (503), or of a request without a usable key (400). It
+// implements error, so handlers can return it, and http.Handler, so they can
+// serve it; Write sends it through a Renderer. It never carries internal
+// error text. Build it with DeniedResponse, UnavailableResponse or
+// BadRequestResponse; it is a plain value, safe to share once built.
 type ErrorResponse struct {
 	Status  int          `json:"status"`
 	Code    ErrorCode    `json:"code"`
@@ -61,8 +64,8 @@ func (c ErrorContext) MarshalJSON() ([]byte, error) {
 // Error implements error with the response's message.
 func (e *ErrorResponse) Error() string { return e.Message }
 
-// RetryAfter returns the wait carried by the response.
-func (e *ErrorResponse) RetryAfter() time.Duration {
+// retryAfter returns the wait carried by the response.
+func (e *ErrorResponse) retryAfter() time.Duration {
 	return time.Duration(e.Context.RetryAfter) * time.Second
 }
 
@@ -70,7 +73,7 @@ func (e *ErrorResponse) RetryAfter() time.Duration {
 // CodeRateLimited ("Too many requests. …") or CodeTooManyAttempts ("Too many
 // attempts. …").
 func DeniedResponse(d Decision, code ErrorCode) *ErrorResponse {
-	q, _ := PolicyQuota(d.Limit)
+	q, _ := policyQuota(d.Limit)
 	retry := d.RetryAfter
 	if d.Unsatisfiable {
 		retry = 0
@@ -93,7 +96,7 @@ func tooMany(code ErrorCode, retry time.Duration, limit, remaining int64, policy
 		e.Message = what + " This request costs more than the limit allows; it can never pass."
 		return e
 	}
-	e.Context.RetryAfter = RetryAfterSeconds(retry)
+	e.Context.RetryAfter = retryAfterSeconds(retry)
 	e.Message = what + " Try again in " + seconds(e.Context.RetryAfter) + "."
 	return e
 }
@@ -101,7 +104,7 @@ func tooMany(code ErrorCode, retry time.Duration, limit, remaining int64, policy
 // UnavailableResponse returns the 503 body used when the store fails under a
 // fail-closed policy.
 func UnavailableResponse(retry time.Duration) *ErrorResponse {
-	s := RetryAfterSeconds(retry)
+	s := retryAfterSeconds(retry)
 	return &ErrorResponse{
 		Status:  http.StatusServiceUnavailable,
 		Code:    CodeServiceUnavailable,
@@ -164,16 +167,16 @@ func RenderProblem(e *ErrorResponse) (string, []byte) {
 	return "application/problem+json", b
 }
 
-// Render returns the response's headers and body through render (nil means
-// RenderJSON), for adapters that write responses themselves: it sets
+// render returns the response's headers and body through render (nil means
+// RenderJSON), for writers other than an http.ResponseWriter: it sets
 // Retry-After, Cache-Control: no-store, Content-Type and
 // X-Content-Type-Options on h and returns the body.
-func (e *ErrorResponse) Render(h HeaderSetter, render Renderer) []byte {
+func (e *ErrorResponse) render(h headerSetter, render Renderer) []byte {
 	if render == nil {
 		render = RenderJSON
 	}
 	contentType, body := render(e)
-	WriteRetryHeaders(h, e.RetryAfter())
+	writeRetryHeaders(h, e.retryAfter())
 	h.Set(headerContentType, contentType)
 	h.Set("X-Content-Type-Options", "nosniff")
 	return body
@@ -182,7 +185,7 @@ func (e *ErrorResponse) Render(h HeaderSetter, render Renderer) []byte {
 // Write writes the response to w through render (nil means RenderJSON):
 // status, Retry-After, Cache-Control: no-store, content type and body.
 func (e *ErrorResponse) Write(w http.ResponseWriter, render Renderer) {
-	body := e.Render(w.Header(), render)
+	body := e.render(w.Header(), render)
 	w.WriteHeader(e.Status)
 	_, _ = w.Write(body)
 }

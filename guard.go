@@ -5,78 +5,96 @@ import (
 	"errors"
 	"net/http"
 	"time"
+
+	"github.com/ratekit/ratekit/internal/core"
 )
 
-// A Guard is the transport-neutral core of Middleware: given a request's key
+// verdict is what one request gets from a guard.
+type verdict = core.Verdict[Decision, ErrorResponse]
+
+// A guard is the transport-neutral core of Middleware: given a request's key
 // and cost, it asks the Limiter, sets the rate-limit headers and says what the
-// request gets. Framework adapters are built on it so that every framework
-// answers with the same status, headers and body as net/http. It is safe for
-// concurrent use.
-type Guard struct {
+// request gets. Middleware, the framework adapters (through package adapter),
+// lockouts and levels are built on it, so that every path answers with the
+// same statuses, headers and bodies. It is safe for concurrent use.
+type guard struct {
 	limiter *Limiter
 	cfg     *config
 }
 
-// A Verdict is what one request gets from a Guard.
-type Verdict struct {
-	// Pass reports that the request goes on to the handler.
-	Pass bool
-	// Decision is the limiter's decision; zero when Err is set.
-	Decision Decision
-	// Err is the error the error policy handled (store failure or timeout,
-	// key error, invalid cost). Report it; never show it to the client.
-	Err error
-	// Response is the 429, 400 or 503 to send when Pass is false.
-	Response *ErrorResponse
-}
-
-// NewGuard returns a Guard for l. Options that take an *http.Request (skip,
-// cost, denied and error handlers) are applied by Middleware, not by Check;
-// adapters offer their own.
-func NewGuard(l *Limiter, opts ...Option) *Guard {
-	if l == nil {
-		panic("ratekit: NewGuard needs a Limiter")
-	}
-	return &Guard{limiter: l, cfg: newConfig(opts)}
+func init() {
+	core.Register(func(l *Limiter, opts []Option) core.Guard[Decision, ErrorResponse] {
+		if l == nil {
+			panic("ratekit: a middleware needs a Limiter; build one with ratekit.New")
+		}
+		return &guard{limiter: l, cfg: newConfig(opts)}
+	})
 }
 
 // Check decides one request. key and keyErr are the key function's result,
 // cost is what the request costs. A request admitted by a LeakyBucket in
-// queue mode returns after its Delay (or when ctx ends). Check sets the rate-limit headers, and on a
-// denial Retry-After and Cache-Control, on h; the caller writes
-// Verdict.Response with Render when Pass is false.
-func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64, h HeaderSetter) Verdict {
+// queue mode returns after its Delay (or when ctx ends). Check sets the
+// rate-limit headers, and on a denial Retry-After and Cache-Control, on h.
+func (g *guard) Check(ctx context.Context, key string, keyErr error, cost int64, h core.Header) verdict {
 	d, err := g.decide(ctx, key, keyErr, cost)
 	c := g.cfg
 	if err != nil {
 		requestErr := keyErr != nil || isRequestError(err)
 		switch {
 		case requestErr && c.keyPolicy == FailClosed:
-			return Verdict{Err: err, Response: BadRequestResponse()}
+			return verdict{Err: err, Response: BadRequestResponse()}
 		case !requestErr && c.policy == FailClosed:
-			return Verdict{Err: err, Response: UnavailableResponse(c.closedRetry)}
+			return verdict{Err: err, Response: UnavailableResponse(c.closedRetry)}
 		}
-		return Verdict{Pass: true, Err: err}
+		return verdict{Pass: true, Err: err}
 	}
-	WriteHeaders(h, d, c.headers, c.now())
+	writeHeaders(h, d, c.headers, c.now())
 	if d.Allowed {
 		wait(ctx, d.Delay)
-		return Verdict{Pass: true, Decision: d}
+		return verdict{Pass: true, Decision: d}
 	}
-	WriteRetryHeaders(h, d.RetryAfter)
-	return Verdict{Decision: d, Response: DeniedResponse(d, c.code)}
+	writeRetryHeaders(h, d.RetryAfter)
+	return verdict{Decision: d, Response: DeniedResponse(d, c.code)}
 }
 
 // Render sets the response headers of e (Retry-After, Cache-Control,
-// Content-Type) on h and returns its body through the Guard's renderer.
-func (g *Guard) Render(e *ErrorResponse, h HeaderSetter) []byte {
-	return e.Render(h, g.cfg.render)
+// Content-Type) on h and returns its body through the configured renderer.
+func (g *guard) Render(e *ErrorResponse, h core.Header) []byte { return e.render(h, g.cfg.render) }
+
+// Report hands err to the configured error handler (WithErrorHandler; by
+// default a throttled slog warning). r may be nil.
+func (g *guard) Report(r *http.Request, err error) { g.cfg.onError(r, err) }
+
+// Skip reports whether WithSkip lets r through uncounted.
+func (g *guard) Skip(r *http.Request) bool { return g.cfg.skip != nil && g.cfg.skip(r) }
+
+// Cost returns what r costs (WithCost, WithCostFunc; 1 by default).
+func (g *guard) Cost(r *http.Request) int64 {
+	if g.cfg.cost != nil {
+		return g.cfg.cost(r)
+	}
+	return 1
 }
 
-// ReportError hands err to the configured error handler (WithErrorHandler;
-// by default a throttled slog warning). r may be nil.
-func (g *Guard) ReportError(r *http.Request, err error) {
-	g.cfg.onError(r, err)
+// Bound applies the store timeout of WithTimeout to ctx.
+func (g *guard) Bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	return g.cfg.bound(ctx)
+}
+
+// FailOpen reports whether store errors let requests through.
+func (g *guard) FailOpen() bool { return g.cfg.policy == FailOpen }
+
+// Refuse writes a verdict that does not pass to a net/http response: the
+// denied handler (WithDeniedHandler) for a denial when one is set, else the
+// verdict's rendered Response.
+func (g *guard) Refuse(w http.ResponseWriter, r *http.Request, v verdict) {
+	if v.Err == nil && g.cfg.denied != nil {
+		g.cfg.denied(w, r, v.Decision)
+		return
+	}
+	body := g.Render(v.Response, w.Header())
+	w.WriteHeader(v.Response.Status)
+	_, _ = w.Write(body)
 }
 
 // isRequestError reports an error the request caused: an empty key or an
@@ -99,24 +117,11 @@ func wait(ctx context.Context, d time.Duration) {
 	}
 }
 
-func (g *Guard) decide(ctx context.Context, key string, keyErr error, cost int64) (Decision, error) {
+func (g *guard) decide(ctx context.Context, key string, keyErr error, cost int64) (Decision, error) {
 	if keyErr != nil {
 		return Decision{}, keyErr
 	}
 	ctx, cancel := g.cfg.bound(ctx)
 	defer cancel()
 	return g.limiter.AllowN(ctx, key, cost)
-}
-
-// refuse writes a Verdict that does not pass to a net/http response: the
-// denied handler (WithDeniedHandler) for a denial when one is set, else the
-// Verdict's rendered Response.
-func (g *Guard) refuse(w http.ResponseWriter, r *http.Request, v Verdict) {
-	if v.Err == nil && g.cfg.denied != nil {
-		g.cfg.denied(w, r, v.Decision)
-		return
-	}
-	body := g.Render(v.Response, w.Header())
-	w.WriteHeader(v.Response.Status)
-	_, _ = w.Write(body)
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // HeaderMode selects which rate-limit headers a response carries. Modes
-// combine with |.
+// combine with |; the zero value is HeadersNone.
 type HeaderMode uint8
 
 // Header modes.
@@ -28,28 +28,28 @@ const (
 // maxSFInteger is the largest Structured Field integer (RFC 8941).
 const maxSFInteger = 999_999_999_999_999
 
-// HeaderSetter receives response headers. http.Header implements it; so does
+// headerSetter receives response headers. http.Header implements it; so does
 // any framework context with a Set(key, value string) method.
-type HeaderSetter interface {
+type headerSetter = interface {
 	Set(key, value string)
 }
 
 // Header names, in Go's canonical form (on the wire HTTP/1.1 sends them so;
 // header names are case-insensitive).
 const (
-	HeaderLimit       = "X-Ratelimit-Limit"
-	HeaderRemaining   = "X-Ratelimit-Remaining"
-	HeaderReset       = "X-Ratelimit-Reset"
-	HeaderPolicy      = "Ratelimit-Policy"
-	HeaderRateLimit   = "Ratelimit"
-	HeaderRetryAfter  = "Retry-After"
+	headerLimit       = "X-Ratelimit-Limit"
+	headerRemaining   = "X-Ratelimit-Remaining"
+	headerReset       = "X-Ratelimit-Reset"
+	headerPolicy      = "Ratelimit-Policy"
+	headerRateLimit   = "Ratelimit"
+	headerRetryAfter  = "Retry-After"
 	headerCacheCtl    = "Cache-Control"
 	headerContentType = "Content-Type"
 )
 
-// WriteHeaders sets the rate-limit headers of mode for d; now is the time
+// writeHeaders sets the rate-limit headers of mode for d; now is the time
 // X-RateLimit-Reset counts from.
-func WriteHeaders(h HeaderSetter, d Decision, mode HeaderMode, now time.Time) {
+func writeHeaders(h headerSetter, d Decision, mode HeaderMode, now time.Time) {
 	if hh, ok := h.(http.Header); ok {
 		writeHTTPHeaders(hh, d, mode, now)
 		return
@@ -61,7 +61,7 @@ func WriteHeaders(h HeaderSetter, d Decision, mode HeaderMode, now time.Time) {
 	}
 }
 
-// writeHTTPHeaders is WriteHeaders for http.Header with one allocation for
+// writeHTTPHeaders is writeHeaders for http.Header with one allocation for
 // all value slices.
 func writeHTTPHeaders(h http.Header, d Decision, mode HeaderMode, now time.Time) {
 	var vals [5]string
@@ -74,7 +74,7 @@ func writeHTTPHeaders(h http.Header, d Decision, mode HeaderMode, now time.Time)
 }
 
 var (
-	namesAll    = []string{HeaderLimit, HeaderRemaining, HeaderReset, HeaderPolicy, HeaderRateLimit}
+	namesAll    = []string{headerLimit, headerRemaining, headerReset, headerPolicy, headerRateLimit}
 	namesIETF   = namesAll[3:]
 	namesLegacy = namesAll[:3]
 )
@@ -95,7 +95,7 @@ func headerNames(mode HeaderMode) []string {
 func headerValues(vals *[5]string, d Decision, mode HeaderMode, now time.Time) int {
 	n := 0
 	if mode&HeadersLegacy != 0 {
-		q, _ := PolicyQuota(d.Limit)
+		q, _ := policyQuota(d.Limit)
 		vals[0] = strconv.FormatInt(q, 10)
 		vals[1] = strconv.FormatInt(clampSF(d.Remaining), 10)
 		vals[2] = strconv.FormatInt(ceilSeconds(now.Add(d.ResetAfter).Sub(time.Unix(0, 0))), 10)
@@ -104,7 +104,7 @@ func headerValues(vals *[5]string, d Decision, mode HeaderMode, now time.Time) i
 	if mode&HeadersIETF != 0 {
 		policy := d.policy
 		if policy == "" {
-			policy = PolicyHeader(d.States)
+			policy = statesPolicy(d.States)
 		}
 		var buf [128]byte
 		state := buf[:0]
@@ -120,9 +120,9 @@ func headerValues(vals *[5]string, d Decision, mode HeaderMode, now time.Time) i
 	return n
 }
 
-// PolicyHeader returns the RateLimit-Policy value describing the limits of
+// statesPolicy returns the RateLimit-Policy value describing the limits of
 // states, e.g. "burst";q=10;w=1, "hourly";q=1000;w=3600.
-func PolicyHeader(states []LimitState) string {
+func statesPolicy(states []LimitState) string {
 	limits := make([]Limit, len(states))
 	for i, s := range states {
 		limits[i] = s.Limit
@@ -136,38 +136,38 @@ func policyHeader(limits []Limit) string {
 		if i > 0 {
 			b = append(b, ", "...)
 		}
-		q, w := PolicyQuota(l)
+		q, w := policyQuota(l)
 		b = appendItem(b, l.Name(), "q", q, "w", w)
 	}
 	return string(b)
 }
 
-// WriteRetryHeaders sets Retry-After (whole seconds, rounded up, at least 1)
+// writeRetryHeaders sets Retry-After (whole seconds, rounded up, at least 1)
 // and Cache-Control: no-store, as every 429 and 503 of the kit carries. A
 // retry of 0 or less (a request that can never pass) writes no Retry-After.
-func WriteRetryHeaders(h HeaderSetter, retry time.Duration) {
+func writeRetryHeaders(h headerSetter, retry time.Duration) {
 	if retry > 0 {
-		h.Set(HeaderRetryAfter, strconv.FormatInt(RetryAfterSeconds(retry), 10))
+		h.Set(headerRetryAfter, strconv.FormatInt(retryAfterSeconds(retry), 10))
 	}
 	h.Set(headerCacheCtl, "no-store")
 }
 
-// RetryAfterSeconds is retry in whole seconds, rounded up, at least 1.
-func RetryAfterSeconds(retry time.Duration) int64 {
+// retryAfterSeconds is retry in whole seconds, rounded up, at least 1.
+func retryAfterSeconds(retry time.Duration) int64 {
 	return max(ceilSeconds(retry), 1)
 }
 
-// PolicyQuota returns the quota and window (whole seconds) that describe l
+// policyQuota returns the quota and window (whole seconds) that describe l
 // in headers, such that the remaining count never exceeds the quota: a fixed
 // window's (or sliding window's, or log's) quota per window; a bucket
 // algorithm's burst per the time the burst takes to refill (burst ×
 // interval). A window that is not whole seconds is scaled by
 // the smallest factor up to 1000 that makes it whole (10 per 100 ms is 100
 // per second), else rounded up. Both are clamped to Structured Field integers.
-func PolicyQuota(l Limit) (quota, windowSeconds int64) {
+func policyQuota(l Limit) (quota, windowSeconds int64) {
 	window := l.period
 	if l.alg.bucket() {
-		window = time.Duration(min(float64(l.Interval())*float64(l.quota), float64(MaxWindow)))
+		window = time.Duration(min(float64(l.interval())*float64(l.quota), float64(maxWindow)))
 	}
 	if window <= 0 {
 		return clampSF(l.quota), 0
@@ -182,7 +182,7 @@ func PolicyQuota(l Limit) (quota, windowSeconds int64) {
 }
 
 // appendItem appends the Structured Field item "name";k1=v1;k2=v2. Names are
-// validated by Limit.Validate to need no escaping.
+// validated by New to need no escaping.
 func appendItem(b []byte, name, k1 string, v1 int64, k2 string, v2 int64) []byte {
 	b = append(b, '"')
 	b = append(b, name...)

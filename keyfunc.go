@@ -3,13 +3,15 @@ package ratekit
 import (
 	"fmt"
 	"net/http"
-	"strconv"
+	"strings"
+
+	"github.com/ratekit/ratekit/internal/keyjoin"
 )
 
 // A KeyFunc names the subject a request is counted against. Any
 // func(*http.Request) (string, error) is a KeyFunc. An empty key or an error
-// is handed to the middleware's error policy; it never falls into one shared
-// bucket.
+// is handed to the middleware's key error policy; it never falls into one
+// shared bucket.
 type KeyFunc func(r *http.Request) (string, error)
 
 // ByIP keys requests by client IP address as resolved by a ClientIP built
@@ -21,7 +23,13 @@ func ByIP(opts ...IPOption) KeyFunc {
 	if err != nil {
 		panic(err)
 	}
-	return c.KeyFunc()
+	return func(r *http.Request) (string, error) {
+		a, err := c.Resolve(r.RemoteAddr, r.Header.Values)
+		if err != nil {
+			return "", err
+		}
+		return c.Key(a), nil
+	}
 }
 
 // ByHeader keys requests by the first value of header name, e.g. an API key.
@@ -31,6 +39,19 @@ func ByHeader(name string) KeyFunc {
 		v := r.Header.Get(name)
 		if v == "" {
 			return "", fmt.Errorf("%w: header %s is missing", ErrEmptyKey, name)
+		}
+		return v, nil
+	}
+}
+
+// ByFormValue keys requests by a form field (body or query), trimmed and
+// lower-cased so that "Alice " and "alice" share one counter: the account of
+// a login form. A missing field is ErrEmptyKey.
+func ByFormValue(name string) KeyFunc {
+	return func(r *http.Request) (string, error) {
+		v := strings.ToLower(strings.TrimSpace(r.FormValue(name)))
+		if v == "" {
+			return "", fmt.Errorf("%w: form field %s is missing", ErrEmptyKey, name)
 		}
 		return v, nil
 	}
@@ -50,25 +71,10 @@ func Join(keys ...KeyFunc) KeyFunc {
 			}
 			parts[i] = part
 		}
-		return JoinKey(parts...)
-	}
-}
-
-// JoinKey joins key parts as Join does (each written as its length, ':' and
-// the part), for adapters whose key functions are not net/http ones. An
-// empty part, or no part, is ErrEmptyKey.
-func JoinKey(parts ...string) (string, error) {
-	var b []byte
-	for _, part := range parts {
-		if part == "" {
-			return "", ErrEmptyKey
+		k, err := keyjoin.Join(parts...)
+		if err != nil {
+			return "", fmt.Errorf("%w: %v", ErrEmptyKey, err)
 		}
-		b = strconv.AppendInt(b, int64(len(part)), 10)
-		b = append(b, ':')
-		b = append(b, part...)
+		return k, nil
 	}
-	if len(b) == 0 {
-		return "", ErrEmptyKey
-	}
-	return string(b), nil
 }

@@ -8,53 +8,16 @@ import (
 	"time"
 )
 
-// Algorithm names a rate-limiting algorithm. Its value is part of every
-// stored key, so it never changes.
-type Algorithm string
-
-// The algorithms of the kit.
-const (
-	// AlgFixedWindow counts requests in a window that starts at the key's
-	// first request and lasts the window length.
-	AlgFixedWindow Algorithm = "fixed"
-	// AlgGCRA is the generic cell rate algorithm: a steady rate with a burst.
-	AlgGCRA Algorithm = "gcra"
-	// AlgSlidingWindow counts requests in buckets and weighs the oldest
-	// bucket by its overlap with the window.
-	AlgSlidingWindow Algorithm = "sliding"
-	// AlgSlidingLog keeps one entry per admitted request: exact.
-	AlgSlidingLog Algorithm = "log"
-	// AlgTokenBucket refills tokens continuously up to a capacity.
-	AlgTokenBucket Algorithm = "token"
-	// AlgLeakyBucket drains a bucket at a constant rate; as a meter it
-	// denies when full, in queue mode it delays requests to the drain rate.
-	AlgLeakyBucket Algorithm = "leaky"
-)
-
-// Bounds that keep every stored number exact (below 2^53, in microseconds
-// inside Lua) and every header value representable.
-const (
-	// MaxCost is the largest cost one call may charge (2^53 − 1).
-	MaxCost = 1<<53 - 1
-	// MaxQuota is the largest quota or burst a limit may have.
-	MaxQuota = 1<<53 - 1
-	// MinWindow is the shortest window or period; limits have millisecond
-	// resolution.
-	MinWindow = time.Millisecond
-	// MaxWindow is the longest horizon a limit may keep state for.
-	MaxWindow = 366 * 24 * time.Hour
-)
-
 // A Limit is one rate limit: an algorithm and its parameters. It is a small
 // value, safe to copy and to share between goroutines. Build it with a
 // constructor such as FixedWindow or GCRA and name it with Named; the zero
-// Limit is invalid. Parameters are checked by Validate, which New calls, so a
-// bad limit is reported when the Limiter is built, never at request time.
+// Limit is invalid. New checks every parameter, so a bad limit is reported
+// when the Limiter is built, never at request time.
 //
 // A limit's parameters are fingerprinted into its storage key: changing them
 // starts fresh state, and the old state expires on its own.
 type Limit struct {
-	alg       Algorithm
+	alg       algorithm
 	name      string
 	quota     int64         // requests per window, or the burst / capacity of a bucket
 	rate      float64       // bucket algorithms: requests per period
@@ -65,6 +28,7 @@ type Limit struct {
 	params    [3]int64      // custom algorithms: their parameters
 	factor    float64       // Suppressed: hard limit = quota × factor
 	id        string        // name:algorithm:fingerprint, the storage identity
+	named     bool          // named by Named, not by default
 }
 
 // FixedWindow allows quota requests per window. The window starts with the
@@ -72,24 +36,24 @@ type Limit struct {
 // pass up to 2 × quota across a window boundary. Window has millisecond
 // resolution.
 func FixedWindow(quota int64, window time.Duration) Limit {
-	return newLimit(AlgFixedWindow, quota, float64(quota), window)
+	return newLimit(algFixedWindow, quota, float64(quota), window)
 }
 
 // GCRA allows rate requests per period as a steady flow (one every
 // period/rate) with bursts of up to burst requests. Its state is a single
 // theoretical arrival time, so memory is constant and Retry-After is exact.
 func GCRA(rate float64, period time.Duration, burst int64) Limit {
-	return newLimit(AlgGCRA, burst, rate, period)
+	return newLimit(algGCRA, burst, rate, period)
 }
 
-func newLimit(alg Algorithm, quota int64, rate float64, period time.Duration) Limit {
+func newLimit(alg algorithm, quota int64, rate float64, period time.Duration) Limit {
 	l := Limit{alg: alg, name: string(alg), quota: quota, rate: rate, period: period}
 	return l.withID()
 }
 
 // withID recomputes the storage identity after a change.
 func (l Limit) withID() Limit {
-	l.id = l.name + ":" + string(l.alg) + ":" + l.Fingerprint()
+	l.id = l.name + ":" + string(l.alg) + ":" + l.fingerprint()
 	return l
 }
 
@@ -97,9 +61,11 @@ func (l Limit) withID() Limit {
 // RateLimit headers and the error body, and it is part of the storage key:
 // limits with the same name and parameters share their counters, in every
 // Limiter and every instance that uses them. Names are 1 to 48 characters
-// from [A-Za-z0-9_.-]. The default name is the algorithm's.
+// from [A-Za-z0-9_.-]. The default name is the algorithm's; New refuses two
+// Limiters on one store whose unnamed limits would share counters by
+// accident.
 func (l Limit) Named(name string) Limit {
-	l.name = name
+	l.name, l.named = name, true
 	return l.withID()
 }
 
@@ -111,62 +77,54 @@ func (l Limit) Block(d time.Duration) Limit {
 	return l.withID()
 }
 
-// BlockDuration returns the penalty set by Block, or 0.
-func (l Limit) BlockDuration() time.Duration { return l.block }
-
-// Algorithm returns the limit's algorithm.
-func (l Limit) Algorithm() Algorithm { return l.alg }
-
-// Name returns the limit's policy name.
+// Name returns the limit's policy name: the one given to Named, or the
+// algorithm's.
 func (l Limit) Name() string { return l.name }
 
-// Window returns the window (FixedWindow) or the period of the rate (GCRA).
-func (l Limit) Window() time.Duration { return l.period }
+// Spec describes the limit for stores and tools: its algorithm, identity and
+// parameters.
+func (l Limit) Spec() Spec {
+	return Spec{
+		Algorithm: string(l.alg),
+		Name:      l.name,
+		ID:        l.id,
+		Quota:     l.quota,
+		Rate:      l.rate,
+		Window:    l.period,
+		Interval:  l.interval(),
+		Precision: l.precision,
+		MaxWait:   l.maxWait,
+		Block:     l.block,
+		Factor:    l.factor,
+		Hard:      l.hard(),
+		Params:    l.params,
+	}
+}
 
-// Burst returns how many requests may pass at once: the quota of a
-// FixedWindow, the burst of a GCRA.
-func (l Limit) Burst() int64 { return l.quota }
-
-// Rate returns the number of requests per Window.
-func (l Limit) Rate() float64 { return l.rate }
-
-// Interval returns the emission interval of a bucket algorithm (GCRA,
+// interval is the emission interval of a bucket algorithm (GCRA,
 // TokenBucket, LeakyBucket): period/rate rounded up to whole microseconds,
 // so the rate carries a fixed error below one microsecond per request and
 // never drifts. It is 0 for other algorithms.
-func (l Limit) Interval() time.Duration {
+func (l Limit) interval() time.Duration {
 	if !l.alg.bucket() || !(l.rate > 0) {
 		return 0
 	}
 	us := math.Ceil(float64(l.period.Microseconds()) / l.rate)
-	if us > float64(MaxWindow.Microseconds()) {
-		return MaxWindow + time.Microsecond
+	if us > float64(maxWindow.Microseconds()) {
+		return maxWindow + time.Microsecond
 	}
 	return time.Duration(us) * time.Microsecond
 }
 
-// BucketWidth returns a SlidingWindow's bucket width (see Precision), or 0.
-func (l Limit) BucketWidth() time.Duration { return l.precision }
-
-// MaxWait returns the longest delay of a LeakyBucket in queue mode, or 0 for
-// a meter.
-func (l Limit) MaxWait() time.Duration { return l.maxWait }
-
-// Params returns a custom algorithm's parameters.
-func (l Limit) Params() [3]int64 { return l.params }
-
 // bucket reports whether a is one of the bucket algorithms, which share the
 // emission-interval arithmetic.
-func (a Algorithm) bucket() bool {
-	return a == AlgGCRA || a == AlgTokenBucket || a == AlgLeakyBucket
+func (a algorithm) bucket() bool {
+	return a == algGCRA || a == algTokenBucket || a == algLeakyBucket
 }
 
-// ID returns the limit's storage identity, name:algorithm:fingerprint.
-func (l Limit) ID() string { return l.id }
-
-// Fingerprint returns a short hash of the algorithm and its parameters (not
+// fingerprint returns a short hash of the algorithm and its parameters (not
 // the name). Stores put it in the key, so new parameters start fresh state.
-func (l Limit) Fingerprint() string {
+func (l Limit) fingerprint() string {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s|%d|%s|%d|%d|%d|%d|%v", l.alg, l.quota, strconv.FormatFloat(l.rate, 'g', -1, 64), l.period,
 		l.precision, l.maxWait, l.block, l.params)
@@ -185,10 +143,10 @@ func (l Limit) String() string {
 		if l.maxWait > 0 {
 			s += fmt.Sprintf(", queue up to %s", l.maxWait)
 		}
-	case l.alg == AlgSlidingWindow:
+	case l.alg == algSlidingWindow:
 		s = fmt.Sprintf("%s: sliding %d per %s, buckets of %s", l.name, l.quota, l.period, l.precision)
-	case l.alg == AlgSuppressed:
-		s = fmt.Sprintf("%s: suppressed %d per %s, hard %d", l.name, l.quota, l.period, l.Hard())
+	case l.alg == algSuppressed:
+		s = fmt.Sprintf("%s: suppressed %d per %s, hard %d", l.name, l.quota, l.period, l.hard())
 	default:
 		s = fmt.Sprintf("%s: %s %d per %s", l.name, l.alg, l.quota, l.period)
 	}

@@ -74,10 +74,10 @@ func TestBadLimits(t *testing.T) {
 
 func TestBadLimiterConfig(t *testing.T) {
 	store := &countingStore{}
-	if _, err := ratekit.New(nil, ratekit.FixedWindow(1, time.Second)); !errors.Is(err, ratekit.ErrNilStore) {
+	if _, err := ratekit.New(nil, ratekit.FixedWindow(1, time.Second)); !errors.Is(err, ratekit.ErrInvalidLimit) {
 		t.Errorf("nil store: %v", err)
 	}
-	if _, err := ratekit.New(store); !errors.Is(err, ratekit.ErrNoLimits) {
+	if _, err := ratekit.New(store); !errors.Is(err, ratekit.ErrInvalidLimit) {
 		t.Errorf("no limits: %v", err)
 	}
 	_, err := ratekit.New(store, ratekit.FixedWindow(1, time.Second), ratekit.FixedWindow(5, time.Minute))

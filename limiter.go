@@ -2,43 +2,61 @@ package ratekit
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 )
 
-// A Limiter applies a fixed set of limits to subjects through a Store. It is
-// safe for concurrent use; build it once with New and share it.
+// A Limiter applies a fixed set of limits to subjects through a Store: each
+// call charges every limit, or none. Most callers want Middleware; Allow and
+// AllowN decide in code. A Limiter is safe for concurrent use; build it once
+// with New and share it. The zero Limiter is not usable.
 type Limiter struct {
 	store  Store
 	limits []Limit
 	policy string // RateLimit-Policy header value, computed once
 }
 
-// New returns a Limiter enforcing limits through store. It validates every
-// limit (see Limit.Validate) and rejects limits that share a name, so a
-// misconfiguration is reported here, not at request time.
+// New returns a Limiter enforcing limits through store. It checks every
+// limit and reports every problem at once (as a joined error whose parts are
+// *LimitError values, all matching ErrInvalidLimit), so a misconfiguration
+// is found when the Limiter is built, never at request time.
+//
+// Limits with the same name share their counters, in every Limiter and every
+// process that uses them: that is how several instances of a service share
+// one limit. An unnamed limit is named after its algorithm, so New refuses a
+// second live Limiter on the same store with an unnamed limit identical to
+// one of the first's, which would share its counters by accident: give each
+// a name with Named, or use one Limiter for both routes.
 func New(store Store, limits ...Limit) (*Limiter, error) {
 	if store == nil {
-		return nil, ErrNilStore
+		return nil, fmt.Errorf("%w: the store is nil; pass memstore.New() or a Redis store", ErrInvalidLimit)
 	}
 	if len(limits) == 0 {
-		return nil, ErrNoLimits
+		return nil, fmt.Errorf("%w: no limits; pass at least one, e.g. ratekit.FixedWindow(100, time.Minute)", ErrInvalidLimit)
 	}
+	var errs []error
 	seen := make(map[string]bool, len(limits))
 	for _, l := range limits {
-		if err := l.Validate(); err != nil {
-			return nil, err
+		if err := l.validate(); err != nil {
+			errs = append(errs, err)
+			continue
 		}
 		if seen[l.name] {
-			return nil, &LimitError{Limit: l.name, Field: "name", Reason: "is used by two limits of one Limiter; name them apart with Named"}
+			errs = append(errs, &LimitError{Limit: l.name, Field: "name", Reason: "is used by two limits of one Limiter; name them apart with Named"})
 		}
 		seen[l.name] = true
 	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
 	limits = append([]Limit(nil), limits...)
-	return &Limiter{store: store, limits: limits, policy: policyHeader(limits)}, nil
+	l := &Limiter{store: store, limits: limits, policy: policyHeader(limits)}
+	if err := claim(l); err != nil {
+		return nil, err
+	}
+	return l, nil
 }
-
-// Limits returns a copy of the Limiter's limits.
-func (l *Limiter) Limits() []Limit { return append([]Limit(nil), l.limits...) }
 
 // Allow is AllowN(ctx, key, 1).
 func (l *Limiter) Allow(ctx context.Context, key string) (Decision, error) {
@@ -47,8 +65,10 @@ func (l *Limiter) Allow(ctx context.Context, key string) (Decision, error) {
 
 // AllowN charges cost to key if every limit admits it. A cost of 0 only
 // checks. An invalid cost or an empty key is an error and reaches no store.
+// The context bounds the store call: give it a deadline (Middleware applies
+// WithTimeout, 100 ms by default).
 func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (Decision, error) {
-	if err := ValidateCost(cost); err != nil {
+	if err := validateCost(cost); err != nil {
 		return Decision{}, err
 	}
 	if key == "" {
@@ -56,7 +76,7 @@ func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (Decision,
 	}
 	d, err := l.store.Take(ctx, key, l.limits, cost)
 	if err != nil {
-		return Decision{}, fmt.Errorf("ratekit: take: %w", err)
+		return Decision{}, err
 	}
 	d.policy = l.policy
 	return d, nil
@@ -69,19 +89,35 @@ func (l *Limiter) Peek(ctx context.Context, key string) (Decision, error) {
 	}
 	d, err := l.store.Peek(ctx, key, l.limits)
 	if err != nil {
-		return Decision{}, fmt.Errorf("ratekit: peek: %w", err)
+		return Decision{}, err
 	}
 	d.policy = l.policy
 	return d, nil
 }
 
-// Reset forgets key's state for every limit of the Limiter.
+// Reset forgets key's state for every limit of the Limiter, blocks included.
 func (l *Limiter) Reset(ctx context.Context, key string) error {
 	if key == "" {
 		return ErrEmptyKey
 	}
-	if err := l.store.Reset(ctx, key, l.limits); err != nil {
-		return fmt.Errorf("ratekit: reset: %w", err)
+	return l.store.Reset(ctx, key, l.limits)
+}
+
+// Enforce is AllowN's one-call form for handlers: nil when the request may
+// pass, else an *ErrorResponse to write (its Write or ServeHTTP method): 429
+// RATE_LIMITED with Retry-After, 400 for an empty key or a bad cost, 503 when
+// the store fails (to fail open instead, let a SERVICE_UNAVAILABLE response
+// pass).
+func (l *Limiter) Enforce(ctx context.Context, key string, cost int64) error {
+	d, err := l.AllowN(ctx, key, cost)
+	switch {
+	case err == nil && d.Allowed:
+		return nil
+	case err == nil:
+		return DeniedResponse(d, CodeRateLimited)
+	case isRequestError(err):
+		return BadRequestResponse()
+	default:
+		return UnavailableResponse(time.Second)
 	}
-	return nil
 }

@@ -4,14 +4,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/internal/redistest"
-	"github.com/ratekit/ratekit/store/redisstore"
+	"github.com/ratekit/ratekit/store/memstore"
 )
-
-func TestMain(m *testing.M) { redistest.Main(m) }
 
 // ok is the protected handler of the HTTP tests.
 var ok = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -19,17 +17,10 @@ var ok = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.WriteString(w, "handler")
 })
 
-// redisLimiter returns a Limiter on the shared standalone Redis, under a
-// fresh prefix.
-func redisLimiter(t *testing.T, limits ...ratekit.Limit) *ratekit.Limiter {
+// newLimiter returns a Limiter on a fresh in-process store.
+func newLimiter(t *testing.T, limits ...ratekit.Limit) *ratekit.Limiter {
 	t.Helper()
-	c := redistest.Standalone(t).NewClient(nil)
-	t.Cleanup(func() { c.Close() })
-	s, err := redisstore.New(c, redisstore.WithPrefix(redistest.Prefix(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := ratekit.New(s, limits...)
+	l, err := ratekit.New(memstore.New(), limits...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,4 +54,14 @@ func get(t *testing.T, url string, header ...string) response {
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
 	return response{res.StatusCode, res.Header, string(b)}
+}
+
+// leaks reports whether a response shows internal error text.
+func leaks(r response) bool {
+	for _, s := range []string{"dial", "127.0.0.1", "10.1.2.3", "redis", "timeout", "refused", "secret", "ratekit:"} {
+		if strings.Contains(strings.ToLower(r.body), s) {
+			return true
+		}
+	}
+	return false
 }

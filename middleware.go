@@ -11,37 +11,34 @@ import (
 //   - denied: 429 Too Many Requests with Retry-After, Cache-Control: no-store,
 //     the rate-limit headers and a JSON body (see DeniedResponse);
 //   - no decision (the store failed or timed out, the key function failed or
-//     gave an empty key, the cost is invalid): the error policy decides,
-//     fail open by default; a store error is never a 429.
+//     gave an empty key, the cost is invalid): the error policies decide,
+//     fail open on store errors and 400 on key errors by default; a store
+//     error is never a 429.
 //
-// Middleware panics if l or key is nil: that is a programming error found
-// when the handler is built, never at request time.
+// Each store call is bounded by WithTimeout (100 ms by default). Middleware
+// panics if l or key is nil: that is a programming error found when the
+// handler is built, never at request time.
 func Middleware(l *Limiter, key KeyFunc, opts ...Option) func(http.Handler) http.Handler {
 	if l == nil || key == nil {
 		panic("ratekit: Middleware needs a Limiter and a KeyFunc")
 	}
-	g := NewGuard(l, opts...)
-	c := g.cfg
+	g := &guard{limiter: l, cfg: newConfig(opts)}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if c.skip != nil && c.skip(r) {
+			if g.Skip(r) {
 				next.ServeHTTP(w, r)
 				return
 			}
 			k, kerr := key(r)
-			cost := int64(1)
-			if c.cost != nil {
-				cost = c.cost(r)
-			}
-			v := g.Check(r.Context(), k, kerr, cost, w.Header())
+			v := g.Check(r.Context(), k, kerr, g.Cost(r), w.Header())
 			if v.Err != nil {
-				g.ReportError(r, v.Err)
+				g.Report(r, v.Err)
 			}
 			if v.Pass {
 				next.ServeHTTP(w, r)
 				return
 			}
-			g.refuse(w, r, v)
+			g.Refuse(w, r, v)
 		})
 	}
 }

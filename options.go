@@ -2,20 +2,22 @@ package ratekit
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
-	"sync"
 	"time"
+
+	"github.com/ratekit/ratekit/internal/throttle"
 )
 
-// An Option configures Middleware.
+// An Option configures Middleware. Options are values built by the With
+// functions of this package; the framework adapters offer the same names.
 type Option interface{ apply(*config) }
 
 type optionFunc func(*config)
 
 func (f optionFunc) apply(c *config) { f(c) }
 
-// ErrorPolicy says what a request gets when no decision can be made. There
+// ErrorPolicy says what a request gets when no decision can be made; the
+// zero value is FailOpen. There
 // are two kinds of failure, each with its own policy: the store failed or
 // timed out (WithErrorPolicy, default FailOpen), or the request itself has no
 // usable key or cost (WithKeyErrorPolicy, default FailClosed), which a client
@@ -63,7 +65,7 @@ func newConfig(opts []Option) *config {
 		o.apply(c)
 	}
 	if c.onError == nil {
-		c.onError = newThrottledLog(slog.Default()).log
+		c.onError = throttle.New().Error
 	}
 	return c
 }
@@ -117,7 +119,7 @@ func WithCost(n int64) Option {
 }
 
 // WithCostFunc charges f(r) per request. An invalid cost (below 0 or above
-// MaxCost) goes to the error policy.
+// 2^53-1) goes to the key error policy.
 func WithCostFunc(f func(r *http.Request) int64) Option {
 	return optionFunc(func(c *config) { c.cost = f })
 }
@@ -151,32 +153,4 @@ func WithClock(now func() time.Time) Option {
 			c.now = now
 		}
 	})
-}
-
-// throttledLog logs errors at most once per second, counting the rest.
-type throttledLog struct {
-	logger     *slog.Logger
-	mu         sync.Mutex
-	last       time.Time
-	suppressed int
-}
-
-func newThrottledLog(l *slog.Logger) *throttledLog { return &throttledLog{logger: l} }
-
-func (t *throttledLog) log(r *http.Request, err error) {
-	path := ""
-	if r != nil && r.URL != nil {
-		path = r.URL.Path
-	}
-	t.mu.Lock()
-	now := time.Now()
-	if now.Sub(t.last) < time.Second {
-		t.suppressed++
-		t.mu.Unlock()
-		return
-	}
-	n := t.suppressed
-	t.last, t.suppressed = now, 0
-	t.mu.Unlock()
-	t.logger.Warn("ratekit: no rate-limit decision", "error", err, "path", path, "suppressed", n)
 }

@@ -7,9 +7,11 @@ import "context"
 // then either all are charged or none is. A denied request is not recorded.
 //
 // The key is a non-empty subject (an IP, an account); the store derives its
-// storage keys from the subject and each limit's ID. Stores return per-limit
-// states folded with Combine, so that all stores choose the binding limit
-// alike. store/storetest checks the contract.
+// storage keys from the subject and each limit's Spec().ID. Stores fold
+// per-limit states with store.Combine, so that all stores choose the binding
+// limit alike, and store/storetest checks the contract. The kit's stores are
+// store/memstore (in-process) and the Redis store
+// (github.com/ratekit/ratekit/store/redisstore, a module of its own).
 type Store interface {
 	// Take charges cost to every limit if all of them admit it. A cost of 0
 	// checks without charging.
@@ -19,21 +21,4 @@ type Store interface {
 	Peek(ctx context.Context, key string, limits []Limit) (Decision, error)
 	// Reset forgets the state of the limits for key.
 	Reset(ctx context.Context, key string, limits []Limit) error
-}
-
-// CheckDistinct reports an error if there are no limits, or if two share an
-// ID, which would make a store charge one key twice. New rejects such limits
-// already; stores call CheckDistinct for callers that build their own lists.
-func CheckDistinct(limits []Limit) error {
-	if len(limits) == 0 {
-		return ErrNoLimits
-	}
-	for i := range limits {
-		for j := i + 1; j < len(limits); j++ {
-			if limits[i].id == limits[j].id {
-				return &LimitError{Limit: limits[i].name, Field: "name", Reason: "is used by two limits of one call"}
-			}
-		}
-	}
-	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store"
 )
 
 func TestSuppressedValidate(t *testing.T) {
@@ -43,13 +44,13 @@ func TestSuppressedValidate(t *testing.T) {
 
 func TestSuppressedLimit(t *testing.T) {
 	l := ratekit.Suppressed(100, time.Minute, 1.5)
-	if l.Hard() != 150 || l.Factor() != 1.5 || l.Burst() != 100 || l.BucketWidth() != 6*time.Second || l.Algorithm() != ratekit.AlgSuppressed {
-		t.Fatalf("%v: hard %d factor %v burst %d width %v", l, l.Hard(), l.Factor(), l.Burst(), l.BucketWidth())
+	if l.Spec().Hard != 150 || l.Spec().Factor != 1.5 || l.Spec().Quota != 100 || l.Spec().Precision != 6*time.Second || l.Spec().Algorithm != store.Suppressed {
+		t.Fatalf("%v: hard %d factor %v burst %d width %v", l, l.Spec().Hard, l.Spec().Factor, l.Spec().Quota, l.Spec().Precision)
 	}
 	if got := l.String(); got != "suppressed: suppressed 100 per 1m0s, hard 150" {
 		t.Fatalf("String() = %q", got)
 	}
-	if ratekit.Suppressed(7, time.Second, 1.3).Hard() != 9 || ratekit.FixedWindow(7, time.Second).Hard() != 0 {
+	if ratekit.Suppressed(7, time.Second, 1.3).Spec().Hard != 9 || ratekit.FixedWindow(7, time.Second).Spec().Hard != 0 {
 		t.Fatal("Hard is floor(soft × factor), and 0 for other algorithms")
 	}
 	if l.Fingerprint() == ratekit.Suppressed(100, time.Minute, 1.6).Fingerprint() {
@@ -58,7 +59,7 @@ func TestSuppressedLimit(t *testing.T) {
 	if q, w := ratekit.PolicyQuota(l); q != 100 || w != 60 {
 		t.Fatalf("policy %d per %d s, want the soft limit, 100 per 60", q, w)
 	}
-	if err := ratekit.ValidateAlgorithmName("suppressed"); err == nil {
+	if err := store.CheckAlgorithmName("suppressed"); err == nil {
 		t.Fatal("suppressed is built in")
 	}
 }
@@ -72,14 +73,14 @@ func TestDrawBits(t *testing.T) {
 		{-0.5, 0}, {math.NaN(), 0}, {0x1p-53, 1}, {0x1p-60, 0},
 	}
 	for _, c := range cases {
-		if got := ratekit.DrawBits(c.u); got != c.want {
+		if got := store.DrawBits(c.u); got != c.want {
 			t.Errorf("DrawBits(%v) = %d, want %d", c.u, got, c.want)
 		}
 	}
 }
 
 func TestCombineSuppression(t *testing.T) {
-	d := ratekit.Combine([]ratekit.LimitState{
+	d := store.Combine([]ratekit.LimitState{
 		{Allowed: true, Remaining: 5, Suppression: 0.25},
 		{Allowed: true, Remaining: 9},
 		{Allowed: true, Remaining: 7, Suppression: 0.5},

@@ -1,12 +1,13 @@
 // Package ratekitecho puts ratekit's rate-limiting pipeline into Echo (v4).
 //
-// Middleware and MiddlewareWithConfig return an echo.MiddlewareFunc built on
-// ratekit.Guard, so an Echo route answers exactly as ratekit.Middleware does
-// on net/http: the same rate-limit headers on every decided request, the same
-// 429 with Retry-After, Cache-Control: no-store and JSON body on a denial, and
-// the same error policies when no decision can be made
-// (ratekit.WithErrorPolicy for store failures, ratekit.WithKeyErrorPolicy for
-// key and cost errors).
+// Middleware(limiter, key, opts...) returns an echo.MiddlewareFunc that
+// answers exactly as ratekit.Middleware does on net/http: the same rate-limit
+// headers on every decided request, the same 429 with Retry-After,
+// Cache-Control: no-store and JSON body on a denial, and the same error
+// policies when no decision can be made (WithErrorPolicy for store failures,
+// WithKeyErrorPolicy for key and cost errors). Options have ratekit's names;
+// those that read the request take the echo.Context. The Gin and Fiber
+// adapters offer the same names.
 //
 // # Denials and Echo's error handling
 //
@@ -17,7 +18,7 @@
 // HTTPErrorHandler an application installs, and how a custom ratekit.Renderer
 // (problem+json) keeps its content type.
 //
-// With Config.ReturnError the middleware instead returns an *echo.HTTPError,
+// With WithReturnError the middleware instead returns an *echo.HTTPError,
 // for applications whose HTTPErrorHandler owns every error response (logging,
 // metrics, a house error format). The response keeps the rate-limit headers,
 // Retry-After and Cache-Control; the body and its content type are the error
@@ -32,11 +33,12 @@
 //
 // # Keys
 //
-// Middleware takes a ratekit.KeyFunc and applies it to c.Request(), so
-// ratekit.ByIP keeps its explicit trust model. The middleware never calls
-// c.RealIP on its own: without an IPExtractor, Echo's RealIP returns the
-// leftmost X-Forwarded-For value, which any client can write. ByRealIP opts
-// in to c.RealIP for applications that set echo.IPExtractor (e.g.
+// Keys are Echo-native (KeyFunc takes the echo.Context). ByIP keeps
+// ratekit's explicit trust model; ByHeader and Join mirror ratekit's, and
+// FromHTTP adapts any ratekit.KeyFunc. The middleware never calls c.RealIP
+// on its own: without an IPExtractor, Echo's RealIP returns the leftmost
+// X-Forwarded-For value, which any client can write. ByFrameworkIP opts in to
+// c.RealIP for applications that set echo.IPExtractor (e.g.
 // echo.ExtractIPFromXFFHeader with trust options).
 //
 // The middleware is safe for concurrent use, like the Limiter it wraps.

@@ -2,32 +2,24 @@ package ratekitecho
 
 import (
 	"errors"
+	"net/http"
 
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/adapter"
 )
 
-// Middleware returns Echo middleware that counts each request against l under
-// the subject key names from c.Request(), e.g. ratekit.ByIP(), with core
-// options opts. Statuses, headers and bodies are those of ratekit.Middleware.
-// It panics if l or key is nil.
-func Middleware(l *ratekit.Limiter, key ratekit.KeyFunc, opts ...ratekit.Option) echo.MiddlewareFunc {
-	return MiddlewareWithConfig(Config{Limiter: l, KeyFunc: HTTPKey(key), Options: opts})
-}
-
-// MiddlewareWithConfig returns Echo middleware configured by cfg. It panics if
-// cfg.Limiter or cfg.KeyFunc is nil, as Echo's middleware do with an invalid
-// config: that is found when the route is built, never at request time.
-func MiddlewareWithConfig(cfg Config) echo.MiddlewareFunc {
-	if cfg.Limiter == nil || cfg.KeyFunc == nil {
-		panic("ratekit: ratekitecho needs a Limiter and a KeyFunc")
+// Middleware returns Echo middleware that counts each request against l
+// under the subject key names, e.g. ByIP(). Statuses, headers and bodies are
+// those of ratekit.Middleware. It panics if l or key is nil: that is a
+// programming error found when the route is built, never at request time.
+func Middleware(l *ratekit.Limiter, key KeyFunc, opts ...Option) echo.MiddlewareFunc {
+	if l == nil || key == nil {
+		panic("ratekit: ratekitecho.Middleware needs a Limiter and a KeyFunc")
 	}
-	if cfg.Skipper == nil {
-		cfg.Skipper = middleware.DefaultSkipper
-	}
-	m := &middlewareState{cfg: cfg, guard: ratekit.NewGuard(cfg.Limiter, cfg.Options...)}
+	m := &middleware{key: key, cfg: adapter.NewConfig(opts)}
+	m.guard = adapter.NewGuard(l, m.cfg)
 	// Echo applies e.Use middleware to each request anew: the closure
 	// captures one pointer so that this costs one small allocation.
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
@@ -35,25 +27,26 @@ func MiddlewareWithConfig(cfg Config) echo.MiddlewareFunc {
 	}
 }
 
-type middlewareState struct {
-	cfg   Config
-	guard *ratekit.Guard
+type middleware struct {
+	key   KeyFunc
+	cfg   *adapter.Config[echo.Context]
+	guard *adapter.Guard
 }
 
-func (m *middlewareState) serve(c echo.Context, next echo.HandlerFunc) error {
-	cfg, g := &m.cfg, m.guard
-	if cfg.Skipper(c) {
+func (m *middleware) serve(c echo.Context, next echo.HandlerFunc) error {
+	cfg, g := m.cfg, m.guard
+	if cfg.Skip != nil && cfg.Skip(c) {
 		return next(c)
 	}
-	k, kerr := cfg.KeyFunc(c)
-	cost := int64(1)
-	if cfg.CostFunc != nil {
-		cost = cfg.CostFunc(c)
-	}
+	k, kerr := m.key(c)
 	r, h := c.Request(), c.Response().Header()
-	v := g.Check(r.Context(), k, kerr, cost, h)
+	v := g.Check(r.Context(), k, kerr, cfg.CostOf(c), h)
 	if v.Err != nil {
-		g.ReportError(r, v.Err)
+		if cfg.OnError != nil {
+			cfg.OnError(c, v.Err)
+		} else {
+			g.Report(r, v.Err)
+		}
 	}
 	if v.Pass {
 		return next(c)
@@ -61,8 +54,13 @@ func (m *middlewareState) serve(c echo.Context, next echo.HandlerFunc) error {
 	if cfg.ReturnError {
 		// The error handler owns the body and its content type; the response
 		// keeps the rate-limit headers, Retry-After and Cache-Control.
-		ratekit.WriteRetryHeaders(h, v.Response.RetryAfter())
-		body := g.Render(v.Response, noHeaders{})
+		rendered := http.Header{}
+		body := g.Render(v.Response, rendered)
+		for _, name := range []string{"Retry-After", "Cache-Control"} {
+			if val := rendered.Get(name); val != "" {
+				h.Set(name, val)
+			}
+		}
 		return &echo.HTTPError{Code: v.Response.Status, Message: renderedBody(body), Internal: errors.Join(v.Response, v.Err)}
 	}
 	body := g.Render(v.Response, h)
@@ -81,9 +79,3 @@ func (b renderedBody) MarshalJSON() ([]byte, error) { return b, nil }
 
 // String returns the body as text.
 func (b renderedBody) String() string { return string(b) }
-
-// noHeaders drops the headers Render sets, for ReturnError mode.
-type noHeaders struct{}
-
-// Set does nothing.
-func (noHeaders) Set(string, string) {}

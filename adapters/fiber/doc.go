@@ -1,12 +1,12 @@
 // Package ratekitfiber puts ratekit's rate-limiting pipeline into Fiber (v2).
 //
-// Middleware returns a native fiber.Handler built on ratekit.Guard: it reads
+// Middleware(limiter, key, opts...) returns a native fiber.Handler: it reads
 // the request and writes the response through *fiber.Ctx, with no conversion
 // to net/http, and answers exactly as ratekit.Middleware does on net/http: the
 // same rate-limit headers on every decided request, the same 429 with
 // Retry-After, Cache-Control: no-store and JSON body on a denial, and the same
-// error policies when no decision can be made (ratekit.WithErrorPolicy for
-// store failures, ratekit.WithKeyErrorPolicy for key and cost errors). A
+// error policies when no decision can be made (WithErrorPolicy for store
+// failures, WithKeyErrorPolicy for key and cost errors). A
 // denied request is answered and the chain stops; an allowed one goes on with
 // c.Next.
 //
@@ -14,18 +14,16 @@
 // address exactly as ratekit.ByIP does, from the socket peer and, only when
 // the peer is a trusted proxy, from every line of the forwarding header. It
 // does not use c.IP, whose answer depends on the app's ProxyHeader and
-// trusted-proxy settings. ByHeader keys by a request header. The middleware
+// trusted-proxy settings; ByFrameworkIP opts in to c.IP for apps whose proxy
+// settings are right. ByHeader keys by a request header, and Join combines
+// keys as ratekit.Join does. The middleware
 // copies the key before it reaches the store, so a KeyFunc may return
 // strings that alias Fiber's reused buffers (c.Get, c.Params).
 //
-// Options. WithSkip (like the Next field of Fiber's own middleware configs),
-// WithCost/WithCostFunc and WithErrorHandler take the *fiber.Ctx; WithCore
-// passes core options (headers, renderer, error code, error policies, error
-// handler, timeout, clock) to the Guard. The core options that take an
-// *http.Request (ratekit.WithSkip, WithCost, WithCostFunc,
-// WithDeniedHandler) are not applied by a Guard; a core error handler set
-// with ratekit.WithErrorHandler receives a nil *http.Request, so prefer this
-// package's WithErrorHandler.
+// Options have ratekit's names (WithHeaders, WithErrorPolicy, WithTimeout,
+// ...); WithSkip (like the Next field of Fiber's own middleware configs),
+// WithCost/WithCostFunc and WithErrorHandler take the *fiber.Ctx. The Gin and
+// Echo adapters offer the same names.
 //
 // The store call is bounded by c.UserContext() and the core timeout. The
 // middleware is safe for concurrent use, like the Limiter it wraps.

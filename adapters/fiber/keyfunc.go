@@ -3,10 +3,12 @@ package ratekitfiber
 import (
 	"fmt"
 	"net"
+	"net/netip"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/adapter"
 )
 
 // ByIP keys requests by client IP address as ratekit.ByIP does, with the same
@@ -65,5 +67,40 @@ func ByHeader(name string) KeyFunc {
 			return "", fmt.Errorf("%w: header %s is missing", ratekit.ErrEmptyKey, name)
 		}
 		return v, nil
+	}
+}
+
+// Join keys requests by several key functions at once, as ratekit.Join does.
+func Join(keys ...KeyFunc) KeyFunc {
+	return func(c *fiber.Ctx) (string, error) {
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			part, err := k(c)
+			if err != nil {
+				return "", err
+			}
+			parts[i] = part
+		}
+		return adapter.JoinKey(parts...)
+	}
+}
+
+// ByFrameworkIP keys requests by c.IP(), grouped as ratekit.ByIP groups
+// addresses (IPv6 by /64). It opts in to Fiber's client-IP resolution: use it
+// only when the app's ProxyHeader and trusted proxies (EnableTrustedProxyCheck,
+// TrustedProxies) are set, because a ProxyHeader without them reads whatever
+// the client wrote. Prefer ByIP with ratekit.TrustProxies.
+func ByFrameworkIP() KeyFunc {
+	ip, err := ratekit.NewClientIP()
+	if err != nil { // unreachable: no options
+		panic(err)
+	}
+	return func(c *fiber.Ctx) (string, error) {
+		s := c.IP()
+		a, err := netip.ParseAddr(s)
+		if err != nil {
+			return "", fmt.Errorf("ratekit: fiber client IP %q does not parse: %w", s, err)
+		}
+		return ip.Key(a.Unmap().WithZone("")), nil
 	}
 }

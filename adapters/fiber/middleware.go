@@ -6,12 +6,13 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/adapter"
 )
 
 // A KeyFunc names the subject a Fiber request is counted against. An empty
-// key or an error goes to the error policy; it never falls into one shared
-// bucket. The returned string may alias Fiber's buffers: the middleware
-// copies it.
+// key or an error goes to the key error policy; it never falls into one
+// shared bucket. The returned string may alias Fiber's buffers: the
+// middleware copies it.
 type KeyFunc func(c *fiber.Ctx) (string, error)
 
 // Middleware returns a Fiber handler that counts each request against l
@@ -24,24 +25,20 @@ func Middleware(l *ratekit.Limiter, key KeyFunc, opts ...Option) fiber.Handler {
 	if l == nil || key == nil {
 		panic("ratekit: ratekitfiber.Middleware needs a Limiter and a KeyFunc")
 	}
-	cfg := newConfig(opts)
-	g := ratekit.NewGuard(l, cfg.core...)
+	cfg := adapter.NewConfig(opts)
+	g := adapter.NewGuard(l, cfg)
 	return func(c *fiber.Ctx) error {
-		if cfg.skip != nil && cfg.skip(c) {
+		if cfg.Skip != nil && cfg.Skip(c) {
 			return c.Next()
 		}
 		k, kerr := key(c)
 		k = strings.Clone(k) // Fiber reuses the buffers c.Get and c.Params point into
-		cost := int64(1)
-		if cfg.cost != nil {
-			cost = cfg.cost(c)
-		}
-		v := g.Check(c.UserContext(), k, kerr, cost, c)
+		v := g.Check(c.UserContext(), k, kerr, cfg.CostOf(c), c)
 		if v.Err != nil {
-			if cfg.onError != nil {
-				cfg.onError(c, v.Err)
+			if cfg.OnError != nil {
+				cfg.OnError(c, v.Err)
 			} else {
-				g.ReportError(nil, v.Err)
+				g.Report(nil, v.Err)
 			}
 		}
 		if v.Pass {

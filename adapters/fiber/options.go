@@ -1,62 +1,53 @@
 package ratekitfiber
 
 import (
+	"time"
+
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/adapter"
 )
 
-// An Option configures Middleware.
-type Option interface{ apply(*config) }
+// An Option configures Middleware. The names are ratekit's; options that
+// read the request take the *fiber.Ctx.
+type Option = adapter.Option[*fiber.Ctx]
 
-type optionFunc func(*config)
+// WithHeaders selects the rate-limit headers (see ratekit.WithHeaders).
+func WithHeaders(mode ratekit.HeaderMode) Option { return adapter.WithHeaders[*fiber.Ctx](mode) }
 
-func (f optionFunc) apply(c *config) { f(c) }
+// WithRenderer selects the body renderer (see ratekit.WithRenderer).
+func WithRenderer(r ratekit.Renderer) Option { return adapter.WithRenderer[*fiber.Ctx](r) }
 
-type config struct {
-	core    []ratekit.Option
-	skip    func(c *fiber.Ctx) bool
-	cost    func(c *fiber.Ctx) int64
-	onError func(c *fiber.Ctx, err error)
+// WithErrorCode sets the code of denial bodies (see ratekit.WithErrorCode).
+func WithErrorCode(code ratekit.ErrorCode) Option { return adapter.WithErrorCode[*fiber.Ctx](code) }
+
+// WithErrorPolicy sets what a store failure gives (see ratekit.WithErrorPolicy).
+func WithErrorPolicy(p ratekit.ErrorPolicy) Option { return adapter.WithErrorPolicy[*fiber.Ctx](p) }
+
+// WithKeyErrorPolicy sets what a key or cost error gives (see
+// ratekit.WithKeyErrorPolicy).
+func WithKeyErrorPolicy(p ratekit.ErrorPolicy) Option {
+	return adapter.WithKeyErrorPolicy[*fiber.Ctx](p)
 }
 
-func newConfig(opts []Option) *config {
-	c := &config{}
-	for _, o := range opts {
-		o.apply(c)
-	}
-	return c
-}
+// WithTimeout bounds each store call (see ratekit.WithTimeout).
+func WithTimeout(d time.Duration) Option { return adapter.WithTimeout[*fiber.Ctx](d) }
 
-// WithCore passes core options to the middleware's ratekit.Guard: headers,
-// renderer, error code, error policies, error handler, timeout and clock. It
-// may be given more than once; the options add up.
-func WithCore(opts ...ratekit.Option) Option {
-	return optionFunc(func(c *config) { c.core = append(c.core, opts...) })
-}
+// WithClock sets the clock X-RateLimit-Reset counts from (see ratekit.WithClock).
+func WithClock(now func() time.Time) Option { return adapter.WithClock[*fiber.Ctx](now) }
 
 // WithSkip lets requests for which f returns true through, uncounted and
 // without rate-limit headers (health checks, internal callers).
-func WithSkip(f func(c *fiber.Ctx) bool) Option {
-	return optionFunc(func(c *config) { c.skip = f })
-}
+func WithSkip(f func(c *fiber.Ctx) bool) Option { return adapter.WithSkip(f) }
 
 // WithCost charges n per request instead of 1.
-func WithCost(n int64) Option {
-	return WithCostFunc(func(*fiber.Ctx) int64 { return n })
-}
+func WithCost(n int64) Option { return adapter.WithCost[*fiber.Ctx](n) }
 
-// WithCostFunc charges f(c) per request. An invalid cost (below 0 or above
-// ratekit.MaxCost) goes to the error policy.
-func WithCostFunc(f func(c *fiber.Ctx) int64) Option {
-	return optionFunc(func(c *config) { c.cost = f })
-}
+// WithCostFunc charges f(c) per request; an invalid cost goes to the key
+// error policy.
+func WithCostFunc(f func(c *fiber.Ctx) int64) Option { return adapter.WithCostFunc(f) }
 
-// WithErrorHandler is called with every error the error policy handles (the
-// store failed or timed out, the key function failed, the cost is invalid),
-// instead of the core's error handler. Default: the core's handler
-// (ratekit.WithErrorHandler, by default a throttled slog warning), called
-// with a nil *http.Request.
-func WithErrorHandler(f func(c *fiber.Ctx, err error)) Option {
-	return optionFunc(func(c *config) { c.onError = f })
-}
+// WithErrorHandler receives every error the error policies handle (default:
+// ratekit's, a slog warning at most once per second, with no request).
+func WithErrorHandler(f func(c *fiber.Ctx, err error)) Option { return adapter.WithErrorHandler(f) }

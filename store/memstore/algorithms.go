@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store"
 )
 
 // check decides one limit against its current state e (ok reports whether it
@@ -15,16 +16,16 @@ import (
 func check(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS, draw int64) (ratekit.LimitState, entry, error) {
 	var st ratekit.LimitState
 	var n entry
-	switch a := l.Algorithm(); {
-	case a == ratekit.AlgFixedWindow:
+	switch a := l.Spec().Algorithm; {
+	case a == store.FixedWindow:
 		st, n = fixedWindow(l, e, ok, cost, charge, nowUS)
-	case a == ratekit.AlgSlidingWindow:
+	case a == store.SlidingWindow:
 		st, n = slidingWindow(l, e, ok, cost, charge, nowUS)
-	case a == ratekit.AlgSlidingLog:
+	case a == store.SlidingLog:
 		st, n = slidingLog(l, e, ok, cost, charge, nowUS)
-	case a == ratekit.AlgGCRA || a == ratekit.AlgTokenBucket || a == ratekit.AlgLeakyBucket:
+	case a == store.GCRA || a == store.TokenBucket || a == store.LeakyBucket:
 		st, n = gcra(l, e, ok, cost, charge, nowUS)
-	case a == ratekit.AlgSuppressed:
+	case a == store.Suppressed:
 		st, n = suppressed(l, e, ok, cost, charge, nowUS, draw)
 	default:
 		return st, n, fmt.Errorf("ratekit: memstore: algorithm %q is not supported", a)
@@ -34,7 +35,7 @@ func check(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS, dr
 }
 
 func fixedWindow(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry) {
-	quota, windowMS := l.Burst(), l.Window().Milliseconds()
+	quota, windowMS := l.Spec().Quota, l.Spec().Window.Milliseconds()
 	nowMS := nowUS / 1000
 	count, ttlMS, expireMS := int64(0), windowMS, nowMS+windowMS
 	if ok && e.expireMS > nowMS { // at TTL 0 the engine, like PTTL, starts a new window
@@ -61,7 +62,7 @@ func fixedWindow(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, now
 
 // slidingWindow: see algorithms.sliding in the engine.
 func slidingWindow(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry) {
-	quota, windowMS, width := l.Burst(), l.Window().Milliseconds(), l.BucketWidth().Milliseconds()
+	quota, windowMS, width := l.Spec().Quota, l.Spec().Window.Milliseconds(), l.Spec().Precision.Milliseconds()
 	nowMS := nowUS / 1000
 	c := nowMS / width
 	o := c - windowMS/width
@@ -135,7 +136,7 @@ func slideRetry(counts map[int64]int64, o, full, x, need, width, windowMS, nowMS
 
 // slidingLog: see algorithms.log in the engine. The window is (now-window, now].
 func slidingLog(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry) {
-	quota, windowUS := l.Burst(), l.Window().Microseconds()
+	quota, windowUS := l.Spec().Quota, l.Spec().Window.Microseconds()
 	from := nowUS - windowUS
 	var in []int64
 	if ok {
@@ -176,7 +177,7 @@ func slidingLog(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowU
 // gcra serves GCRA, TokenBucket and LeakyBucket: see algorithms.gcra in the
 // engine.
 func gcra(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry) {
-	interval, burst, maxWait := l.Interval().Microseconds(), l.Burst(), l.MaxWait().Microseconds()
+	interval, burst, maxWait := l.Spec().Interval.Microseconds(), l.Spec().Quota, l.Spec().MaxWait.Microseconds()
 	offset := interval * burst
 	tat := nowUS
 	if ok && e.value > nowUS {

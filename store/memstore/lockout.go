@@ -7,17 +7,18 @@ import (
 	"strings"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/lockout"
 )
 
-// Lockout implements ratekit.LockoutStore with the arithmetic of
+// Lockout implements lockout.Store with the arithmetic of
 // store/redisstore/lua/lockout.lua: the block first, one log of attempts
 // (capped at the largest allowance + 1), one block per window.
-func (s *Store) Lockout(_ context.Context, key string, p *ratekit.LockoutPolicy, op ratekit.LockoutOp, attempt string) (ratekit.LockoutDecision, error) {
+func (s *Store) Lockout(_ context.Context, key string, p *lockout.Policy, op lockout.Op, attempt string) (lockout.Decision, error) {
 	if key == "" {
-		return ratekit.LockoutDecision{}, ratekit.ErrEmptyKey
+		return lockout.Decision{}, ratekit.ErrEmptyKey
 	}
-	if op > ratekit.LockoutRefund {
-		return ratekit.LockoutDecision{}, fmt.Errorf("ratekit: memstore: unknown lockout operation %d", op)
+	if op > lockout.Refund {
+		return lockout.Decision{}, fmt.Errorf("ratekit: memstore: unknown lockout operation %d", op)
 	}
 	k := entryKey{subject: key, limit: "lockout:" + p.ID()}
 	sh := s.shard(key)
@@ -28,13 +29,13 @@ func (s *Store) Lockout(_ context.Context, key string, p *ratekit.LockoutPolicy,
 	sh.sweep(nowMS)
 	e, _ := sh.live(k, nowMS)
 	switch op {
-	case ratekit.LockoutReset:
+	case lockout.Reset:
 		delete(sh.entries, k)
-		return ratekit.LockoutDecision{}, nil
-	case ratekit.LockoutRefund:
+		return lockout.Decision{}, nil
+	case lockout.Refund:
 		e.log = refund(e.log, attempt)
 		sh.entries[k] = e
-		return ratekit.LockoutDecision{}, nil
+		return lockout.Decision{}, nil
 	}
 	if len(e.blocks) != len(p.Windows) {
 		e.blocks = make([]int64, len(p.Windows))
@@ -47,23 +48,23 @@ func (s *Store) Lockout(_ context.Context, key string, p *ratekit.LockoutPolicy,
 		}
 	}
 	switch {
-	case scope > 0 && op == ratekit.LockoutAttempt && p.ExtendBlock:
+	case scope > 0 && op == lockout.Attempt && p.ExtendBlock:
 		l.record()
 		left = p.Windows[scope-1].Block.Milliseconds()
 		e.blocks[scope-1] = nowMS + left
 		scope, left = l.trip(scope, left)
-	case scope == 0 && op == ratekit.LockoutAttempt:
+	case scope == 0 && op == lockout.Attempt:
 		l.record()
 		scope, left = l.trip(0, 0)
 	}
-	if op == ratekit.LockoutAttempt {
+	if op == lockout.Attempt {
 		e.expireMS = nowMS + p.Longest().Milliseconds()
 		for _, exp := range e.blocks {
 			e.expireMS = max(e.expireMS, exp)
 		}
 		sh.entries[k] = e
 	}
-	d := ratekit.LockoutDecision{Allowed: scope == 0, RetryAfter: ms(left), Counts: make([]int64, len(p.Windows))}
+	d := lockout.Decision{Allowed: scope == 0, RetryAfter: ms(left), Counts: make([]int64, len(p.Windows))}
 	for i := range p.Windows {
 		d.Counts[i] = l.count(i)
 	}
@@ -78,7 +79,7 @@ func (s *Store) Lockout(_ context.Context, key string, p *ratekit.LockoutPolicy,
 
 // lockoutRun is one lockout call's working state.
 type lockoutRun struct {
-	p            *ratekit.LockoutPolicy
+	p            *lockout.Policy
 	e            *entry
 	nowUS, nowMS int64
 	seq          int64 // the recorded attempt's number within its µs

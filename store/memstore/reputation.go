@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/reputation"
 )
 
 // repState is one tenant's reputation, the fields of the Redis hash of
@@ -25,35 +26,35 @@ const (
 	repReset
 )
 
-// RecordViolation implements ratekit.ReputationStore.
-func (s *Store) RecordViolation(_ context.Context, tenant string, p ratekit.ReputationPolicy) (ratekit.Reputation, error) {
+// RecordViolation implements reputation.Store.
+func (s *Store) RecordViolation(_ context.Context, tenant string, p reputation.Policy) (reputation.Reputation, error) {
 	return s.reputation(tenant, p, repViolation)
 }
 
-// RecordGood implements ratekit.ReputationStore.
-func (s *Store) RecordGood(_ context.Context, tenant string, p ratekit.ReputationPolicy) (ratekit.Reputation, error) {
+// RecordGood implements reputation.Store.
+func (s *Store) RecordGood(_ context.Context, tenant string, p reputation.Policy) (reputation.Reputation, error) {
 	return s.reputation(tenant, p, repGood)
 }
 
-// Reputation implements ratekit.ReputationStore.
-func (s *Store) Reputation(_ context.Context, tenant string, p ratekit.ReputationPolicy) (ratekit.Reputation, error) {
+// Reputation implements reputation.Store.
+func (s *Store) Reputation(_ context.Context, tenant string, p reputation.Policy) (reputation.Reputation, error) {
 	return s.reputation(tenant, p, repGet)
 }
 
-// ResetReputation implements ratekit.ReputationStore.
-func (s *Store) ResetReputation(_ context.Context, tenant string, p ratekit.ReputationPolicy) error {
+// ResetReputation implements reputation.Store.
+func (s *Store) ResetReputation(_ context.Context, tenant string, p reputation.Policy) error {
 	_, err := s.reputation(tenant, p, repReset)
 	return err
 }
 
 // reputation mirrors lua/reputation.lua of store/redisstore operation for
 // operation, so that both stores compute bit-identical scores.
-func (s *Store) reputation(tenant string, p ratekit.ReputationPolicy, mode repMode) (ratekit.Reputation, error) {
+func (s *Store) reputation(tenant string, p reputation.Policy, mode repMode) (reputation.Reputation, error) {
 	if tenant == "" {
-		return ratekit.Reputation{}, ratekit.ErrEmptyKey
+		return reputation.Reputation{}, ratekit.ErrEmptyKey
 	}
 	if err := p.Validate(); err != nil {
-		return ratekit.Reputation{}, err
+		return reputation.Reputation{}, err
 	}
 	nowUS := s.now().UnixMicro()
 	nowMS := nowUS / 1000
@@ -70,9 +71,9 @@ func (s *Store) reputation(tenant string, p ratekit.ReputationPolicy, mode repMo
 	switch {
 	case mode == repReset:
 		delete(sh.reps, k)
-		return ratekit.Reputation{}, nil
+		return reputation.Reputation{}, nil
 	case !ok && mode == repGet:
-		return ratekit.Reputation{Score: 1}, nil
+		return reputation.Reputation{Score: 1}, nil
 	case !ok:
 		r = repState{score: 1, updatedUS: nowUS}
 	}
@@ -86,14 +87,14 @@ func (s *Store) reputation(tenant string, p ratekit.ReputationPolicy, mode repMo
 		good(&r, p)
 	}
 	r.updatedUS = nowUS
-	ttl := ratekit.ReputationTTL(r.score, r.violations).Milliseconds()
+	ttl := reputation.TTL(r.score, r.violations).Milliseconds()
 	r.expireMS = nowMS + ttl
 	sh.reps[k] = r
 	return r.view(ttl), nil
 }
 
 // recoverScore applies time-based recovery up to nowUS.
-func recoverScore(r *repState, p ratekit.ReputationPolicy, nowUS int64) {
+func recoverScore(r *repState, p reputation.Policy, nowUS int64) {
 	if r.score >= 1 {
 		return
 	}
@@ -103,7 +104,7 @@ func recoverScore(r *repState, p ratekit.ReputationPolicy, nowUS int64) {
 	}
 }
 
-func violation(r *repState, p ratekit.ReputationPolicy, nowUS int64) {
+func violation(r *repState, p reputation.Policy, nowUS int64) {
 	est := float64(p.Established)
 	base := p.Penalty * (1 - float64(0.5*(float64(min(r.good, p.Established))/est)))
 	r.violations++
@@ -122,7 +123,7 @@ func violation(r *repState, p ratekit.ReputationPolicy, nowUS int64) {
 	r.lastViolationUS = nowUS
 }
 
-func good(r *repState, p ratekit.ReputationPolicy) {
+func good(r *repState, p reputation.Policy) {
 	r.good++
 	if r.violations > 0 {
 		r.score = min(1, r.score+p.SlowStep/float64(r.violations))
@@ -131,8 +132,8 @@ func good(r *repState, p ratekit.ReputationPolicy) {
 	}
 }
 
-func (r repState) view(ttlMS int64) ratekit.Reputation {
-	v := ratekit.Reputation{
+func (r repState) view(ttlMS int64) reputation.Reputation {
+	v := reputation.Reputation{
 		Score:      r.score,
 		Violations: r.violations,
 		Good:       r.good,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store"
 )
 
 const (
@@ -104,8 +105,8 @@ func (s *Store) Reset(_ context.Context, key string, limits []ratekit.Limit) err
 	sh := s.shard(key)
 	sh.mu.Lock()
 	for _, l := range limits {
-		delete(sh.entries, entryKey{key, l.ID(), false})
-		delete(sh.entries, entryKey{key, l.ID(), true})
+		delete(sh.entries, entryKey{key, l.Spec().ID, false})
+		delete(sh.entries, entryKey{key, l.Spec().ID, true})
 	}
 	sh.mu.Unlock()
 	return nil
@@ -128,16 +129,16 @@ func (s *Store) decide(key string, limits []ratekit.Limit, cost int64, charge bo
 	if key == "" {
 		return ratekit.Decision{}, ratekit.ErrEmptyKey
 	}
-	if err := ratekit.ValidateCost(cost); err != nil {
+	if err := store.CheckCost(cost); err != nil {
 		return ratekit.Decision{}, err
 	}
-	if err := ratekit.CheckDistinct(limits); err != nil {
+	if err := store.CheckLimits(limits); err != nil {
 		return ratekit.Decision{}, err
 	}
 	var draw int64
 	for _, l := range limits {
-		if l.Algorithm() == ratekit.AlgSuppressed {
-			draw = ratekit.DrawBits(s.random()) // one per call, as redisstore
+		if l.Spec().Algorithm == store.Suppressed {
+			draw = store.DrawBits(s.random()) // one per call, as redisstore
 			break
 		}
 	}
@@ -166,9 +167,9 @@ func (s *Store) decide(key string, limits []ratekit.Limit, cost int64, charge bo
 		// Suppressed limit counts the call anyway, as declined.
 		for i, l := range limits {
 			switch {
-			case l.Algorithm() == ratekit.AlgSuppressed:
+			case l.Spec().Algorithm == store.Suppressed:
 				if len(next[i].buckets) > 0 {
-					sh.entries[entryKey{key, l.ID(), false}] = next[i]
+					sh.entries[entryKey{key, l.Spec().ID, false}] = next[i]
 				}
 			case states[i].Allowed:
 				states[i], _, _ = sh.checkLimit(key, l, cost, false, nowUS, draw)
@@ -177,13 +178,13 @@ func (s *Store) decide(key string, limits []ratekit.Limit, cost int64, charge bo
 	}
 	if allowed && charge {
 		for i, l := range limits {
-			if l.Algorithm() == ratekit.AlgSuppressed {
+			if l.Spec().Algorithm == store.Suppressed {
 				next[i].buckets[len(next[i].buckets)-1].a += cost // the call's bucket is last
 			}
-			sh.entries[entryKey{key, l.ID(), false}] = next[i]
+			sh.entries[entryKey{key, l.Spec().ID, false}] = next[i]
 		}
 	}
-	return ratekit.Combine(states), nil
+	return store.Combine(states), nil
 }
 
 func (s *Store) shard(key string) *shard {
@@ -195,18 +196,18 @@ func (s *Store) shard(key string) *shard {
 // limit with a block starts the block when charging.
 func (sh *shard) checkLimit(key string, l ratekit.Limit, cost int64, charge bool, nowUS, draw int64) (ratekit.LimitState, entry, error) {
 	nowMS := nowUS / 1000
-	block := l.BlockDuration().Milliseconds()
+	block := l.Spec().Block.Milliseconds()
 	if block > 0 {
-		if b, ok := sh.live(entryKey{key, l.ID(), true}, nowMS); ok && b.expireMS > nowMS {
+		if b, ok := sh.live(entryKey{key, l.Spec().ID, true}, nowMS); ok && b.expireMS > nowMS {
 			left := ms(b.expireMS - nowMS)
 			return ratekit.LimitState{Limit: l, ResetAfter: left, RetryAfter: left, Blocked: true}, entry{}, nil
 		}
 	}
-	e, ok := sh.live(entryKey{key, l.ID(), false}, nowMS)
+	e, ok := sh.live(entryKey{key, l.Spec().ID, false}, nowMS)
 	st, n, err := check(l, e, ok, cost, charge, nowUS, draw)
 	drawn := st.Suppression > 0 && st.Suppression < 1 // declined by a draw: no block
 	if err == nil && block > 0 && !st.Allowed && !st.Unsatisfiable && !drawn && charge {
-		sh.entries[entryKey{key, l.ID(), true}] = entry{expireMS: nowMS + block}
+		sh.entries[entryKey{key, l.Spec().ID, true}] = entry{expireMS: nowMS + block}
 		st.RetryAfter, st.ResetAfter, st.Blocked = max(st.RetryAfter, ms(block)), max(st.ResetAfter, ms(block)), true
 	}
 	return st, n, err

@@ -8,8 +8,8 @@ import "github.com/ratekit/ratekit"
 // and counts the call as admitted in its bucket (the last) only when the
 // whole call is admitted. The state describes the window after the count.
 func suppressed(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS, draw int64) (ratekit.LimitState, entry) {
-	soft, hard := l.Burst(), l.Hard()
-	windowMS, width := l.Window().Milliseconds(), l.BucketWidth().Milliseconds()
+	soft, hard := l.Spec().Quota, l.Spec().Hard
+	windowMS, width := l.Spec().Window.Milliseconds(), l.Spec().Precision.Milliseconds()
 	nowMS := nowUS / 1000
 	c := nowMS / width
 	o := c - windowMS/width

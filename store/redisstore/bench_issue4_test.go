@@ -10,7 +10,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/internal/redistest"
+	"github.com/ratekit/ratekit/reputation"
+	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
 // BenchmarkReputation measures parallel reputation updates (and reads) over
@@ -19,7 +20,7 @@ import (
 func BenchmarkReputation(b *testing.B) {
 	srv := redistest.Standalone(b)
 	b.Logf("server: %s", srv.Kind)
-	p := ratekit.DefaultReputationPolicy()
+	p := reputation.DefaultPolicy()
 	for _, op := range []string{"violation", "good", "get"} {
 		b.Run(op, func(b *testing.B) {
 			hook := &roundTrips{}
@@ -27,7 +28,7 @@ func BenchmarkReputation(b *testing.B) {
 			defer c.Close()
 			c.AddHook(hook)
 			s := newStore(b, c, redistest.Prefix(b))
-			call := map[string]func(context.Context, string, ratekit.ReputationPolicy) (ratekit.Reputation, error){
+			call := map[string]func(context.Context, string, reputation.Policy) (reputation.Reputation, error){
 				"violation": s.RecordViolation, "good": s.RecordGood, "get": s.Reputation,
 			}[op]
 			tenants := make([]string, 10_000)

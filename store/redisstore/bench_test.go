@@ -12,7 +12,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/internal/redistest"
+	"github.com/ratekit/ratekit/store"
+	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
 // roundTrips counts the commands a client sends: each Process is one round
@@ -73,7 +74,7 @@ func BenchmarkTake(b *testing.B) {
 	}{
 		{"fixed", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour)}},
 		{"sliding", []ratekit.Limit{ratekit.SlidingWindow(1<<30, time.Hour)}},
-		{"log", []ratekit.Limit{ratekit.SlidingLog(ratekit.MaxLogQuota, time.Hour)}},
+		{"log", []ratekit.Limit{ratekit.SlidingLog(store.MaxLogQuota, time.Hour)}},
 		{"gcra", []ratekit.Limit{ratekit.GCRA(1e6, time.Second, 1<<40)}},
 		{"token", []ratekit.Limit{ratekit.TokenBucket(1e6, time.Second, 1<<40)}},
 		{"leaky", []ratekit.Limit{ratekit.LeakyBucket(1<<40, 1e6, time.Second)}},

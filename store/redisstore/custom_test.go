@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/store/redisstore"
+	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
 // concurrencyLimit is a custom algorithm: at most p1 requests "in flight",
@@ -46,7 +46,7 @@ func TestCustomAlgorithm(t *testing.T) {
 		}
 	}
 	d, err := l.Allow(ctx, "worker")
-	if err != nil || d.Allowed || d.Limit.Algorithm() != "inflight" || d.RetryAfter <= 59*time.Second {
+	if err != nil || d.Allowed || d.Limit.Spec().Algorithm != "inflight" || d.RetryAfter <= 59*time.Second {
 		t.Fatalf("fourth request: %+v %v; want denied by inflight with a retry of ~60s", d, err)
 	}
 	if d.States[1].Remaining != 97 {
@@ -57,7 +57,7 @@ func TestCustomAlgorithm(t *testing.T) {
 	if _, err := plain.Take(ctx, "worker", []ratekit.Limit{limit}, 1); err == nil {
 		t.Fatal("a store without the algorithm ran it")
 	}
-	for _, bad := range []ratekit.Algorithm{"fixed", "Bad-Name", ""} {
+	for _, bad := range []string{"fixed", "Bad-Name", ""} {
 		if _, err := redisstore.New(c, redisstore.WithAlgorithm(bad, concurrencyLimit)); err == nil {
 			t.Errorf("algorithm name %q accepted", bad)
 		}

@@ -30,7 +30,7 @@
 // reports a suppression factor, one string per limit follows ('%.17g'). Every
 // reply element is type-checked; a surprise is an error.
 //
-// Reputations (see ratekit.ReputationStore) are kept by a second script,
+// Reputations (see reputation.Store) are kept by a second script,
 // lua/reputation.lua, under <prefix>:{<tag>}:<name>:reputation:<fingerprint>:
 // one call per update, its score returned as a '%.17g' string.
 //

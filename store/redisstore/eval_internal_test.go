@@ -9,7 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/ratekit/ratekit/internal/redistest"
+	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
 // TestNeverRan classifies errors: only those proving the script did not run

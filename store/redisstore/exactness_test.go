@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/store/redisstore"
+	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
 // exactLimits admit exactly 100 of a burst: refill is negligible (1 h).

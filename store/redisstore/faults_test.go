@@ -9,8 +9,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/store/redisstore"
+	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
 // TestLostReplyChargesOnce loses the reply to a script that Redis ran. A
@@ -110,7 +110,7 @@ func TestRejectsBadCalls(t *testing.T) {
 	if _, err := s.Take(context.Background(), "k", []ratekit.Limit{l, l}, 1); !errors.Is(err, ratekit.ErrInvalidLimit) {
 		t.Errorf("duplicate limits: %v", err)
 	}
-	if _, err := s.Take(context.Background(), "k", nil, 1); !errors.Is(err, ratekit.ErrNoLimits) {
+	if _, err := s.Take(context.Background(), "k", nil, 1); !errors.Is(err, ratekit.ErrInvalidLimit) {
 		t.Errorf("no limits: %v", err)
 	}
 	if _, err := redisstore.New(scripterOnly{c}); err == nil {

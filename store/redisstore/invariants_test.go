@@ -11,9 +11,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/store/memstore"
 	"github.com/ratekit/ratekit/store/redisstore"
+	"github.com/ratekit/ratekit/store/redisstore/redistest"
 	"github.com/ratekit/ratekit/store/storetest"
 )
 
@@ -74,11 +74,11 @@ func dump(t *testing.T, c redis.UniversalClient, key string) string {
 
 // horizon is the longest TTL a limit's keys may have.
 func horizon(l ratekit.Limit) time.Duration {
-	h := l.Window() + l.BucketWidth()
-	if iv := l.Interval(); iv > 0 {
-		h = iv * time.Duration(l.Burst())
+	h := l.Spec().Window + l.Spec().Precision
+	if iv := l.Spec().Interval; iv > 0 {
+		h = iv * time.Duration(l.Spec().Quota)
 	}
-	return max(h, l.BlockDuration())
+	return max(h, l.Spec().Block)
 }
 
 // TestNoImmortalKeys runs a random workload over every algorithm, with and
@@ -96,7 +96,7 @@ func TestNoImmortalKeys(t *testing.T) {
 		}
 		byID := map[string]ratekit.Limit{}
 		for _, l := range limits {
-			byID[l.ID()] = l
+			byID[l.Spec().ID] = l
 		}
 		rng := rand.New(rand.NewPCG(3, 4))
 		for range 3000 {

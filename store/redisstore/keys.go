@@ -58,7 +58,7 @@ func validatePrefix(p string) error {
 
 // stateKey is <prefix>:{<tag>}:<name>:<algorithm>:<fingerprint>.
 func (s *Store) stateKey(tag string, l ratekit.Limit) string {
-	return s.prefix + ":{" + tag + "}:" + l.ID()
+	return s.prefix + ":{" + tag + "}:" + l.Spec().ID
 }
 
 // blockKey is the state key and ":block".
@@ -79,7 +79,7 @@ func (s *Store) Keys(subject string, limits []ratekit.Limit) ([]string, error) {
 		keys[i] = s.stateKey(t, l)
 	}
 	for _, l := range limits {
-		if l.BlockDuration() > 0 {
+		if l.Spec().Block > 0 {
 			keys = append(keys, s.blockKey(t, l))
 		}
 	}

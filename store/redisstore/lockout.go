@@ -7,9 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ratekit/ratekit/lockout"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/ratekit/ratekit"
 )
 
 //go:embed lua/lockout.lua
@@ -17,21 +16,21 @@ var lockoutSource string
 
 var lockoutScript = &script{src: lockoutSource, sha: redis.NewScript(lockoutSource).Hash()}
 
-var lockoutOps = map[ratekit.LockoutOp]string{
-	ratekit.LockoutCheck: "check", ratekit.LockoutAttempt: "attempt", ratekit.LockoutRefund: "refund", ratekit.LockoutReset: "reset",
+var lockoutOps = map[lockout.Op]string{
+	lockout.Check: "check", lockout.Attempt: "attempt", lockout.Refund: "refund", lockout.Reset: "reset",
 }
 
-// Lockout implements ratekit.LockoutStore in one script call: a log of
+// Lockout implements lockout.Store in one script call: a log of
 // attempts under <prefix>:{<tag>}:lockout:<id> and one block key per window
 // beside it, all in the subject's slot.
-func (s *Store) Lockout(ctx context.Context, key string, p *ratekit.LockoutPolicy, op ratekit.LockoutOp, attempt string) (ratekit.LockoutDecision, error) {
+func (s *Store) Lockout(ctx context.Context, key string, p *lockout.Policy, op lockout.Op, attempt string) (lockout.Decision, error) {
 	t, err := tag(key)
 	if err != nil {
-		return ratekit.LockoutDecision{}, err
+		return lockout.Decision{}, err
 	}
 	name, ok := lockoutOps[op]
 	if !ok {
-		return ratekit.LockoutDecision{}, fmt.Errorf("ratekit: redisstore: unknown lockout operation %d", op)
+		return lockout.Decision{}, fmt.Errorf("ratekit: redisstore: unknown lockout operation %d", op)
 	}
 	base := s.prefix + ":{" + t + "}:lockout:" + p.ID()
 	keys := []string{base}
@@ -45,30 +44,30 @@ func (s *Store) Lockout(ctx context.Context, key string, p *ratekit.LockoutPolic
 		args = append(args, w.Attempts, w.Window.Milliseconds(), w.Block.Milliseconds())
 	}
 	reply, err := s.run(ctx, lockoutScript, keys, args)
-	if err != nil || op == ratekit.LockoutReset || op == ratekit.LockoutRefund {
-		return ratekit.LockoutDecision{}, err
+	if err != nil || op == lockout.Reset || op == lockout.Refund {
+		return lockout.Decision{}, err
 	}
 	return parseLockout(reply, p)
 }
 
 // parseLockout checks the lockout script's reply element by element.
-func parseLockout(reply any, p *ratekit.LockoutPolicy) (ratekit.LockoutDecision, error) {
+func parseLockout(reply any, p *lockout.Policy) (lockout.Decision, error) {
 	vals, ok := reply.([]any)
 	if !ok || len(vals) != 5+len(p.Windows) {
-		return ratekit.LockoutDecision{}, fmt.Errorf("ratekit: redisstore: unexpected lockout reply %T", reply)
+		return lockout.Decision{}, fmt.Errorf("ratekit: redisstore: unexpected lockout reply %T", reply)
 	}
 	ints := make([]int64, len(vals))
 	for i, v := range vals {
 		n, ok := v.(int64)
 		if !ok || n < 0 {
-			return ratekit.LockoutDecision{}, fmt.Errorf("ratekit: redisstore: lockout reply element %d is %v", i, v)
+			return lockout.Decision{}, fmt.Errorf("ratekit: redisstore: lockout reply element %d is %v", i, v)
 		}
 		ints[i] = n
 	}
 	if ints[0] > 1 || ints[1] > int64(len(p.Windows)) || (ints[0] == 0) != (ints[1] > 0) {
-		return ratekit.LockoutDecision{}, fmt.Errorf("ratekit: redisstore: lockout reply %v is inconsistent", ints)
+		return lockout.Decision{}, fmt.Errorf("ratekit: redisstore: lockout reply %v is inconsistent", ints)
 	}
-	d := ratekit.LockoutDecision{Allowed: ints[0] == 1, RetryAfter: time.Duration(ints[2]) * time.Microsecond, Counts: ints[5:]}
+	d := lockout.Decision{Allowed: ints[0] == 1, RetryAfter: time.Duration(ints[2]) * time.Microsecond, Counts: ints[5:]}
 	if ints[4] > 0 {
 		d.Attempt = strconv.FormatInt(ints[3], 10) + ":" + strconv.FormatInt(ints[4], 10)
 	}

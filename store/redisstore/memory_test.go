@@ -6,7 +6,8 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/internal/redistest"
+	"github.com/ratekit/ratekit/store"
+	"github.com/ratekit/ratekit/store/redisstore/redistest"
 	"github.com/ratekit/ratekit/store/storetest"
 )
 
@@ -22,7 +23,7 @@ func TestMemoryPerKey(t *testing.T) {
 	limits := append(storetest.Algorithms(100, time.Minute), ratekit.SlidingLog(1000, time.Minute).Named("log-1000"))
 	for _, l := range limits {
 		subject := "203.0.113.7-" + l.Name()
-		for range l.Burst() {
+		for range l.Spec().Quota {
 			take(t, s, subject, []ratekit.Limit{l}, 1)
 		}
 		keys, _ := s.Keys(subject, []ratekit.Limit{l})
@@ -32,8 +33,8 @@ func TestMemoryPerKey(t *testing.T) {
 		}
 		t.Logf("| %s | %d B | %s |", l.Name(), n, keys[0])
 		limit := int64(400)
-		if l.Algorithm() == ratekit.AlgSlidingLog {
-			limit = l.Burst() * 160
+		if l.Spec().Algorithm == store.SlidingLog {
+			limit = l.Spec().Quota * 160
 		}
 		if n <= 0 || n > limit {
 			t.Errorf("%s: %d bytes, want (0, %d]", l.Name(), n, limit)

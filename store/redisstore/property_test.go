@@ -104,7 +104,7 @@ func TestWindowInvariants(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.limit.String(), func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(11, uint64(tc.limit.Burst())))
+			rng := rand.New(rand.NewPCG(11, uint64(tc.limit.Spec().Quota)))
 			steps := make([]step, 1500)
 			for i := range steps {
 				gap := rng.IntN(60) // mostly bursts, now and then a pause

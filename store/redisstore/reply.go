@@ -13,7 +13,7 @@ const replyFields = 6
 
 var errNilClient = errors.New("ratekit: redisstore: nil client")
 
-func unsupported(a ratekit.Algorithm) error {
+func unsupported(a string) error {
 	return fmt.Errorf("ratekit: redisstore: algorithm %q is not supported", a)
 }
 

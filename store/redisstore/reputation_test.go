@@ -9,9 +9,9 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/internal/redistest"
+	"github.com/ratekit/ratekit/reputation"
 	"github.com/ratekit/ratekit/store/memstore"
+	"github.com/ratekit/ratekit/store/redisstore/redistest"
 	"github.com/ratekit/ratekit/store/storetest"
 )
 
@@ -46,15 +46,15 @@ func TestReputationSameAnswers(t *testing.T) {
 	clock := redistest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), m)
 	c := redis.NewClient(&redis.Options{Addr: m.Addr()})
 	t.Cleanup(func() { c.Close() })
-	stores := []ratekit.ReputationStore{memstore.New(memstore.WithClock(clock.Now)), newStore(t, c, "same")}
-	p := ratekit.DefaultReputationPolicy()
+	stores := []reputation.Store{memstore.New(memstore.WithClock(clock.Now)), newStore(t, c, "same")}
+	p := reputation.DefaultPolicy()
 	p.Penalty, p.Quiet = 0.07, 3*time.Minute // exercise a policy other than the default
 	rng := rand.New(rand.NewPCG(11, 12))
 	ctx := context.Background()
 	for i := range 3000 {
 		clock.Advance(time.Duration(rng.IntN([]int{1500, 600_000, 7_200_000}[rng.IntN(3)])) * time.Millisecond)
 		op := rng.IntN(3)
-		var got [2]ratekit.Reputation
+		var got [2]reputation.Reputation
 		for j, s := range stores {
 			var err error
 			switch op {
@@ -85,7 +85,7 @@ func TestReputationKey(t *testing.T) {
 	t.Cleanup(func() { c.Close() })
 	prefix := redistest.Prefix(t)
 	s := newStore(t, c, prefix)
-	p := ratekit.DefaultReputationPolicy()
+	p := reputation.DefaultPolicy()
 	key, err := s.ReputationKey("user-1", p)
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/lockout"
 )
 
 // roundRobin spreads calls over several stores, as instances of a service
@@ -27,6 +28,6 @@ func (r *rr) Peek(ctx context.Context, key string, limits []ratekit.Limit) (rate
 func (r *rr) Reset(ctx context.Context, key string, limits []ratekit.Limit) error {
 	return r.pick().Reset(ctx, key, limits)
 }
-func (r *rr) Lockout(ctx context.Context, key string, p *ratekit.LockoutPolicy, op ratekit.LockoutOp, attempt string) (ratekit.LockoutDecision, error) {
-	return r.pick().(ratekit.LockoutStore).Lockout(ctx, key, p, op, attempt)
+func (r *rr) Lockout(ctx context.Context, key string, p *lockout.Policy, op lockout.Op, attempt string) (lockout.Decision, error) {
+	return r.pick().(lockout.Store).Lockout(ctx, key, p, op, attempt)
 }

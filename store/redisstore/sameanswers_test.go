@@ -10,8 +10,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/store/memstore"
+	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
 // step is one call in a scripted sequence: advance the clock, then call.
@@ -75,7 +75,7 @@ func diff(a, b ratekit.Decision) string {
 	if len(a.States) != len(b.States) {
 		return "number of states"
 	}
-	if a.Allowed != b.Allowed || a.Limit.ID() != b.Limit.ID() || a.Remaining != b.Remaining ||
+	if a.Allowed != b.Allowed || a.Limit.Spec().ID != b.Limit.Spec().ID || a.Remaining != b.Remaining ||
 		a.ResetAfter != b.ResetAfter || a.RetryAfter != b.RetryAfter || a.Unsatisfiable != b.Unsatisfiable {
 		return "decision"
 	}

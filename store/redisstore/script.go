@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store"
 )
 
 //go:embed lua/engine.lua
@@ -42,10 +43,10 @@ type script struct {
 // where op is nil, 'incr' (INCRBY cost), 'set' (SET a PX b), 'hincr' or
 // 'zadd', and cost, charge and clock() are in scope. A store with custom
 // algorithms runs its own copy of the engine.
-func WithAlgorithm(name ratekit.Algorithm, source string) Option {
+func WithAlgorithm(name string, source string) Option {
 	return func(s *Store) {
 		if s.custom == nil {
-			s.custom = map[ratekit.Algorithm]string{}
+			s.custom = map[string]string{}
 		}
 		s.custom[name] = source
 	}
@@ -68,7 +69,7 @@ func WithRandom(f func() float64) Option {
 // carry a draw.
 func suppressed(limits []ratekit.Limit) bool {
 	for _, l := range limits {
-		if l.Algorithm() == ratekit.AlgSuppressed {
+		if l.Spec().Algorithm == store.Suppressed {
 			return true
 		}
 	}
@@ -76,11 +77,11 @@ func suppressed(limits []ratekit.Limit) bool {
 }
 
 // buildScript returns the engine with custom algorithms added.
-func buildScript(custom map[ratekit.Algorithm]string) (*script, error) {
+func buildScript(custom map[string]string) (*script, error) {
 	if len(custom) == 0 {
 		return &script{src: engineSource, sha: redis.NewScript(engineSource).Hash()}, nil
 	}
-	names := make([]ratekit.Algorithm, 0, len(custom))
+	names := make([]string, 0, len(custom))
 	for name := range custom {
 		names = append(names, name)
 	}
@@ -88,7 +89,7 @@ func buildScript(custom map[ratekit.Algorithm]string) (*script, error) {
 	var b strings.Builder
 	for _, name := range names {
 		src := custom[name]
-		if err := ratekit.ValidateAlgorithmName(name); err != nil {
+		if err := store.CheckAlgorithmName(name); err != nil {
 			return nil, fmt.Errorf("ratekit: redisstore: custom algorithm: %w", err)
 		}
 		if strings.TrimSpace(src) == "" {

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store"
 )
 
 // DefaultPrefix starts every key unless WithPrefix says otherwise.
@@ -20,7 +21,7 @@ type Store struct {
 	proc   processor
 	prefix string
 	script *script
-	custom map[ratekit.Algorithm]string
+	custom map[string]string
 	random func() float64 // uniform draws in [0, 1) for Suppressed limits
 
 	lastPolicy atomic.Pointer[compiledPolicy] // the last reputation policy used
@@ -72,7 +73,7 @@ func New(client redis.Scripter, opts ...Option) (*Store, error) {
 
 // Take implements ratekit.Store.
 func (s *Store) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
-	if err := ratekit.ValidateCost(cost); err != nil {
+	if err := store.CheckCost(cost); err != nil {
 		return ratekit.Decision{}, err
 	}
 	return s.decide(ctx, key, limits, cost, "take")
@@ -98,7 +99,7 @@ func (s *Store) decide(ctx context.Context, key string, limits []ratekit.Limit, 
 	if err != nil {
 		return ratekit.Decision{}, err
 	}
-	if err := ratekit.CheckDistinct(limits); err != nil {
+	if err := store.CheckLimits(limits); err != nil {
 		return ratekit.Decision{}, err
 	}
 	keys := make([]string, len(limits), len(limits)+blocks(limits))
@@ -110,15 +111,15 @@ func (s *Store) decide(ctx context.Context, key string, limits []ratekit.Limit, 
 		if err != nil {
 			return ratekit.Decision{}, err
 		}
-		args = append(args, string(l.Algorithm()), p[0], p[1], p[2], l.BlockDuration().Milliseconds())
+		args = append(args, string(l.Spec().Algorithm), p[0], p[1], p[2], l.Spec().Block.Milliseconds())
 	}
 	for _, l := range limits {
-		if l.BlockDuration() > 0 {
+		if l.Spec().Block > 0 {
 			keys = append(keys, s.blockKey(t, l))
 		}
 	}
 	if suppressed(limits) {
-		args = append(args, ratekit.DrawBits(s.random()))
+		args = append(args, store.DrawBits(s.random()))
 	}
 	reply, err := s.eval(ctx, keys, args)
 	if err != nil {
@@ -128,13 +129,13 @@ func (s *Store) decide(ctx context.Context, key string, limits []ratekit.Limit, 
 	if err != nil {
 		return ratekit.Decision{}, err
 	}
-	return ratekit.Combine(states), nil
+	return store.Combine(states), nil
 }
 
 func blocks(limits []ratekit.Limit) int {
 	n := 0
 	for _, l := range limits {
-		if l.BlockDuration() > 0 {
+		if l.Spec().Block > 0 {
 			n++
 		}
 	}
@@ -143,17 +144,17 @@ func blocks(limits []ratekit.Limit) int {
 
 // params returns the engine's three parameters for l.
 func (s *Store) params(l ratekit.Limit) ([3]int64, error) {
-	switch a := l.Algorithm(); {
-	case a == ratekit.AlgFixedWindow || a == ratekit.AlgSlidingLog:
-		return [3]int64{l.Burst(), l.Window().Milliseconds(), 0}, nil
-	case a == ratekit.AlgSlidingWindow:
-		return [3]int64{l.Burst(), l.Window().Milliseconds(), l.BucketWidth().Milliseconds()}, nil
-	case a == ratekit.AlgGCRA || a == ratekit.AlgTokenBucket || a == ratekit.AlgLeakyBucket:
-		return [3]int64{l.Interval().Microseconds(), l.Burst(), l.MaxWait().Microseconds()}, nil
-	case a == ratekit.AlgSuppressed:
-		return [3]int64{l.Burst(), l.Hard(), l.Window().Milliseconds()}, nil
+	switch a := l.Spec().Algorithm; {
+	case a == store.FixedWindow || a == store.SlidingLog:
+		return [3]int64{l.Spec().Quota, l.Spec().Window.Milliseconds(), 0}, nil
+	case a == store.SlidingWindow:
+		return [3]int64{l.Spec().Quota, l.Spec().Window.Milliseconds(), l.Spec().Precision.Milliseconds()}, nil
+	case a == store.GCRA || a == store.TokenBucket || a == store.LeakyBucket:
+		return [3]int64{l.Spec().Interval.Microseconds(), l.Spec().Quota, l.Spec().MaxWait.Microseconds()}, nil
+	case a == store.Suppressed:
+		return [3]int64{l.Spec().Quota, l.Spec().Hard, l.Spec().Window.Milliseconds()}, nil
 	case s.custom[a] != "":
-		return l.Params(), nil
+		return l.Spec().Params, nil
 	default:
 		return [3]int64{}, unsupported(a)
 	}

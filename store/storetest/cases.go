@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store"
 )
 
 func countsDown(t *testing.T, h Harness, l ratekit.Limit) {
-	for i := range l.Burst() {
+	for i := range l.Spec().Quota {
 		d := take(t, h, "k", 1, l)
-		if !d.Allowed || d.Remaining != l.Burst()-1-i || d.Limit.ID() != l.ID() {
-			t.Fatalf("take %d: allowed %v remaining %d, want allowed, %d", i, d.Allowed, d.Remaining, l.Burst()-1-i)
+		if !d.Allowed || d.Remaining != l.Spec().Quota-1-i || d.Limit.Spec().ID != l.Spec().ID {
+			t.Fatalf("take %d: allowed %v remaining %d, want allowed, %d", i, d.Allowed, d.Remaining, l.Spec().Quota-1-i)
 		}
 	}
 	d := take(t, h, "k", 1, l)
@@ -57,10 +58,10 @@ func Concurrently(n int, f func() bool) int64 {
 
 // withBurst rebuilds l with quota (or burst, capacity) q, same window.
 func withBurst(l ratekit.Limit, q int64) ratekit.Limit {
-	if l.Algorithm() == ratekit.AlgSuppressed {
-		return ratekit.Suppressed(q, l.Window(), l.Factor()).Named(l.Name())
+	if l.Spec().Algorithm == store.Suppressed {
+		return ratekit.Suppressed(q, l.Spec().Window, l.Spec().Factor).Named(l.Name())
 	}
-	for _, m := range Algorithms(q, l.Window()) {
+	for _, m := range Algorithms(q, l.Spec().Window) {
 		if m.Name() == l.Name() {
 			return m
 		}
@@ -69,22 +70,22 @@ func withBurst(l ratekit.Limit, q int64) ratekit.Limit {
 }
 
 func unsatisfiable(t *testing.T, h Harness, l ratekit.Limit) {
-	d := take(t, h, "k", l.Burst()+1, l)
+	d := take(t, h, "k", l.Spec().Quota+1, l)
 	if d.Allowed || !d.Unsatisfiable || d.RetryAfter != 0 {
 		t.Fatalf("cost above capacity: %+v, want denied, unsatisfiable, no retry", d)
 	}
-	if p := peek(t, h, "k", l); p.Remaining != l.Burst() {
-		t.Fatalf("after an unsatisfiable request remaining %d, want %d", p.Remaining, l.Burst())
+	if p := peek(t, h, "k", l); p.Remaining != l.Spec().Quota {
+		t.Fatalf("after an unsatisfiable request remaining %d, want %d", p.Remaining, l.Spec().Quota)
 	}
 }
 
 func peekAndCostZero(t *testing.T, h Harness, l ratekit.Limit) {
 	take(t, h, "k", 2, l)
 	for range 3 {
-		if p := peek(t, h, "k", l); !p.Allowed || p.Remaining != l.Burst()-2 {
+		if p := peek(t, h, "k", l); !p.Allowed || p.Remaining != l.Spec().Quota-2 {
 			t.Fatalf("peek: %+v", p)
 		}
-		if d := take(t, h, "k", 0, l); !d.Allowed || d.Remaining != l.Burst()-2 {
+		if d := take(t, h, "k", 0, l); !d.Allowed || d.Remaining != l.Spec().Quota-2 {
 			t.Fatalf("cost 0: %+v", d)
 		}
 	}
@@ -98,7 +99,7 @@ func allOrNothing(t *testing.T, h Harness, l ratekit.Limit) {
 	fill(t, h, "k", l)
 	for range 3 {
 		d := take(t, h, "k", 1, loose, l)
-		if d.Allowed || d.Limit.ID() != l.ID() || d.States[0].Remaining != 1000 {
+		if d.Allowed || d.Limit.Spec().ID != l.Spec().ID || d.States[0].Remaining != 1000 {
 			t.Fatalf("denied by %s: %+v; the loose limit must be untouched", l.Name(), d)
 		}
 	}
@@ -113,15 +114,15 @@ func reset(t *testing.T, h Harness, l ratekit.Limit) {
 	if err := h.Store.Reset(context.Background(), "k", []ratekit.Limit{l}); err != nil {
 		t.Fatal(err)
 	}
-	if d := take(t, h, "k", 1, l); !d.Allowed || d.Remaining != l.Burst()-1 {
+	if d := take(t, h, "k", 1, l); !d.Allowed || d.Remaining != l.Spec().Quota-1 {
 		t.Fatalf("after Reset: %+v", d)
 	}
 }
 
 func newParameters(t *testing.T, h Harness, l ratekit.Limit) {
 	fill(t, h, "k", l)
-	bigger := withBurst(l, l.Burst()+1)
-	if d := take(t, h, "k", 1, bigger); !d.Allowed || d.Remaining != l.Burst() {
+	bigger := withBurst(l, l.Spec().Quota+1)
+	if d := take(t, h, "k", 1, bigger); !d.Allowed || d.Remaining != l.Spec().Quota {
 		t.Fatalf("new parameters under the same name: %+v, want fresh state", d)
 	}
 }
@@ -132,7 +133,7 @@ func refills(t *testing.T, h Harness, l ratekit.Limit) {
 	d := fill(t, h, "k", l)
 	// a sliding window spreads a bucket's requests over the bucket: its
 	// last request may leave one bucket width after the window
-	if longest := 200*time.Millisecond + l.BucketWidth(); d.RetryAfter <= 0 || d.RetryAfter > longest {
+	if longest := 200*time.Millisecond + l.Spec().Precision; d.RetryAfter <= 0 || d.RetryAfter > longest {
 		t.Fatalf("retry after %v, want (0, %v]", d.RetryAfter, longest)
 	}
 	h.Advance(d.RetryAfter + time.Millisecond)
@@ -168,7 +169,7 @@ func retryAfterExact(t *testing.T, h Harness, l ratekit.Limit) {
 // fill2 takes until denied, without expecting a full quota.
 func fill2(t *testing.T, h Harness, key string, l ratekit.Limit) ratekit.Decision {
 	t.Helper()
-	for range l.Burst() + 1 {
+	for range l.Spec().Quota + 1 {
 		if d := take(t, h, key, 1, l); !d.Allowed {
 			return d
 		}
@@ -192,17 +193,17 @@ func blockOutlastsWindow(t *testing.T, h Harness, l ratekit.Limit) {
 		t.Fatalf("1 ms before the block ends: allowed")
 	}
 	h.Advance(time.Millisecond)
-	if d := take(t, h, "k", 1, short); !d.Allowed || d.Remaining != short.Burst()-1 {
+	if d := take(t, h, "k", 1, short); !d.Allowed || d.Remaining != short.Spec().Quota-1 {
 		t.Fatalf("at the block's end: %+v, want allowed with nothing recorded during the block", d)
 	}
 }
 
 // withWindow rebuilds l over window w, same quota.
 func withWindow(l ratekit.Limit, w time.Duration) ratekit.Limit {
-	if l.Algorithm() == ratekit.AlgSuppressed {
-		return ratekit.Suppressed(l.Burst(), w, l.Factor()).Named(l.Name())
+	if l.Spec().Algorithm == store.Suppressed {
+		return ratekit.Suppressed(l.Spec().Quota, w, l.Spec().Factor).Named(l.Name())
 	}
-	for _, m := range Algorithms(l.Burst(), w) {
+	for _, m := range Algorithms(l.Spec().Quota, w) {
 		if m.Name() == l.Name() {
 			return m
 		}

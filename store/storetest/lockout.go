@@ -5,17 +5,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/lockout"
 )
 
 // loginLockout: 3 attempts a minute (15 min block), 5 an hour (2 h block).
-func loginLockout(t *testing.T, h Harness, extend bool) *ratekit.Lockout {
+func loginLockout(t *testing.T, h Harness, extend bool) *lockout.Lockout {
 	t.Helper()
-	ls, ok := h.Store.(ratekit.LockoutStore)
+	ls, ok := h.Store.(lockout.Store)
 	if !ok {
-		t.Fatalf("%T is not a ratekit.LockoutStore", h.Store)
+		t.Fatalf("%T is not a lockout.Store", h.Store)
 	}
-	lo, err := ratekit.NewLockout(ls, ratekit.LockoutConfig{Name: "login", ExtendBlock: extend, Windows: []ratekit.LockoutWindow{
+	lo, err := lockout.New(ls, lockout.Config{Name: "login", ExtendBlock: extend, Windows: []lockout.Window{
 		{Scope: "temp", Attempts: 3, Window: time.Minute, Block: 15 * time.Minute},
 		{Scope: "long", Attempts: 5, Window: time.Hour, Block: 2 * time.Hour},
 	}})
@@ -25,7 +25,7 @@ func loginLockout(t *testing.T, h Harness, extend bool) *ratekit.Lockout {
 	return lo
 }
 
-func attempt(t *testing.T, lo *ratekit.Lockout, key string) ratekit.LockoutDecision {
+func attempt(t *testing.T, lo *lockout.Lockout, key string) lockout.Decision {
 	t.Helper()
 	d, err := lo.Attempt(context.Background(), key)
 	if err != nil {
@@ -35,7 +35,7 @@ func attempt(t *testing.T, lo *ratekit.Lockout, key string) ratekit.LockoutDecis
 }
 
 // RunLockout runs the lockout suite on stores that implement
-// ratekit.LockoutStore. Timing cases run only on fake clocks.
+// lockout.Store. Timing cases run only on fake clocks.
 func RunLockout(t *testing.T, newHarness func(t *testing.T) Harness) {
 	if newHarness(t).Exact {
 		t.Run("BlockIsCheckedFirst", func(t *testing.T) { lockoutSequence(t, newHarness(t)) })
@@ -94,8 +94,8 @@ func lockoutExtend(t *testing.T, h Harness) {
 }
 
 func lockoutConcurrent(t *testing.T, h Harness) {
-	ls := h.Store.(ratekit.LockoutStore)
-	lo, err := ratekit.NewLockout(ls, ratekit.LockoutConfig{Name: "verify", Windows: []ratekit.LockoutWindow{
+	ls := h.Store.(lockout.Store)
+	lo, err := lockout.New(ls, lockout.Config{Name: "verify", Windows: []lockout.Window{
 		{Scope: "temp", Attempts: 5, Window: time.Hour, Block: time.Hour}}})
 	if err != nil {
 		t.Fatal(err)

@@ -4,15 +4,15 @@ import (
 	"math"
 	"time"
 
-	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/reputation"
 )
 
 // repModel is the reference model of the reputation arithmetic, written
-// from ratekit.ReputationPolicy's documentation and independently of both
+// from reputation.Policy's documentation and independently of both
 // stores (its float operations are grouped differently, so it agrees with
 // them to about 1e-15, not bit for bit).
 type repModel struct {
-	p        ratekit.ReputationPolicy
+	p        reputation.Policy
 	live     bool
 	score    float64
 	v, g     int64
@@ -20,7 +20,7 @@ type repModel struct {
 	expireMS int64
 }
 
-func newRepModel(p ratekit.ReputationPolicy) *repModel { return &repModel{p: p} }
+func newRepModel(p reputation.Policy) *repModel { return &repModel{p: p} }
 
 // expire forgets the state once its TTL has passed (a key lives through its
 // expiry millisecond, as in Redis).
@@ -54,7 +54,7 @@ func (m *repModel) begin(nowUS int64) {
 	m.score = m.recovered(nowUS)
 }
 
-func (m *repModel) finish(nowUS int64) ratekit.Reputation {
+func (m *repModel) finish(nowUS int64) reputation.Reputation {
 	m.lu = nowUS
 	ttl := 30 * time.Minute
 	if m.score < 0.1 {
@@ -71,7 +71,7 @@ func (m *repModel) finish(nowUS int64) ratekit.Reputation {
 	return m.view(ttl)
 }
 
-func (m *repModel) violation(nowUS int64) ratekit.Reputation {
+func (m *repModel) violation(nowUS int64) reputation.Reputation {
 	m.begin(nowUS)
 	established := math.Min(float64(m.g), float64(m.p.Established))
 	impact := m.p.Penalty * (1 - 0.5*established/float64(m.p.Established))
@@ -89,7 +89,7 @@ func (m *repModel) violation(nowUS int64) ratekit.Reputation {
 	return m.finish(nowUS)
 }
 
-func (m *repModel) good(nowUS int64) ratekit.Reputation {
+func (m *repModel) good(nowUS int64) reputation.Reputation {
 	m.begin(nowUS)
 	m.g++
 	step := m.p.GoodStep
@@ -100,18 +100,18 @@ func (m *repModel) good(nowUS int64) ratekit.Reputation {
 	return m.finish(nowUS)
 }
 
-func (m *repModel) get(nowUS int64) ratekit.Reputation {
+func (m *repModel) get(nowUS int64) reputation.Reputation {
 	m.expire(nowUS)
 	if !m.live {
-		return ratekit.Reputation{Score: 1}
+		return reputation.Reputation{Score: 1}
 	}
 	r := m.view(time.Duration(m.expireMS-nowUS/1000) * time.Millisecond)
 	r.Score = m.recovered(nowUS)
 	return r
 }
 
-func (m *repModel) view(ttl time.Duration) ratekit.Reputation {
-	r := ratekit.Reputation{Score: m.score, Violations: m.v, Good: m.g, Updated: time.UnixMicro(m.lu), TTL: ttl}
+func (m *repModel) view(ttl time.Duration) reputation.Reputation {
+	r := reputation.Reputation{Score: m.score, Violations: m.v, Good: m.g, Updated: time.UnixMicro(m.lu), TTL: ttl}
 	if m.lv != 0 {
 		r.LastViolation = time.UnixMicro(m.lv)
 	}

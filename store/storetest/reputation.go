@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/reputation"
 )
 
-// ReputationHarness is one ratekit.ReputationStore under test.
+// ReputationHarness is one reputation.Store under test.
 type ReputationHarness struct {
 	// Store is the store, empty (or under a fresh key prefix).
-	Store ratekit.ReputationStore
+	Store reputation.Store
 	// Advance moves the store's time forward by d.
 	Advance func(d time.Duration)
 	// Now returns the store's time; required when Exact.
@@ -46,10 +47,10 @@ func RunReputation(t *testing.T, newHarness func(t *testing.T) ReputationHarness
 	t.Run("RandomSequenceMatchesModel", func(t *testing.T) { repRandom(t, newHarness(t)) })
 }
 
-func (h ReputationHarness) call(t *testing.T, tenant string, p ratekit.ReputationPolicy, op string) ratekit.Reputation {
+func (h ReputationHarness) call(t *testing.T, tenant string, p reputation.Policy, op string) reputation.Reputation {
 	t.Helper()
 	ctx := context.Background()
-	var r ratekit.Reputation
+	var r reputation.Reputation
 	var err error
 	switch op {
 	case "violation":
@@ -70,7 +71,7 @@ func (h ReputationHarness) call(t *testing.T, tenant string, p ratekit.Reputatio
 
 // sameReputation returns what differs between a store's answer and the
 // model's, or "".
-func sameReputation(got, want ratekit.Reputation) string {
+func sameReputation(got, want reputation.Reputation) string {
 	switch {
 	case math.Abs(got.Score-want.Score) > scoreTolerance:
 		return "score"
@@ -87,7 +88,7 @@ func sameReputation(got, want ratekit.Reputation) string {
 }
 
 func repUnknown(t *testing.T, h ReputationHarness) {
-	p := ratekit.DefaultReputationPolicy()
+	p := reputation.DefaultPolicy()
 	if r := h.call(t, "new", p, "get"); r.Score != 1 || r.Violations != 0 || r.Good != 0 || r.TTL != 0 || !r.Updated.IsZero() {
 		t.Fatalf("unknown tenant: %+v, want score 1 and no state", r)
 	}
@@ -101,18 +102,18 @@ func repUnknown(t *testing.T, h ReputationHarness) {
 
 func repInvalid(t *testing.T, h ReputationHarness) {
 	ctx := context.Background()
-	if _, err := h.Store.RecordViolation(ctx, "", ratekit.DefaultReputationPolicy()); !errors.Is(err, ratekit.ErrEmptyKey) {
+	if _, err := h.Store.RecordViolation(ctx, "", reputation.DefaultPolicy()); !errors.Is(err, ratekit.ErrEmptyKey) {
 		t.Fatalf("empty tenant: %v, want ErrEmptyKey", err)
 	}
-	bad := ratekit.DefaultReputationPolicy()
+	bad := reputation.DefaultPolicy()
 	bad.Penalty = 0
-	if _, err := h.Store.RecordGood(ctx, "k", bad); !errors.Is(err, ratekit.ErrInvalidPolicy) {
+	if _, err := h.Store.RecordGood(ctx, "k", bad); !errors.Is(err, reputation.ErrInvalidPolicy) {
 		t.Fatalf("penalty 0: %v, want ErrInvalidPolicy", err)
 	}
 }
 
 func repPoliciesApart(t *testing.T, h ReputationHarness) {
-	a, b := ratekit.DefaultReputationPolicy(), ratekit.DefaultReputationPolicy()
+	a, b := reputation.DefaultPolicy(), reputation.DefaultPolicy()
 	b.Name = "other"
 	h.call(t, "k", a, "violation")
 	if r := h.call(t, "k", b, "get"); r.Score != 1 || r.Violations != 0 {
@@ -132,10 +133,10 @@ func repPoliciesApart(t *testing.T, h ReputationHarness) {
 // must be 1..200 with no gap (no lost update), and every reply must equal the
 // model replayed serially in that order at the reply's own time.
 func repConcurrent(t *testing.T, h ReputationHarness) {
-	p := ratekit.DefaultReputationPolicy()
+	p := reputation.DefaultPolicy()
 	p.Penalty, p.SlowStep = 0.001, 0.0001 // no clamping at 0 or 1, so order matters
 	var mu sync.Mutex
-	var replies []ratekit.Reputation
+	var replies []reputation.Reputation
 	var wg sync.WaitGroup
 	start := make(chan struct{})
 	for i := range 200 {
@@ -143,7 +144,7 @@ func repConcurrent(t *testing.T, h ReputationHarness) {
 		go func() {
 			defer wg.Done()
 			<-start
-			var r ratekit.Reputation
+			var r reputation.Reputation
 			var err error
 			if i%2 == 0 {
 				r, err = h.Store.RecordViolation(context.Background(), "burst", p)
@@ -164,16 +165,16 @@ func repConcurrent(t *testing.T, h ReputationHarness) {
 	if len(replies) != 200 {
 		t.Fatalf("%d of 200 updates answered", len(replies))
 	}
-	slices.SortFunc(replies, func(a, b ratekit.Reputation) int {
+	slices.SortFunc(replies, func(a, b reputation.Reputation) int {
 		return int((a.Violations + a.Good) - (b.Violations + b.Good))
 	})
 	m := newRepModel(p)
-	var prev ratekit.Reputation
+	var prev reputation.Reputation
 	for i, r := range replies {
 		if n := r.Violations + r.Good; n != int64(i+1) {
 			t.Fatalf("update %d: violations %d + good %d = %d; updates were lost or merged", i+1, r.Violations, r.Good, n)
 		}
-		var want ratekit.Reputation
+		var want reputation.Reputation
 		if r.Violations > prev.Violations {
 			want = m.violation(r.Updated.UnixMicro())
 		} else {
@@ -194,7 +195,7 @@ func repConcurrent(t *testing.T, h ReputationHarness) {
 // (rapid fire) to hours (recovery, TTL tiers, expiry) against the model.
 func repRandom(t *testing.T, h ReputationHarness) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	p := ratekit.DefaultReputationPolicy()
+	p := reputation.DefaultPolicy()
 	models := map[string]*repModel{"a": newRepModel(p), "b": newRepModel(p)}
 	for i := range 3000 {
 		var adv time.Duration
@@ -212,7 +213,7 @@ func repRandom(t *testing.T, h ReputationHarness) {
 		now := h.Now().UnixMicro()
 		got := h.call(t, tenant, p, op)
 		m := models[tenant]
-		var want ratekit.Reputation
+		var want reputation.Reputation
 		switch op {
 		case "violation":
 			want = m.violation(now)

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/reputation"
 )
 
 // repSteps checks documented values one by one, and the model with them.
@@ -57,7 +57,7 @@ func repSteps(t *testing.T, h ReputationHarness) {
 	}
 	for _, tb := range tables {
 		t.Run(tb.name, func(t *testing.T) {
-			p := ratekit.DefaultReputationPolicy()
+			p := reputation.DefaultPolicy()
 			p.Penalty = tb.penalty
 			m := newRepModel(p)
 			for range tb.goods {
@@ -69,7 +69,7 @@ func repSteps(t *testing.T, h ReputationHarness) {
 				h.Advance(s.advance)
 				now := h.Now().UnixMicro()
 				got := h.call(t, tb.name, p, s.op)
-				var want ratekit.Reputation
+				var want reputation.Reputation
 				switch s.op {
 				case "violation":
 					want = m.violation(now)

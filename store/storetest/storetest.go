@@ -115,7 +115,7 @@ func peek(t *testing.T, h Harness, key string, limits ...ratekit.Limit) ratekit.
 // fill takes cost 1 until l denies, and returns the denial.
 func fill(t *testing.T, h Harness, key string, l ratekit.Limit) ratekit.Decision {
 	t.Helper()
-	for range l.Burst() {
+	for range l.Spec().Quota {
 		if d := take(t, h, key, 1, l); !d.Allowed {
 			t.Fatalf("denied before the quota was used: %+v", d)
 		}

@@ -1,4 +1,4 @@
-package ratekit_test
+package integration_test
 
 import (
 	"fmt"
@@ -12,8 +12,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/store/redisstore"
+	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
 // TestHTTPExactness runs 4 instances of a service (4 HTTP servers, each with
@@ -35,7 +35,7 @@ func TestHTTPExactness(t *testing.T) {
 		t.Run(dep, func(t *testing.T) {
 			newClient := deployments[dep](t)
 			for _, limit := range []ratekit.Limit{ratekit.FixedWindow(100, time.Hour), ratekit.GCRA(100, time.Hour, 100)} {
-				t.Run(string(limit.Algorithm()), func(t *testing.T) {
+				t.Run(string(limit.Spec().Algorithm), func(t *testing.T) {
 					prefix := redistest.Prefix(t)
 					var urls []string
 					for range 4 {

@@ -1,4 +1,4 @@
-package ratekit
+package reputation
 
 import (
 	"context"
@@ -7,19 +7,17 @@ import (
 	"hash/fnv"
 	"strconv"
 	"time"
+
+	"github.com/ratekit/ratekit/internal/bounds"
 )
 
-// ErrInvalidPolicy is matched by every error of ReputationPolicy.Validate.
+// ErrInvalidPolicy is matched by every error of Policy.Validate.
 var ErrInvalidPolicy = errors.New("ratekit: invalid reputation policy")
-
-// DefaultReputationThreshold is the score a tenant needs to pass the
-// reputation gate while the global limit is exceeded (seed 003: 30%).
-const DefaultReputationThreshold = 0.3
 
 // A Reputation is a tenant's standing: a score in [0, 1], 1 for a tenant the
 // store has never seen (or whose state expired), lowered by violations and
-// raised by good requests and by quiet time. See ReputationPolicy for the
-// arithmetic.
+// raised by good requests and by quiet time. See Policy for the arithmetic.
+// The zero Reputation is that of a tenant without state, except its Score.
 type Reputation struct {
 	// Score is the tenant's reputation: 1 is a good user, 0 a bot.
 	Score float64
@@ -36,27 +34,27 @@ type Reputation struct {
 	TTL time.Duration
 }
 
-// A ReputationStore keeps tenants' reputations. Each method is one atomic
+// A Store keeps tenants' reputations. Each method is one atomic
 // update (or read) of one tenant under policy p, on the store's own clock
 // (Redis's TIME, or memstore's injected clock); implementations validate p
-// and reject an empty tenant with ErrEmptyKey. store/redisstore and
-// store/memstore implement it with the same arithmetic, and
-// store/storetest.RunReputation checks it against a reference model.
-type ReputationStore interface {
+// and reject an empty tenant with ratekit.ErrEmptyKey, and are safe for
+// concurrent use. The Redis store and store/memstore implement it with the
+// same arithmetic, and store/storetest.RunReputation checks it against a
+// reference model.
+type Store interface {
 	// RecordViolation lowers the tenant's score and returns the new state.
-	RecordViolation(ctx context.Context, tenant string, p ReputationPolicy) (Reputation, error)
+	RecordViolation(ctx context.Context, tenant string, p Policy) (Reputation, error)
 	// RecordGood raises the tenant's score and returns the new state.
-	RecordGood(ctx context.Context, tenant string, p ReputationPolicy) (Reputation, error)
+	RecordGood(ctx context.Context, tenant string, p Policy) (Reputation, error)
 	// Reputation returns the tenant's current state, time-based recovery
 	// included, without changing it.
-	Reputation(ctx context.Context, tenant string, p ReputationPolicy) (Reputation, error)
+	Reputation(ctx context.Context, tenant string, p Policy) (Reputation, error)
 	// ResetReputation forgets the tenant's state.
-	ResetReputation(ctx context.Context, tenant string, p ReputationPolicy) error
+	ResetReputation(ctx context.Context, tenant string, p Policy) error
 }
 
-// A ReputationPolicy holds the constants of the reputation arithmetic (seed
-// 003's anti-bot reputation). Start from DefaultReputationPolicy; the zero
-// value is invalid. A store applies, atomically, at the store's time now:
+// A Policy holds the constants of the reputation arithmetic, an anti-bot
+// reputation. Start from DefaultPolicy; the zero value is invalid. A store applies, atomically, at the store's time now:
 //
 //  1. Time-based recovery, on every update and read: when the score is below
 //     1, it rises by HourlyRecovery per hour for the time since the later of
@@ -78,7 +76,7 @@ type ReputationStore interface {
 //
 // The policy's fields (not its name) are fingerprinted into the storage key,
 // so changing them starts fresh state, as for a Limit.
-type ReputationPolicy struct {
+type Policy struct {
 	// Name is part of the storage key (default "reputation"); 1 to 48
 	// characters from [A-Za-z0-9_.-].
 	Name string
@@ -88,26 +86,25 @@ type ReputationPolicy struct {
 	// impact is halved (default 100).
 	Established int64
 	// GoodStep is the recovery per good request while the tenant has no
-	// violations, in [0, 1] (default 0.02: seed 003's 2%).
+	// violations, in [0, 1] (default 0.02).
 	GoodStep float64
 	// SlowStep is the recovery per good request of a tenant with violations,
-	// divided by the number of violations, in [0, 1] (default 0.005: seed
-	// 003's 0.5%).
+	// divided by the number of violations, in [0, 1] (default 0.005).
 	SlowStep float64
 	// HourlyRecovery is the time-based recovery per hour, in [0, 1] (default
-	// 0.05: seed 003's 5% per hour).
+	// 0.05).
 	HourlyRecovery float64
 	// Quiet is how long after a violation time-based recovery starts (default
 	// 10 minutes); whole milliseconds, 0 to MaxWindow.
 	Quiet time.Duration
 }
 
-// DefaultReputationPolicy returns the policy of seed 003: a violation costs
+// DefaultPolicy returns the default policy: a violation costs
 // 0.1 (0.05 for a tenant with 100 good requests), a good request recovers
 // 0.02 (0.005 / violations once the tenant has violations), and a tenant
 // quiet for 10 minutes recovers 0.05 per hour.
-func DefaultReputationPolicy() ReputationPolicy {
-	return ReputationPolicy{
+func DefaultPolicy() Policy {
+	return Policy{
 		Name:           "reputation",
 		Penalty:        0.1,
 		Established:    100,
@@ -120,14 +117,14 @@ func DefaultReputationPolicy() ReputationPolicy {
 
 // Validate reports whether p can be applied. Its errors match
 // ErrInvalidPolicy.
-func (p ReputationPolicy) Validate() error {
-	if why := validateName(p.Name); why != "" {
+func (p Policy) Validate() error {
+	if why := bounds.Name(p.Name); why != "" {
 		return fmt.Errorf("%w: name %s", ErrInvalidPolicy, why)
 	}
 	if !(p.Penalty > 0 && p.Penalty <= 1) {
 		return fmt.Errorf("%w: penalty must be in (0, 1] (got %v)", ErrInvalidPolicy, p.Penalty)
 	}
-	if p.Established < 1 || p.Established > MaxQuota {
+	if p.Established < 1 || p.Established > bounds.MaxQuota {
 		return fmt.Errorf("%w: established must be between 1 and 2^53-1 (got %d)", ErrInvalidPolicy, p.Established)
 	}
 	for _, f := range []struct {
@@ -138,14 +135,14 @@ func (p ReputationPolicy) Validate() error {
 			return fmt.Errorf("%w: %s must be in [0, 1] (got %v)", ErrInvalidPolicy, f.name, f.v)
 		}
 	}
-	if p.Quiet < 0 || p.Quiet > MaxWindow || p.Quiet%time.Millisecond != 0 {
-		return fmt.Errorf("%w: quiet must be whole milliseconds from 0 to %s (got %s)", ErrInvalidPolicy, MaxWindow, p.Quiet)
+	if p.Quiet < 0 || p.Quiet > bounds.MaxWindow || p.Quiet%time.Millisecond != 0 {
+		return fmt.Errorf("%w: quiet must be whole milliseconds from 0 to %s (got %s)", ErrInvalidPolicy, bounds.MaxWindow, p.Quiet)
 	}
 	return nil
 }
 
 // ID returns the policy's storage identity, name:reputation:fingerprint.
-func (p ReputationPolicy) ID() string {
+func (p Policy) ID() string {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s|%d|%s|%s|%s|%d", fmtFloat(p.Penalty), p.Established, fmtFloat(p.GoodStep),
 		fmtFloat(p.SlowStep), fmtFloat(p.HourlyRecovery), p.Quiet)
@@ -156,9 +153,9 @@ func (p ReputationPolicy) ID() string {
 // in which stores pass floats to Lua.
 func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
-// ReputationTTL returns how long a tenant's state is kept after an update
-// that leaves it at score with violations violations (see ReputationPolicy).
-func ReputationTTL(score float64, violations int64) time.Duration {
+// TTL returns how long a tenant's state is kept after an update
+// that leaves it at score with violations violations (see Policy).
+func TTL(score float64, violations int64) time.Duration {
 	ttl := 30 * time.Minute
 	switch {
 	case score < 0.1:

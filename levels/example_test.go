@@ -1,4 +1,4 @@
-package ratekit_test
+package levels_test
 
 import (
 	"context"
@@ -8,19 +8,21 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/levels"
+	"github.com/ratekit/ratekit/reputation"
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
 // While the service-wide limit is exceeded, only tenants in good standing
 // pass; a tenant whose requests keep being denied loses its standing.
-func ExampleLevels() {
+func ExampleNew() {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	store := memstore.New(memstore.WithClock(func() time.Time { return now }))
-	mw, err := ratekit.Levels(ratekit.LevelsConfig{
+	mw, err := levels.New(levels.Config{
 		Store:      store,
 		Tenant:     ratekit.ByHeader("X-Tenant"),
 		Global:     []ratekit.Limit{ratekit.FixedWindow(10, time.Minute).Named("global")},
-		Endpoints:  []ratekit.EndpointLimits{{Pattern: "POST /login", Limits: []ratekit.Limit{ratekit.FixedWindow(1, time.Minute).Named("login")}}},
+		Endpoints:  []levels.Endpoint{{Pattern: "POST /login", Limits: []ratekit.Limit{ratekit.FixedWindow(1, time.Minute).Named("login")}}},
 		Reputation: store, // memstore keeps reputations too
 	})
 	if err != nil {
@@ -38,7 +40,7 @@ func ExampleLevels() {
 	for range 10 { // 1 login passes, 9 are denied: violations
 		do("POST", "/login", "bot")
 	}
-	r, _ := store.Reputation(context.Background(), "bot", ratekit.DefaultReputationPolicy())
+	r, _ := store.Reputation(context.Background(), "bot", reputation.DefaultPolicy())
 	fmt.Printf("bot: score %.2f after %d violations\n", r.Score, r.Violations)
 	// the global limit (10) is used up: the gate decides by reputation
 	fmt.Println("alice:", do("GET", "/items", "alice"))

@@ -1,53 +1,63 @@
-package ratekit
+package levels
 
 import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/core"
+	"github.com/ratekit/ratekit/reputation"
 )
 
-// GlobalSubject is the subject of Levels' global limits: one counter for all
+// guard is ratekit's request pipeline for one Limiter.
+type guard = core.Guard[ratekit.Decision, ratekit.ErrorResponse]
+
+// DefaultThreshold is the reputation score a tenant needs to pass the gate
+// while the global limit is exceeded.
+const DefaultThreshold = 0.3
+
+// GlobalSubject is the subject of the global limits: one counter for all
 // traffic.
 const GlobalSubject = "global"
 
-// EndpointLimits are a tenant's limits on one route.
-type EndpointLimits struct {
+// Endpoint holds a tenant's limits on one route.
+type Endpoint struct {
 	// Pattern is a net/http ServeMux pattern: "POST /login",
 	// "GET /items/{id}", "/api/". A request takes the limits of the pattern
 	// that ServeMux would choose, after cleaning its path.
 	Pattern string
-	// Limits apply per tenant on the route, beside LevelsConfig.PerTenant.
-	Limits []Limit
+	// Limits apply per tenant on the route, beside Config.PerTenant.
+	Limits []ratekit.Limit
 }
 
-// LevelsConfig configures Levels: seed 003's global, per-tenant and
-// per-endpoint limits with a reputation gate.
-type LevelsConfig struct {
+// Config configures New: global, per-tenant and per-endpoint limits with a
+// reputation gate. Store and Tenant are required, and at least one limit.
+type Config struct {
 	// Store keeps the limits' state (required).
-	Store Store
+	Store ratekit.Store
 	// Tenant names the tenant a request belongs to (required).
-	Tenant KeyFunc
+	Tenant ratekit.KeyFunc
 	// Global limits all traffic together, under GlobalSubject.
-	Global []Limit
+	Global []ratekit.Limit
 	// PerTenant limits each tenant across every route.
-	PerTenant []Limit
+	PerTenant []ratekit.Limit
 	// Endpoints limit each tenant per route (method and path).
-	Endpoints []EndpointLimits
+	Endpoints []Endpoint
 	// Reputation, when set, keeps tenants' reputations: a tenant whose
 	// request is denied by its tenant or endpoint limits gets a violation,
 	// an admitted request counts as good, and while the global limit is
 	// exceeded only tenants with a score of at least Threshold pass.
-	Reputation ReputationStore
+	Reputation reputation.Store
 	// Policy is the reputation arithmetic (zero value:
-	// DefaultReputationPolicy()).
-	Policy ReputationPolicy
+	// reputation.DefaultPolicy()).
+	Policy reputation.Policy
 	// Threshold is the score that passes the gate, in (0, 1] (zero value:
-	// DefaultReputationThreshold, 0.3).
+	// DefaultThreshold, 0.3).
 	Threshold float64
 }
 
-// Levels returns net/http middleware that applies, per request (seed 003's
-// flow):
+// New returns net/http middleware that applies, per request:
 //
 //  1. the global limits; when they deny, the reputation gate: a tenant with
 //     a score of at least Threshold goes on, any other gets the global
@@ -57,17 +67,18 @@ type LevelsConfig struct {
 //  3. an admitted request records a good request and reaches next.
 //
 // Store and reputation failures follow the error policies of opts (the
-// options of Middleware); a failed reputation update is reported and never
+// options of ratekit.Middleware), and each store call is bounded by its
+// timeout; a failed reputation update is reported and never
 // changes the response. An allowed request carries the tenant's rate-limit
 // headers, not the global ones. Round trips per request: one for the global
 // limits, one for the tenant's, one for the reputation update, and one more
 // to read the reputation while the global limit is exceeded.
 //
-// Levels returns an error for an invalid configuration: a missing store or
+// New returns an error for an invalid configuration: a missing store or
 // tenant key, no limits, an invalid limit or policy, a bad pattern, or a
 // global limit named like a tenant or endpoint one.
-func Levels(cfg LevelsConfig, opts ...Option) (func(http.Handler) http.Handler, error) {
-	lv, err := newLevels(cfg, newConfig(opts))
+func New(cfg Config, opts ...ratekit.Option) (func(http.Handler) http.Handler, error) {
+	lv, err := newLevels(cfg, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -76,33 +87,33 @@ func Levels(cfg LevelsConfig, opts ...Option) (func(http.Handler) http.Handler, 
 	}, nil
 }
 
-// levels is the compiled LevelsConfig.
+// levels is the compiled Config.
 type levels struct {
-	cfg       *config
-	key       KeyFunc
-	global    *Guard         // nil without global limits
-	tenant    *Guard         // PerTenant alone; nil without them
+	any       guard // the options' pipeline, for what does not depend on limits
+	key       ratekit.KeyFunc
+	global    guard          // nil without global limits
+	tenant    guard          // PerTenant alone; nil without them
 	routes    *http.ServeMux // Endpoints' patterns
-	endpoints map[string]*Guard
-	rep       ReputationStore
-	policy    ReputationPolicy
+	endpoints map[string]guard
+	rep       reputation.Store
+	policy    reputation.Policy
 	threshold float64
 }
 
-func newLevels(cfg LevelsConfig, c *config) (*levels, error) {
+func newLevels(cfg Config, opts []ratekit.Option) (*levels, error) {
 	if cfg.Store == nil {
-		return nil, ErrNilStore
+		return nil, errors.New("ratekit: levels: the Store is nil; pass memstore.New() or a Redis store")
 	}
 	if cfg.Tenant == nil {
-		return nil, errors.New("ratekit: levels: a Tenant key function is required")
+		return nil, errors.New("ratekit: levels: a Tenant key function is required, e.g. ratekit.ByHeader(\"X-Tenant\")")
 	}
-	lv := &levels{cfg: c, key: cfg.Tenant, rep: cfg.Reputation, policy: cfg.Policy, threshold: cfg.Threshold,
-		routes: http.NewServeMux(), endpoints: map[string]*Guard{}}
-	if lv.policy == (ReputationPolicy{}) {
-		lv.policy = DefaultReputationPolicy()
+	lv := &levels{key: cfg.Tenant, rep: cfg.Reputation, policy: cfg.Policy, threshold: cfg.Threshold,
+		routes: http.NewServeMux(), endpoints: map[string]guard{}}
+	if lv.policy == (reputation.Policy{}) {
+		lv.policy = reputation.DefaultPolicy()
 	}
 	if lv.threshold == 0 {
-		lv.threshold = DefaultReputationThreshold
+		lv.threshold = DefaultThreshold
 	}
 	if lv.rep != nil {
 		if err := lv.policy.Validate(); err != nil {
@@ -112,21 +123,21 @@ func newLevels(cfg LevelsConfig, c *config) (*levels, error) {
 			return nil, fmt.Errorf("ratekit: levels: threshold must be in (0, 1] (got %v)", lv.threshold)
 		}
 	}
-	guard := func(limits []Limit) (*Guard, error) {
+	newGuard := func(limits []ratekit.Limit) (guard, error) {
 		if len(limits) == 0 {
 			return nil, nil
 		}
-		l, err := New(cfg.Store, limits...)
+		l, err := ratekit.New(cfg.Store, limits...)
 		if err != nil {
 			return nil, err
 		}
-		return &Guard{limiter: l, cfg: c}, nil
+		return core.NewGuard[ratekit.Limiter, ratekit.Option, ratekit.Decision, ratekit.ErrorResponse](l, opts), nil
 	}
 	var err error
-	if lv.global, err = guard(cfg.Global); err != nil {
+	if lv.global, err = newGuard(cfg.Global); err != nil {
 		return nil, err
 	}
-	if lv.tenant, err = guard(cfg.PerTenant); err != nil {
+	if lv.tenant, err = newGuard(cfg.PerTenant); err != nil {
 		return nil, err
 	}
 	tenantNames := map[string]bool{}
@@ -134,7 +145,7 @@ func newLevels(cfg LevelsConfig, c *config) (*levels, error) {
 		tenantNames[l.Name()] = true
 	}
 	for _, e := range cfg.Endpoints {
-		g, err := guard(append(append([]Limit(nil), cfg.PerTenant...), e.Limits...))
+		g, err := newGuard(append(append([]ratekit.Limit(nil), cfg.PerTenant...), e.Limits...))
 		if err != nil {
 			return nil, err
 		}
@@ -151,11 +162,20 @@ func newLevels(cfg LevelsConfig, c *config) (*levels, error) {
 	}
 	for _, l := range cfg.Global {
 		if tenantNames[l.Name()] {
-			return nil, &LimitError{Limit: l.Name(), Field: "name", Reason: "is used by a global and a tenant limit; name them apart"}
+			return nil, &ratekit.LimitError{Limit: l.Name(), Field: "name", Reason: "is used by a global and a tenant limit; name them apart"}
 		}
 	}
 	if lv.global == nil && lv.tenant == nil && len(lv.endpoints) == 0 {
-		return nil, ErrNoLimits
+		return nil, fmt.Errorf("%w: levels without limits; set Global, PerTenant or Endpoints", ratekit.ErrInvalidLimit)
+	}
+	lv.any = lv.global
+	if lv.any == nil {
+		lv.any = lv.tenant
+	}
+	for _, g := range lv.endpoints {
+		if lv.any == nil {
+			lv.any = g
+		}
 	}
 	return lv, nil
 }

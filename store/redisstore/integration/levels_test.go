@@ -1,4 +1,4 @@
-package ratekit_test
+package integration_test
 
 import (
 	"context"
@@ -13,33 +13,35 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/internal/redistest"
+	"github.com/ratekit/ratekit/levels"
+	"github.com/ratekit/ratekit/reputation"
 	"github.com/ratekit/ratekit/store/memstore"
 	"github.com/ratekit/ratekit/store/redisstore"
+	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
 // levelStore is a store of limits and reputations.
 type levelStore interface {
 	ratekit.Store
-	ratekit.ReputationStore
+	reputation.Store
 }
 
 // levelsConfig: 12 requests per hour for everyone together, 100 per tenant,
 // 2 logins per minute per tenant; the tenant is named by X-Tenant.
-func levelsConfig(s levelStore) ratekit.LevelsConfig {
-	return ratekit.LevelsConfig{
+func levelsConfig(s levelStore) levels.Config {
+	return levels.Config{
 		Store:      s,
 		Tenant:     ratekit.ByHeader("X-Tenant"),
 		Global:     []ratekit.Limit{ratekit.FixedWindow(12, time.Hour).Named("global")},
 		PerTenant:  []ratekit.Limit{ratekit.FixedWindow(100, time.Hour).Named("tenant")},
-		Endpoints:  []ratekit.EndpointLimits{{Pattern: "POST /login", Limits: []ratekit.Limit{ratekit.SlidingLog(2, time.Minute).Named("login")}}},
+		Endpoints:  []levels.Endpoint{{Pattern: "POST /login", Limits: []ratekit.Limit{ratekit.SlidingLog(2, time.Minute).Named("login")}}},
 		Reputation: s,
 	}
 }
 
-func levelsServer(t *testing.T, cfg ratekit.LevelsConfig, opts ...ratekit.Option) *httptest.Server {
+func levelsServer(t *testing.T, cfg levels.Config, opts ...ratekit.Option) *httptest.Server {
 	t.Helper()
-	mw, err := ratekit.Levels(cfg, opts...)
+	mw, err := levels.New(cfg, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +95,7 @@ func TestLevelsReputationGate(t *testing.T) {
 			s := newStore(t)
 			srv := levelsServer(t, levelsConfig(s))
 			ctx := context.Background()
-			p := ratekit.DefaultReputationPolicy()
+			p := reputation.DefaultPolicy()
 			for i := range 10 { // 2 logins pass, 8 are violations
 				want := http.StatusOK
 				if i >= 2 {
@@ -104,7 +106,7 @@ func TestLevelsReputationGate(t *testing.T) {
 				}
 			}
 			bot, _ := s.Reputation(ctx, "bot", p)
-			if bot.Violations != 8 || bot.Good != 2 || bot.Score >= ratekit.DefaultReputationThreshold {
+			if bot.Violations != 8 || bot.Good != 2 || bot.Score >= levels.DefaultThreshold {
 				t.Fatalf("bot after 8 denied logins: %+v, want 8 violations and a score below 0.3", bot)
 			}
 			for range 2 { // the global limit's last 2 requests
@@ -157,7 +159,7 @@ func TestLevelsRoundTrips(t *testing.T) {
 	cfg := levelsConfig(s)
 	cfg.Global = []ratekit.Limit{ratekit.FixedWindow(6, time.Hour).Named("global")}
 	srv := levelsServer(t, cfg)
-	p := ratekit.DefaultReputationPolicy()
+	p := reputation.DefaultPolicy()
 	for range 10 { // scripts loaded, bot's reputation below the threshold
 		if _, err := s.RecordViolation(context.Background(), "bot", p); err != nil {
 			t.Fatal(err)
@@ -202,11 +204,11 @@ type failingReputation struct{ levelStore }
 
 var errDown = errors.New("down")
 
-func (failingReputation) Reputation(context.Context, string, ratekit.ReputationPolicy) (ratekit.Reputation, error) {
-	return ratekit.Reputation{}, errDown
+func (failingReputation) Reputation(context.Context, string, reputation.Policy) (reputation.Reputation, error) {
+	return reputation.Reputation{}, errDown
 }
-func (failingReputation) RecordGood(context.Context, string, ratekit.ReputationPolicy) (ratekit.Reputation, error) {
-	return ratekit.Reputation{}, errDown
+func (failingReputation) RecordGood(context.Context, string, reputation.Policy) (reputation.Reputation, error) {
+	return reputation.Reputation{}, errDown
 }
 
 // TestLevelsReputationDown: a failed reputation update is reported and
@@ -234,33 +236,33 @@ func TestLevelsReputationDown(t *testing.T) {
 
 func TestLevelsConfigErrors(t *testing.T) {
 	s := memstore.New()
-	good := func() ratekit.LevelsConfig { return levelsConfig(s) }
-	cases := map[string]func(c *ratekit.LevelsConfig){
-		"no store":          func(c *ratekit.LevelsConfig) { c.Store = nil },
-		"no tenant key":     func(c *ratekit.LevelsConfig) { c.Tenant = nil },
-		"no limits":         func(c *ratekit.LevelsConfig) { c.Global, c.PerTenant, c.Endpoints = nil, nil, nil },
-		"bad limit":         func(c *ratekit.LevelsConfig) { c.PerTenant = []ratekit.Limit{ratekit.FixedWindow(0, time.Hour)} },
-		"bad pattern":       func(c *ratekit.LevelsConfig) { c.Endpoints[0].Pattern = "POST login" },
-		"duplicate pattern": func(c *ratekit.LevelsConfig) { c.Endpoints = append(c.Endpoints, c.Endpoints[0]) },
-		"endpoint without limits": func(c *ratekit.LevelsConfig) {
+	good := func() levels.Config { return levelsConfig(s) }
+	cases := map[string]func(c *levels.Config){
+		"no store":          func(c *levels.Config) { c.Store = nil },
+		"no tenant key":     func(c *levels.Config) { c.Tenant = nil },
+		"no limits":         func(c *levels.Config) { c.Global, c.PerTenant, c.Endpoints = nil, nil, nil },
+		"bad limit":         func(c *levels.Config) { c.PerTenant = []ratekit.Limit{ratekit.FixedWindow(0, time.Hour)} },
+		"bad pattern":       func(c *levels.Config) { c.Endpoints[0].Pattern = "POST login" },
+		"duplicate pattern": func(c *levels.Config) { c.Endpoints = append(c.Endpoints, c.Endpoints[0]) },
+		"endpoint without limits": func(c *levels.Config) {
 			c.Endpoints[0].Limits = nil
 			c.PerTenant = nil
 		},
-		"global named like a tenant limit": func(c *ratekit.LevelsConfig) { c.Global[0] = c.Global[0].Named("login") },
-		"threshold above 1":                func(c *ratekit.LevelsConfig) { c.Threshold = 1.5 },
-		"bad policy": func(c *ratekit.LevelsConfig) {
-			c.Policy = ratekit.DefaultReputationPolicy()
+		"global named like a tenant limit": func(c *levels.Config) { c.Global[0] = c.Global[0].Named("login") },
+		"threshold above 1":                func(c *levels.Config) { c.Threshold = 1.5 },
+		"bad policy": func(c *levels.Config) {
+			c.Policy = reputation.DefaultPolicy()
 			c.Policy.Penalty = 2
 		},
 	}
 	for name, mutate := range cases {
 		c := good()
 		mutate(&c)
-		if _, err := ratekit.Levels(c); err == nil || !strings.HasPrefix(err.Error(), "ratekit: ") {
+		if _, err := levels.New(c); err == nil || !strings.HasPrefix(err.Error(), "ratekit: ") {
 			t.Errorf("%s: %v, want a ratekit: error", name, err)
 		}
 	}
-	if _, err := ratekit.Levels(good()); err != nil {
+	if _, err := levels.New(good()); err != nil {
 		t.Fatalf("valid config: %v", err)
 	}
 }

@@ -1,46 +1,45 @@
-package ratekit
+package lockout
 
 import (
-	"context"
-	"log/slog"
 	"net/http"
 	"slices"
-	"strings"
-	"time"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/throttle"
 )
 
-// A LockoutOption configures Lockout.Middleware.
-type LockoutOption func(*lockoutMiddleware)
+// An Option configures Lockout.Middleware.
+type Option func(*middleware)
 
-type lockoutMiddleware struct {
+type middleware struct {
 	failures []int
 	keep     bool
-	render   Renderer
+	render   ratekit.Renderer
 	onError  func(r *http.Request, err error)
 }
 
 // FailureStatuses sets the response statuses that count as a failed attempt
 // (default 401, 403 and 422).
-func FailureStatuses(codes ...int) LockoutOption {
-	return func(m *lockoutMiddleware) { m.failures = codes }
+func FailureStatuses(codes ...int) Option {
+	return func(m *middleware) { m.failures = codes }
 }
 
 // KeepOnSuccess keeps the counter when an attempt succeeds. Use it for a
 // per-IP lockout beside a per-account one: a success for one account must
 // not clear what the IP did to others.
-func KeepOnSuccess() LockoutOption {
-	return func(m *lockoutMiddleware) { m.keep = true }
+func KeepOnSuccess() Option {
+	return func(m *middleware) { m.keep = true }
 }
 
-// LockoutRenderer selects the body renderer (default RenderJSON).
-func LockoutRenderer(r Renderer) LockoutOption {
-	return func(m *lockoutMiddleware) { m.render = r }
+// WithRenderer selects the body renderer (default ratekit.RenderJSON).
+func WithRenderer(r ratekit.Renderer) Option {
+	return func(m *middleware) { m.render = r }
 }
 
-// LockoutErrorHandler is called with store and key errors (default: a
-// throttled slog warning).
-func LockoutErrorHandler(f func(r *http.Request, err error)) LockoutOption {
-	return func(m *lockoutMiddleware) { m.onError = f }
+// WithErrorHandler is called with store and key errors (default: a
+// slog warning at most once per second, with a count).
+func WithErrorHandler(f func(r *http.Request, err error)) Option {
+	return func(m *middleware) { m.onError = f }
 }
 
 // Middleware counts failed attempts only. Before the handler it records the
@@ -50,28 +49,29 @@ func LockoutErrorHandler(f func(r *http.Request, err error)) LockoutOption {
 // slip past the allowance. After the handler, a failure status keeps the
 // attempt; a 2xx status resets the counter (or, with KeepOnSuccess, refunds
 // the attempt); any other status refunds it. Key errors answer 400; store
-// errors answer 503 unless the Lockout is FailOpen. Chain one per subject
-// kind, e.g. per account and per IP.
-func (lo *Lockout) Middleware(key KeyFunc, opts ...LockoutOption) func(http.Handler) http.Handler {
+// errors answer 503 unless the Lockout is FailOpen. Each store call is
+// bounded by the Lockout's Timeout. Chain one per subject kind, e.g. per
+// account and per IP.
+func (lo *Lockout) Middleware(key ratekit.KeyFunc, opts ...Option) func(http.Handler) http.Handler {
 	if key == nil {
 		panic("ratekit: Lockout.Middleware needs a KeyFunc")
 	}
-	m := &lockoutMiddleware{failures: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusUnprocessableEntity}}
+	m := &middleware{failures: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusUnprocessableEntity}}
 	for _, o := range opts {
 		o(m)
 	}
 	if m.onError == nil {
-		m.onError = newThrottledLog(slog.Default()).log
+		m.onError = throttle.New().Error
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			k, err := key(r)
 			if err == nil && k == "" {
-				err = ErrEmptyKey
+				err = ratekit.ErrEmptyKey
 			}
 			if err != nil {
 				m.onError(r, err)
-				BadRequestResponse().Write(w, m.render)
+				ratekit.BadRequestResponse().Write(w, m.render)
 				return
 			}
 			d, err := lo.Attempt(r.Context(), k)
@@ -127,35 +127,4 @@ func (s *statusRecorder) status() int {
 		return http.StatusOK
 	}
 	return s.code
-}
-
-// ByFormValue keys requests by a form field (body or query), trimmed and
-// lower-cased so that "Alice " and "alice" share one counter: the account of
-// a login form. A missing field is ErrEmptyKey.
-func ByFormValue(name string) KeyFunc {
-	return func(r *http.Request) (string, error) {
-		v := strings.ToLower(strings.TrimSpace(r.FormValue(name)))
-		if v == "" {
-			return "", ErrEmptyKey
-		}
-		return v, nil
-	}
-}
-
-// Enforce is AllowN's one-call form for handlers: nil when the request may
-// pass, else an *ErrorResponse to write: 429 RATE_LIMITED with Retry-After,
-// 400 for an empty key or a bad cost, 503 when the store fails (to fail open
-// instead, let a SERVICE_UNAVAILABLE response pass).
-func (l *Limiter) Enforce(ctx context.Context, key string, cost int64) error {
-	d, err := l.AllowN(ctx, key, cost)
-	switch {
-	case err == nil && d.Allowed:
-		return nil
-	case err == nil:
-		return DeniedResponse(d, CodeRateLimited)
-	case isRequestError(err):
-		return BadRequestResponse()
-	default:
-		return UnavailableResponse(time.Second)
-	}
 }

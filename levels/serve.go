@@ -1,4 +1,4 @@
-package ratekit
+package levels
 
 import (
 	"fmt"
@@ -6,25 +6,21 @@ import (
 )
 
 func (lv *levels) serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
-	c := lv.cfg
-	if c.skip != nil && c.skip(r) {
+	if lv.any.Skip(r) {
 		next.ServeHTTP(w, r)
 		return
 	}
 	tenant, kerr := lv.key(r)
-	cost := int64(1)
-	if c.cost != nil {
-		cost = c.cost(r)
-	}
+	cost := lv.any.Cost(r)
 	g := lv.tenant
 	if _, pattern := lv.routes.Handler(r); pattern != "" {
 		g = lv.endpoints[pattern]
 	}
 	if kerr != nil && g != nil { // the key error policy, before anything is charged
 		v := g.Check(r.Context(), tenant, kerr, cost, w.Header())
-		g.ReportError(r, v.Err)
+		g.Report(r, v.Err)
 		if !v.Pass {
-			g.refuse(w, r, v)
+			g.Refuse(w, r, v)
 			return
 		}
 		g = nil // fail open: the request passes uncounted by its tenant limits
@@ -33,11 +29,11 @@ func (lv *levels) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 		var scratch headerBuf // the global headers reach only a global denial
 		v := lv.global.Check(r.Context(), GlobalSubject, nil, cost, &scratch)
 		if v.Err != nil {
-			lv.global.ReportError(r, v.Err)
+			lv.global.Report(r, v.Err)
 		}
 		if !v.Pass && (v.Err != nil || !lv.gate(r, tenant, kerr)) {
 			scratch.writeTo(w.Header())
-			lv.global.refuse(w, r, v)
+			lv.global.Refuse(w, r, v)
 			return
 		}
 	}
@@ -48,7 +44,7 @@ func (lv *levels) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 	}
 	v := g.Check(r.Context(), tenant, nil, cost, w.Header())
 	if v.Err != nil {
-		g.ReportError(r, v.Err)
+		g.Report(r, v.Err)
 	}
 	switch {
 	case v.Pass:
@@ -56,9 +52,9 @@ func (lv *levels) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 		next.ServeHTTP(w, r)
 	case v.Err == nil:
 		lv.record(r, tenant, true, true)
-		g.refuse(w, r, v)
+		g.Refuse(w, r, v)
 	default:
-		g.refuse(w, r, v)
+		g.Refuse(w, r, v)
 	}
 }
 
@@ -69,12 +65,12 @@ func (lv *levels) gate(r *http.Request, tenant string, kerr error) bool {
 	if lv.rep == nil || kerr != nil || tenant == "" {
 		return false
 	}
-	ctx, cancel := lv.cfg.bound(r.Context())
+	ctx, cancel := lv.any.Bound(r.Context())
 	defer cancel()
 	rep, err := lv.rep.Reputation(ctx, tenant, lv.policy)
 	if err != nil {
-		lv.cfg.onError(r, fmt.Errorf("ratekit: levels: reputation: %w", err))
-		return lv.cfg.policy == FailOpen
+		lv.any.Report(r, fmt.Errorf("reputation: %w", err))
+		return lv.any.FailOpen()
 	}
 	return rep.Score >= lv.threshold
 }
@@ -85,7 +81,7 @@ func (lv *levels) record(r *http.Request, tenant string, decided, violation bool
 	if lv.rep == nil || !decided || tenant == "" {
 		return
 	}
-	ctx, cancel := lv.cfg.bound(r.Context())
+	ctx, cancel := lv.any.Bound(r.Context())
 	defer cancel()
 	var err error
 	if violation {
@@ -94,18 +90,18 @@ func (lv *levels) record(r *http.Request, tenant string, decided, violation bool
 		_, err = lv.rep.RecordGood(ctx, tenant, lv.policy)
 	}
 	if err != nil {
-		lv.cfg.onError(r, fmt.Errorf("ratekit: levels: reputation: %w", err))
+		lv.any.Report(r, fmt.Errorf("reputation: %w", err))
 	}
 }
 
-// headerBuf holds the headers a Guard sets, for a response that may not
-// carry them. It keeps up to 8, as many as a Guard sets.
+// headerBuf holds the headers a guard sets, for a response that may not
+// carry them. It keeps up to 8, as many as a guard sets.
 type headerBuf struct {
 	kv [8][2]string
 	n  int
 }
 
-// Set implements HeaderSetter.
+// Set records a header.
 func (b *headerBuf) Set(k, v string) {
 	for i := range b.n {
 		if b.kv[i][0] == k {

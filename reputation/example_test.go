@@ -1,20 +1,20 @@
-package ratekit_test
+package reputation_test
 
 import (
 	"context"
 	"fmt"
 	"time"
 
-	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/reputation"
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
 // Violations lower a tenant's reputation, faster when they come in rapid
 // fire; a good request recovers it slowly once the tenant has violations.
-func ExampleReputationPolicy() {
+func ExamplePolicy() {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	store := memstore.New(memstore.WithClock(func() time.Time { return now }))
-	p := ratekit.DefaultReputationPolicy()
+	p := reputation.DefaultPolicy()
 	ctx := context.Background()
 
 	for _, gap := range []time.Duration{0, 2 * time.Second, 300 * time.Millisecond} {

@@ -1,4 +1,4 @@
-package ratekit_test
+package integration_test
 
 import (
 	"net/http"
@@ -9,8 +9,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/internal/redistest"
+	"github.com/ratekit/ratekit/levels"
 	"github.com/ratekit/ratekit/store/redisstore"
+	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
 // BenchmarkLevels measures Levels on the shared standalone Redis: 10,000
@@ -33,12 +34,12 @@ func BenchmarkLevels(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			mw, err := ratekit.Levels(ratekit.LevelsConfig{
+			mw, err := levels.New(levels.Config{
 				Store:      s,
 				Tenant:     ratekit.ByHeader("X-Tenant"),
 				Global:     []ratekit.Limit{ratekit.FixedWindow(tc.global, time.Hour).Named("global")},
 				PerTenant:  []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour).Named("tenant")},
-				Endpoints:  []ratekit.EndpointLimits{{Pattern: "GET /items", Limits: []ratekit.Limit{ratekit.GCRA(1e6, time.Second, 1<<40).Named("items")}}},
+				Endpoints:  []levels.Endpoint{{Pattern: "GET /items", Limits: []ratekit.Limit{ratekit.GCRA(1e6, time.Second, 1<<40).Named("items")}}},
 				Reputation: s,
 			})
 			if err != nil {
@@ -49,7 +50,7 @@ func BenchmarkLevels(b *testing.B) {
 				reqs[i], _ = http.NewRequest("GET", "/items", nil)
 				reqs[i].Header.Set("X-Tenant", "tenant-"+strconv.Itoa(i))
 			}
-			h := mw(noop)
+			h := mw(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 			w := &discard{h: http.Header{}}
 			for _, r := range reqs[:100] { // load the scripts, open connections, use up a global limit of 1
 				h.ServeHTTP(w, r)
@@ -76,3 +77,10 @@ func benchRequests(b *testing.B, h http.Handler, reqs []*http.Request) {
 	})
 	b.StopTimer()
 }
+
+// discard is a ResponseWriter that keeps nothing but its header map.
+type discard struct{ h http.Header }
+
+func (d *discard) Header() http.Header         { return d.h }
+func (d *discard) Write(b []byte) (int, error) { return len(b), nil }
+func (d *discard) WriteHeader(int)             {}

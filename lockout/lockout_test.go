@@ -1,4 +1,4 @@
-package ratekit_test
+package lockout_test
 
 import (
 	"context"
@@ -13,13 +13,14 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/internal/redistest"
+	"github.com/ratekit/ratekit/internal/fakeclock"
+	"github.com/ratekit/ratekit/lockout"
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
-func newLockout(t *testing.T, s ratekit.LockoutStore, failOpen bool) *ratekit.Lockout {
+func newLockout(t *testing.T, s lockout.Store, failOpen bool) *lockout.Lockout {
 	t.Helper()
-	lo, err := ratekit.NewLockout(s, ratekit.LockoutConfig{Name: "login", FailOpen: failOpen, Windows: []ratekit.LockoutWindow{
+	lo, err := lockout.New(s, lockout.Config{Name: "login", FailOpen: failOpen, Windows: []lockout.Window{
 		{Scope: "temp", Attempts: 3, Window: time.Minute, Block: 15 * time.Minute},
 	}})
 	if err != nil {
@@ -31,7 +32,7 @@ func newLockout(t *testing.T, s ratekit.LockoutStore, failOpen bool) *ratekit.Lo
 // TestEnforceResponse writes the wrapper's error over HTTP: status, headers
 // and body.
 func TestEnforceResponse(t *testing.T) {
-	clock := redistest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	clock := fakeclock.New(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	lo := newLockout(t, memstore.New(memstore.WithClock(clock.Now)), false)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := lo.Enforce(r.Context(), "alice"); err != nil {
@@ -66,8 +67,8 @@ func TestEnforceResponse(t *testing.T) {
 // downLockout fails every call, as an unreachable store does.
 type downLockout struct{}
 
-func (downLockout) Lockout(context.Context, string, *ratekit.LockoutPolicy, ratekit.LockoutOp, string) (ratekit.LockoutDecision, error) {
-	return ratekit.LockoutDecision{}, errors.New("dial tcp: secret")
+func (downLockout) Lockout(context.Context, string, *lockout.Policy, lockout.Op, string) (lockout.Decision, error) {
+	return lockout.Decision{}, errors.New("dial tcp: secret")
 }
 
 // TestLockoutFailsClosed: with the store down a lockout answers 503 unless
@@ -98,10 +99,10 @@ func login(user, password string) *http.Request {
 // TestFailureOnlyCounting: per account and per IP, failures count,
 // successes reset only their own account.
 func TestFailureOnlyCounting(t *testing.T) {
-	clock := redistest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	clock := fakeclock.New(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	store := memstore.New(memstore.WithClock(clock.Now))
 	perAccount := newLockout(t, store, false)
-	perIP, err := ratekit.NewLockout(store, ratekit.LockoutConfig{Name: "login-ip", Windows: []ratekit.LockoutWindow{
+	perIP, err := lockout.New(store, lockout.Config{Name: "login-ip", Windows: []lockout.Window{
 		{Scope: "ip", Attempts: 20, Window: time.Hour, Block: time.Hour}}})
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +116,7 @@ func TestFailureOnlyCounting(t *testing.T) {
 		}
 		io.WriteString(w, "welcome")
 	})
-	h := perIP.Middleware(ratekit.ByIP(), ratekit.KeepOnSuccess())(perAccount.Middleware(ratekit.ByFormValue("username"))(handler))
+	h := perIP.Middleware(ratekit.ByIP(), lockout.KeepOnSuccess())(perAccount.Middleware(ratekit.ByFormValue("username"))(handler))
 	do := func(user, password string) int {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, login(user, password))

@@ -1,4 +1,4 @@
-package ratekit_test
+package integration_test
 
 import (
 	"net/http"
@@ -9,8 +9,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/store/redisstore"
+	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
 // TestRedisDown: with Redis refused or hung, the default policy lets the

@@ -1,0 +1,58 @@
+package ratekitecho
+
+import (
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/adapter"
+)
+
+// An Option configures Middleware. The names are ratekit's; options that
+// read the request take the echo.Context.
+type Option = adapter.Option[echo.Context]
+
+// WithHeaders selects the rate-limit headers (see ratekit.WithHeaders).
+func WithHeaders(mode ratekit.HeaderMode) Option { return adapter.WithHeaders[echo.Context](mode) }
+
+// WithRenderer selects the body renderer (see ratekit.WithRenderer).
+func WithRenderer(r ratekit.Renderer) Option { return adapter.WithRenderer[echo.Context](r) }
+
+// WithErrorCode sets the code of denial bodies (see ratekit.WithErrorCode).
+func WithErrorCode(code ratekit.ErrorCode) Option { return adapter.WithErrorCode[echo.Context](code) }
+
+// WithErrorPolicy sets what a store failure gives (see ratekit.WithErrorPolicy).
+func WithErrorPolicy(p ratekit.ErrorPolicy) Option { return adapter.WithErrorPolicy[echo.Context](p) }
+
+// WithKeyErrorPolicy sets what a key or cost error gives (see
+// ratekit.WithKeyErrorPolicy).
+func WithKeyErrorPolicy(p ratekit.ErrorPolicy) Option {
+	return adapter.WithKeyErrorPolicy[echo.Context](p)
+}
+
+// WithTimeout bounds each store call (see ratekit.WithTimeout).
+func WithTimeout(d time.Duration) Option { return adapter.WithTimeout[echo.Context](d) }
+
+// WithClock sets the clock X-RateLimit-Reset counts from (see ratekit.WithClock).
+func WithClock(now func() time.Time) Option { return adapter.WithClock[echo.Context](now) }
+
+// WithSkip lets requests for which f returns true through, uncounted and
+// without rate-limit headers (health checks, internal callers).
+func WithSkip(f func(c echo.Context) bool) Option { return adapter.WithSkip(f) }
+
+// WithCost charges n per request instead of 1.
+func WithCost(n int64) Option { return adapter.WithCost[echo.Context](n) }
+
+// WithCostFunc charges f(c) per request; an invalid cost goes to the key
+// error policy.
+func WithCostFunc(f func(c echo.Context) int64) Option { return adapter.WithCostFunc(f) }
+
+// WithErrorHandler receives every error the error policies handle (default:
+// ratekit's, a slog warning at most once per second).
+func WithErrorHandler(f func(c echo.Context, err error)) Option { return adapter.WithErrorHandler(f) }
+
+// WithReturnError returns denials and fail-closed errors as an
+// *echo.HTTPError for the HTTPErrorHandler instead of writing them (see the
+// package documentation).
+func WithReturnError() Option { return adapter.WithReturnError[echo.Context]() }

@@ -1,0 +1,80 @@
+package ratekit
+
+import (
+	"reflect"
+	"runtime"
+	"sync"
+	"weak"
+)
+
+// claims records, per store, which live Limiter uses each unnamed limit, so
+// that New can refuse a second Limiter whose unnamed limit would share the
+// first one's counters by accident. Entries go when their Limiter is
+// collected.
+var claims = struct {
+	sync.Mutex
+	byStore map[any]map[string]weak.Pointer[Limiter]
+}{byStore: map[any]map[string]weak.Pointer[Limiter]{}}
+
+// claimed is what a collected Limiter gives back.
+type claimed struct {
+	store any
+	ids   []string
+}
+
+// claim records l's unnamed limits, or reports the first one another live
+// Limiter on the same store already uses.
+func claim(l *Limiter) error {
+	if !reflect.TypeOf(l.store).Comparable() {
+		return nil // a store that cannot be told apart from another is not tracked
+	}
+	var ids []string
+	for _, lim := range l.limits {
+		if !lim.named {
+			ids = append(ids, lim.id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	claims.Lock()
+	defer claims.Unlock()
+	byID := claims.byStore[l.store]
+	for i, id := range ids {
+		if other := byID[id].Value(); other != nil && other != l {
+			name := l.limits[0].name
+			for _, lim := range l.limits {
+				if lim.id == ids[i] {
+					name = lim.name
+				}
+			}
+			return &LimitError{Limit: name, Field: "name", Reason: "is the default name of a limit that another live Limiter on this store " +
+				"already uses, so both would share one counter; name each Limiter's limits apart with Named " +
+				"(or name them alike to share on purpose), or use one Limiter for both routes"}
+		}
+	}
+	if byID == nil {
+		byID = map[string]weak.Pointer[Limiter]{}
+		claims.byStore[l.store] = byID
+	}
+	for _, id := range ids {
+		byID[id] = weak.Make(l)
+	}
+	runtime.AddCleanup(l, release, claimed{store: l.store, ids: ids})
+	return nil
+}
+
+// release forgets the claims of a collected Limiter.
+func release(c claimed) {
+	claims.Lock()
+	defer claims.Unlock()
+	byID := claims.byStore[c.store]
+	for _, id := range c.ids {
+		if byID[id].Value() == nil {
+			delete(byID, id)
+		}
+	}
+	if len(byID) == 0 {
+		delete(claims.byStore, c.store)
+	}
+}

@@ -1,0 +1,64 @@
+// Package bounds holds the limits on numbers and names that every package
+// of the kit checks alike.
+package bounds
+
+import (
+	"fmt"
+	"time"
+)
+
+// Bounds that keep every stored number exact (below 2^53, in microseconds
+// inside Lua) and every header value representable.
+const (
+	MaxCost     = 1<<53 - 1            // the largest cost one call may charge
+	MaxQuota    = 1<<53 - 1            // the largest quota or burst
+	MinWindow   = time.Millisecond     // limits have millisecond resolution
+	MaxWindow   = 366 * 24 * time.Hour // the longest horizon of any state
+	MaxLogQuota = 10_000               // a sliding log keeps one entry per admitted request
+	MaxNameLen  = 48
+)
+
+// Builtin lists the kit's algorithm names.
+var Builtin = []string{"fixed", "sliding", "log", "token", "leaky", "gcra", "suppressed"}
+
+// Name returns why name is not a valid policy name, or "".
+func Name(name string) string {
+	if name == "" || len(name) > MaxNameLen {
+		return fmt.Sprintf("must be 1 to %d characters (got %d)", MaxNameLen, len(name))
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return fmt.Sprintf("%q has a character outside [A-Za-z0-9_.-]", name)
+		}
+	}
+	return ""
+}
+
+// AlgorithmName returns why a cannot name a custom algorithm, or "".
+func AlgorithmName(a string) string {
+	for _, b := range Builtin {
+		if a == b {
+			return "is built in"
+		}
+	}
+	if len(a) == 0 || len(a) > 16 {
+		return "must be 1 to 16 characters"
+	}
+	for i := 0; i < len(a); i++ {
+		c := a[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
+			return "may hold only [a-z0-9_]"
+		}
+	}
+	return ""
+}
+
+// Cost returns why cost cannot be charged, or "": it must be 0 (a peek) up
+// to MaxCost.
+func Cost(cost int64) string {
+	if cost < 0 || cost > MaxCost {
+		return fmt.Sprintf("%d is outside 0..2^53-1", cost)
+	}
+	return ""
+}

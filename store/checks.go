@@ -1,0 +1,66 @@
+package store
+
+import (
+	"fmt"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/bounds"
+)
+
+// MaxLogQuota is the largest quota of a SlidingLog: a log keeps one entry
+// per admitted request.
+const MaxLogQuota = bounds.MaxLogQuota
+
+// CheckLimits reports an error if there are no limits, or if two share an
+// ID, which would make a store charge one key twice. ratekit.New rejects such
+// limits already; stores call CheckLimits for callers that build their own
+// lists.
+func CheckLimits(limits []ratekit.Limit) error {
+	if len(limits) == 0 {
+		return fmt.Errorf("%w: no limits", ratekit.ErrInvalidLimit)
+	}
+	for i := range limits {
+		for j := i + 1; j < len(limits); j++ {
+			if limits[i].Spec().ID == limits[j].Spec().ID {
+				return &ratekit.LimitError{Limit: limits[i].Name(), Field: "name", Reason: "is used by two limits of one call"}
+			}
+		}
+	}
+	return nil
+}
+
+// CheckCost reports whether cost may be charged: 0 (a peek) up to 2^53-1.
+// Its error matches ratekit.ErrInvalidCost.
+func CheckCost(cost int64) error {
+	if why := bounds.Cost(cost); why != "" {
+		return fmt.Errorf("%w: %s", ratekit.ErrInvalidCost, why)
+	}
+	return nil
+}
+
+// CheckAlgorithmName reports whether name can name a custom algorithm: 1 to
+// 16 characters from [a-z0-9_], and not one of the kit's algorithms.
+func CheckAlgorithmName(name string) error {
+	if why := bounds.AlgorithmName(name); why != "" {
+		return fmt.Errorf("ratekit: algorithm name %q %s", name, why)
+	}
+	return nil
+}
+
+// drawScale is 2^53: a draw is an integer k in [0, 2^53), the uniform value
+// k / 2^53.
+const drawScale = 1 << 53
+
+// DrawBits turns a uniform draw u in [0, 1) into the integer stores pass to
+// the suppressed algorithm: floor(u × 2^53), clamped to [0, 2^53 − 1]. In
+// the probabilistic regime a call is admitted when DrawBits(u) / 2^53 < p.
+// Out-of-range draws (NaN included) are clamped, never a failure.
+func DrawBits(u float64) int64 {
+	switch {
+	case u >= 1:
+		return drawScale - 1
+	case u > 0:
+		return int64(u * drawScale)
+	}
+	return 0
+}
