@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/lockout"
@@ -64,7 +65,10 @@ func (s *Store) Lockout(_ context.Context, key string, p *lockout.Policy, op loc
 		}
 		sh.entries[k] = e
 	}
-	d := lockout.Decision{Allowed: scope == 0, RetryAfter: ms(left), Counts: make([]int64, len(p.Windows))}
+	d := lockout.Decision{Allowed: scope == 0, Counts: make([]int64, len(p.Windows))}
+	if scope > 0 {
+		d.RetryAfter = time.Duration(max(left*1000, l.room())) * time.Microsecond
+	}
 	for i := range p.Windows {
 		d.Counts[i] = l.count(i)
 	}
@@ -134,6 +138,25 @@ func (l *lockoutRun) count(i int) int64 {
 		}
 	}
 	return n
+}
+
+// room returns, in µs, how long until every window has room for one more
+// attempt: until the entry that fills a window to its Attempts leaves it.
+func (l *lockoutRun) room() int64 {
+	wait := int64(0)
+	for _, w := range l.p.Windows {
+		from := l.nowUS - w.Window.Microseconds()
+		var in []int64 // the window's entries, oldest first
+		for _, at := range l.e.log {
+			if at > from {
+				in = append(in, at)
+			}
+		}
+		if n := int64(len(in)); n >= w.Attempts {
+			wait = max(wait, in[n-w.Attempts]-from)
+		}
+	}
+	return wait
 }
 
 // refund removes one entry at the attempt's microsecond ("<µs>:<n>").

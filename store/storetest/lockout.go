@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -40,6 +41,7 @@ func RunLockout(t *testing.T, newHarness func(t *testing.T) Harness) {
 	if newHarness(t).Exact {
 		t.Run("BlockIsCheckedFirst", func(t *testing.T) { lockoutSequence(t, newHarness(t)) })
 		t.Run("ExtendBlock", func(t *testing.T) { lockoutExtend(t, newHarness(t)) })
+		t.Run("RetryAfterIsExact", func(t *testing.T) { lockoutRetryAfterExact(t, newHarness) })
 	}
 	t.Run("ConcurrentAttempts", func(t *testing.T) { lockoutConcurrent(t, newHarness(t)) })
 	t.Run("ResetAndCheck", func(t *testing.T) { lockoutReset(t, newHarness(t)) })
@@ -85,8 +87,10 @@ func lockoutExtend(t *testing.T, h Harness) {
 		attempt(t, lo, "mallory")
 	}
 	h.Advance(10 * time.Minute)
-	if d := attempt(t, lo, "mallory"); d.Allowed || d.Scope != "temp" || d.RetryAfter != 15*time.Minute {
-		t.Fatalf("5th attempt, during the block, with ExtendBlock: %+v, want the temp block restarted", d)
+	// the temp block restarts (15 min), but the hour window is full (5), so
+	// an attempt passes only when the first attempt leaves it, in 50 min
+	if d := attempt(t, lo, "mallory"); d.Allowed || d.Scope != "temp" || d.RetryAfter != 50*time.Minute {
+		t.Fatalf("5th attempt, during the block, with ExtendBlock: %+v, want the temp block restarted and Retry-After 50m", d)
 	}
 	if d := attempt(t, lo, "mallory"); d.Allowed || d.Scope != "long" || d.RetryAfter != 2*time.Hour {
 		t.Fatalf("6th attempt in the hour, during the block: %+v, want the long block started", d)
@@ -146,6 +150,76 @@ func lockoutRefund(t *testing.T, h Harness) {
 	for range 2 {
 		if d := attempt(t, lo, "erin"); !d.Allowed {
 			t.Fatalf("refunded attempts still count: %+v", d)
+		}
+	}
+}
+
+// lockoutRetryAfterExact checks, for every kind of configuration New
+// accepts (a block shorter than, equal to or longer than its window; one
+// window or two; ExtendBlock or not) and several paces of attempts, that an
+// attempt made exactly at a denial's RetryAfter passes and one made 1 ms
+// earlier does not. A client that keeps attempting at its pace until denied,
+// then waits exactly RetryAfter, does so for several rounds. The 1 ms probe
+// runs on a twin subject with the same history, since a probe changes state.
+func lockoutRetryAfterExact(t *testing.T, newHarness func(t *testing.T) Harness) {
+	configs := map[string][]lockout.Window{
+		"block<window":   {{Scope: "w", Attempts: 3, Window: 6 * time.Second, Block: time.Second}},
+		"block=window":   {{Scope: "w", Attempts: 3, Window: 6 * time.Second, Block: 6 * time.Second}},
+		"block>window":   {{Scope: "w", Attempts: 3, Window: 6 * time.Second, Block: 20 * time.Second}},
+		"two, short":     {{Scope: "temp", Attempts: 3, Window: 6 * time.Second, Block: 2 * time.Second}, {Scope: "long", Attempts: 5, Window: time.Minute, Block: 10 * time.Second}},
+		"two, long":      {{Scope: "temp", Attempts: 3, Window: 6 * time.Second, Block: 6 * time.Second}, {Scope: "long", Attempts: 4, Window: time.Minute, Block: 2 * time.Minute}},
+		"one attempt":    {{Scope: "w", Attempts: 1, Window: 5 * time.Second, Block: 1500 * time.Millisecond}},
+		"two, same span": {{Scope: "a", Attempts: 2, Window: 10 * time.Second, Block: time.Second}, {Scope: "b", Attempts: 4, Window: 10 * time.Second, Block: 3 * time.Second}},
+	}
+	paces := []time.Duration{0, 700 * time.Millisecond, 1900 * time.Millisecond}
+	for name, windows := range configs {
+		for _, extend := range []bool{false, true} {
+			for _, pace := range paces {
+				t.Run(fmt.Sprintf("%s/extend=%t/pace=%s", name, extend, pace), func(t *testing.T) {
+					h := newHarness(t)
+					lo, err := lockout.New(h.Store.(lockout.Store), lockout.Config{Name: "exact", ExtendBlock: extend, Windows: windows})
+					if err != nil {
+						t.Fatal(err)
+					}
+					both := func() (lockout.Decision, lockout.Decision) {
+						return attempt(t, lo, "client"), attempt(t, lo, "twin")
+					}
+					for round := range 4 {
+						var d lockout.Decision
+						for n := 0; ; n++ {
+							var twin lockout.Decision
+							d, twin = both()
+							if d.Allowed != twin.Allowed || d.RetryAfter != twin.RetryAfter {
+								t.Fatalf("round %d: the twins differ: %+v %+v", round, d, twin)
+							}
+							if !d.Allowed {
+								break
+							}
+							if n > 50 {
+								t.Fatalf("round %d: never denied", round)
+							}
+							h.Advance(pace)
+						}
+						if d.RetryAfter <= 0 {
+							t.Fatalf("round %d: denied with Retry-After %s", round, d.RetryAfter)
+						}
+						h.Advance(d.RetryAfter - time.Millisecond)
+						if early, _ := lo.Attempt(context.Background(), "twin"); early.Allowed {
+							t.Fatalf("round %d: allowed 1 ms before Retry-After %s", round, d.RetryAfter)
+						}
+						h.Advance(time.Millisecond)
+						if at := attempt(t, lo, "client"); !at.Allowed {
+							t.Fatalf("round %d: denied at Retry-After %s: %+v", round, d.RetryAfter, at)
+						}
+						if err := lo.Reset(context.Background(), "twin"); err != nil {
+							t.Fatal(err)
+						}
+						if err := lo.Reset(context.Background(), "client"); err != nil {
+							t.Fatal(err)
+						}
+					}
+				})
+			}
 		}
 	}
 }

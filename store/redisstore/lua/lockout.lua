@@ -9,8 +9,9 @@
 -- ARGV[3i+1], ARGV[3i+2], ARGV[3i+3]  window i: attempts, window ms, block ms
 --
 -- Reply: allowed (1/0), index of the window whose block denies (0: none),
--- its remaining block in µs, the recorded attempt's µs and n (0 0 when
--- none), then the count of each window.
+-- when denied the time until an attempt would pass in µs (the longest block
+-- left, or longer while a window would still be full then), the recorded
+-- attempt's µs and n (0 0 when none), then the count of each window.
 --
 -- The block is checked first: a blocked subject stays blocked for the whole
 -- block, even after its windows drain. The log never holds more than the
@@ -67,8 +68,26 @@ local function trip(scope, left)
   return scope, left
 end
 
+-- room returns, in µs, how long until every window has room for one more
+-- attempt: until the entry that fills a window to its allowance leaves it
+local function room()
+  local wait = 0
+  for i = 1, n do
+    local allow = tonumber(ARGV[3 * i + 1])
+    local from = now - tonumber(ARGV[3 * i + 2]) * 1000
+    local c = count(i)
+    if c >= allow then
+      local e = redis.call('ZRANGEBYSCORE', log, '(' .. string.format('%d', from), '+inf', 'WITHSCORES', 'LIMIT', c - allow, 1)
+      wait = math.max(wait, tonumber(e[2]) - from)
+    end
+  end
+  return wait
+end
+
 local function reply(allowed, scope, left)
-  local out = { allowed, scope, left * 1000, 0, seq }
+  local retry = 0
+  if allowed == 0 then retry = math.max(left * 1000, room()) end
+  local out = { allowed, scope, retry, 0, seq }
   if seq > 0 then out[4] = now end
   for i = 1, n do out[5 + i] = count(i) end
   return out
