@@ -1,23 +1,24 @@
 # ratekit: make run (demo server), make test, make bench, make lint.
 GO      ?= go
-MODULES := . examples adapters/gin adapters/echo adapters/fiber adapters/paritytest examples/gin examples/echo examples/fiber
+MODULES := . store/redisstore examples adapters/gin adapters/echo adapters/fiber adapters/paritytest examples/gin examples/echo examples/fiber
 ARGS    ?=
 
 .PHONY: run test bench lint
 
-# The demo server on :8080, over an embedded Redis unless -redis or REDIS_URL
-# names one: make run ARGS="-addr 127.0.0.1:8080 -quota 5".
+# The demo server on :8080, on the in-process store unless -redis or
+# REDIS_URL names a Redis: make run ARGS="-addr 127.0.0.1:8080 -quota 5".
 run:
 	$(GO) run ./examples/server $(ARGS)
 
-# Every module's tests with the race detector. Tests use redis-server from
-# PATH when present (REDIS_ADDR to use your own), else miniredis.
+# Every module's tests with the race detector. Tests start redis-server from
+# PATH when present (REDIS_ADDR to use your own); without it they say so and
+# the tests that need a real server skip (CI sets RATEKIT_REQUIRE_REDIS=1).
 test:
 	@command -v redis-server >/dev/null 2>&1 || echo "note: redis-server is not on PATH: tests run on miniredis and the cluster tests skip (CI requires a real server)"
 	@set -e; for m in $(MODULES); do echo "== $$m"; (cd $$m && $(GO) test -race -count=1 ./...); done
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	@set -e; for m in $(MODULES); do echo "== $$m"; (cd $$m && $(GO) test -run '^$$' -bench . -benchmem ./...); done
 
 lint:
 	@set -e; for m in $(MODULES); do (cd $$m && $(GO) vet ./...); done

@@ -9,12 +9,20 @@
 //
 // so that a denied request gets 429 Too Many Requests with Retry-After, the
 // rate-limit headers and a JSON body, and an allowed one reaches the handler.
+// Most programs need only New, a limit constructor such as FixedWindow or
+// GCRA, Middleware and a key function such as ByIP.
 //
-// Two stores ship with the kit: store/redisstore decides inside Redis in one
-// Lua script per request, on Redis's clock, so every instance of a service
-// shares one limit (standalone Redis and Redis Cluster); store/memstore gives
-// the same answers inside one process.
+// Stores: store/memstore decides in process; the Redis store
+// (github.com/ratekit/ratekit/store/redisstore, a module of its own) decides
+// inside Redis in one Lua script per request, on Redis's clock, so every
+// instance of a service shares one limit, on standalone Redis or Redis
+// Cluster. Both give the same answers.
 //
-// Limits are validated when the [Limiter] is built: a bad limit is an error
-// from [New], never a failure at request time.
+// Beside this package: lockout protects login and verification endpoints,
+// levels applies global, per-tenant and per-endpoint limits with a reputation
+// gate (reputation), and the Gin, Echo and Fiber adapters (one module each)
+// answer exactly as Middleware does.
+//
+// Limits are validated when the Limiter is built: a bad limit is an error
+// from New, never a failure at request time.
 package ratekit
