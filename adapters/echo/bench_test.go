@@ -42,7 +42,7 @@ func BenchmarkOverhead(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				e.Use(ratekitecho.Middleware(l, ratekit.ByIP()))
+				e.Use(ratekitecho.Middleware(l, ratekitecho.ByIP()))
 			}
 			e.GET("/", func(echo.Context) error { return nil })
 			if rec := serve(e, "/", "10.0.0.1:1", nil); rec.Code != 200 || withMW != (rec.Header().Get("RateLimit") != "") {

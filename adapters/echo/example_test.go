@@ -21,7 +21,7 @@ func ExampleMiddleware() {
 	}
 	e := echo.New()
 	e.GET("/hello", func(c echo.Context) error { return c.String(200, "hello") },
-		ratekitecho.Middleware(limiter, ratekit.ByIP()))
+		ratekitecho.Middleware(limiter, ratekitecho.ByIP()))
 
 	for range 3 {
 		rec := httptest.NewRecorder()
@@ -36,21 +36,19 @@ func ExampleMiddleware() {
 
 // Skip health checks, charge uploads 5, and hand denials to Echo's
 // HTTPErrorHandler as *echo.HTTPError.
-func ExampleMiddlewareWithConfig() {
+func ExampleMiddleware_returnError() {
 	limiter, _ := ratekit.New(memstore.New(), ratekit.GCRA(10, time.Second, 5).Named("api"))
 	e := echo.New()
-	e.Use(ratekitecho.MiddlewareWithConfig(ratekitecho.Config{
-		Skipper: func(c echo.Context) bool { return c.Path() == "/healthz" },
-		Limiter: limiter,
-		KeyFunc: ratekitecho.HTTPKey(ratekit.ByIP()),
-		CostFunc: func(c echo.Context) int64 {
+	e.Use(ratekitecho.Middleware(limiter, ratekitecho.ByIP(),
+		ratekitecho.WithSkip(func(c echo.Context) bool { return c.Path() == "/healthz" }),
+		ratekitecho.WithCostFunc(func(c echo.Context) int64 {
 			if c.Request().Method == "POST" {
 				return 5
 			}
 			return 1
-		},
-		ReturnError: true,
-	}))
+		}),
+		ratekitecho.WithReturnError(),
+	))
 	e.POST("/upload", func(c echo.Context) error { return c.NoContent(204) })
 
 	var rec *httptest.ResponseRecorder

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/ratekit/ratekit"
+	ratekitecho "github.com/ratekit/ratekit/adapters/echo"
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
@@ -25,19 +26,21 @@ type clock struct {
 
 func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
 
-// limiter returns a Limiter over a memstore on a fake clock, and the core
-// option that makes the header clock the same clock.
-func limiter(t *testing.T, limits ...ratekit.Limit) (*ratekit.Limiter, ratekit.Option) {
+// limiter returns a Limiter over a memstore on a fake clock, and the option
+// that makes the header clock the same clock.
+func limiter(t *testing.T, limits ...ratekit.Limit) (*ratekit.Limiter, ratekitecho.Option) {
 	t.Helper()
 	clk := &clock{now: start}
 	l, err := ratekit.New(memstore.New(memstore.WithClock(clk.Now)), limits...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return l, ratekit.WithClock(clk.Now)
+	return l, ratekitecho.WithClock(clk.Now)
 }
 
-// brokenStore fails every call, as a Redis that is down would.
+// brokenStore fails every call, as a Redis that is down would. All its
+// values are one store to ratekit.New, which refuses two live Limiters with
+// the same unnamed limit on one store: name the limits of its Limiters.
 type brokenStore struct{}
 
 var errDown = errors.New("ratekit: test store is down")

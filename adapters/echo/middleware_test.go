@@ -41,9 +41,11 @@ func TestAllowThenDeny(t *testing.T) {
 	for _, returnError := range []bool{false, true} {
 		l, clk := limiter(t, ratekit.FixedWindow(2, time.Minute).Named("api"))
 		var hits int
-		e := newEcho(ratekitecho.MiddlewareWithConfig(ratekitecho.Config{
-			Limiter: l, KeyFunc: ratekitecho.HTTPKey(ratekit.ByIP()), Options: []ratekit.Option{clk}, ReturnError: returnError,
-		}), &hits)
+		opts := []ratekitecho.Option{clk}
+		if returnError {
+			opts = append(opts, ratekitecho.WithReturnError())
+		}
+		e := newEcho(ratekitecho.Middleware(l, ratekitecho.ByIP(), opts...), &hits)
 		for i, want := range []string{"1", "0"} {
 			rec := serve(e, "/", peer, nil)
 			if rec.Code != 200 || rec.Header().Get("X-RateLimit-Remaining") != want || rec.Body.String() != "ok" {
@@ -72,7 +74,7 @@ func TestAllowThenDeny(t *testing.T) {
 }
 
 func TestStoreErrors(t *testing.T) {
-	l, err := ratekit.New(brokenStore{}, ratekit.FixedWindow(1, time.Minute))
+	l, err := ratekit.New(brokenStore{}, ratekit.FixedWindow(1, time.Minute).Named("down"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,16 +92,17 @@ func TestStoreErrors(t *testing.T) {
 	} {
 		var hits int
 		var reported []error
-		onErr := func(r *http.Request, err error) {
-			if r == nil || r.URL.Path != "/x" {
-				t.Errorf("error handler got request %v", r)
+		onErr := func(c echo.Context, err error) {
+			if c == nil || c.Request().URL.Path != "/x" {
+				t.Errorf("error handler got context %v", c)
 			}
 			reported = append(reported, err)
 		}
-		e := newEcho(ratekitecho.MiddlewareWithConfig(ratekitecho.Config{
-			Limiter: l, KeyFunc: ratekitecho.HTTPKey(ratekit.ByIP()), ReturnError: tc.returnError,
-			Options: []ratekit.Option{ratekit.WithErrorPolicy(tc.policy), ratekit.WithErrorHandler(onErr)},
-		}), &hits)
+		opts := []ratekitecho.Option{ratekitecho.WithErrorPolicy(tc.policy), ratekitecho.WithErrorHandler(onErr)}
+		if tc.returnError {
+			opts = append(opts, ratekitecho.WithReturnError())
+		}
+		e := newEcho(ratekitecho.Middleware(l, ratekitecho.ByIP(), opts...), &hits)
 		rec := serve(e, "/x", peer, nil)
 		name := "policy " + strconv.Itoa(int(tc.policy)) + " ReturnError=" + strconv.FormatBool(tc.returnError)
 		if rec.Code != tc.status || hits != tc.hits || rec.Body.String() != tc.body {
@@ -118,7 +121,10 @@ func TestStoreErrors(t *testing.T) {
 // carrying the *ratekit.ErrorResponse and, on a 503, the store error.
 func TestReturnErrorForCustomHandler(t *testing.T) {
 	ok, _ := limiter(t, ratekit.FixedWindow(1, time.Minute).Named("api"))
-	down, _ := ratekit.New(brokenStore{}, ratekit.FixedWindow(1, time.Minute))
+	down, err := ratekit.New(brokenStore{}, ratekit.FixedWindow(1, time.Minute).Named("down"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		l       *ratekit.Limiter
 		status  int
@@ -130,10 +136,8 @@ func TestReturnErrorForCustomHandler(t *testing.T) {
 	} {
 		var got error
 		var hits int
-		e := newEcho(ratekitecho.MiddlewareWithConfig(ratekitecho.Config{
-			Limiter: tc.l, KeyFunc: ratekitecho.HTTPKey(ratekit.ByIP()), ReturnError: true,
-			Options: []ratekit.Option{ratekit.WithErrorPolicy(ratekit.FailClosed), ratekit.WithErrorHandler(func(*http.Request, error) {})},
-		}), &hits)
+		e := newEcho(ratekitecho.Middleware(tc.l, ratekitecho.ByIP(), ratekitecho.WithReturnError(),
+			ratekitecho.WithErrorPolicy(ratekit.FailClosed), ratekitecho.WithErrorHandler(func(echo.Context, error) {})), &hits)
 		e.HTTPErrorHandler = func(err error, c echo.Context) {
 			got = err
 			_ = c.String(418, "house format")
@@ -154,19 +158,17 @@ func TestReturnErrorForCustomHandler(t *testing.T) {
 	}
 }
 
-func TestSkipperAndCost(t *testing.T) {
+func TestSkipAndCost(t *testing.T) {
 	l, clk := limiter(t, ratekit.FixedWindow(3, time.Minute).Named("api"))
 	var hits int
-	e := newEcho(ratekitecho.MiddlewareWithConfig(ratekitecho.Config{
-		Skipper: func(c echo.Context) bool { return c.Path() == "/health" },
-		Limiter: l, KeyFunc: ratekitecho.HTTPKey(ratekit.ByIP()), Options: []ratekit.Option{clk},
-		CostFunc: func(c echo.Context) int64 {
+	e := newEcho(ratekitecho.Middleware(l, ratekitecho.ByIP(), clk,
+		ratekitecho.WithSkip(func(c echo.Context) bool { return c.Path() == "/health" }),
+		ratekitecho.WithCostFunc(func(c echo.Context) int64 {
 			if c.Request().URL.Path == "/heavy" {
 				return 2
 			}
 			return 1
-		},
-	}), &hits)
+		})), &hits)
 	e.GET("/health", func(c echo.Context) error { return c.String(200, "healthy") })
 
 	for i, s := range []struct {
@@ -186,37 +188,96 @@ func TestSkipperAndCost(t *testing.T) {
 }
 
 // Without an IPExtractor, Echo's RealIP is the leftmost X-Forwarded-For
-// value. Middleware with ratekit.ByIP must not follow it; ByRealIP does,
+// value. Middleware with ByIP must not follow it; ByFrameworkIP does,
 // which is why it is opt-in.
 func TestForwardedForIsNotTrustedByDefault(t *testing.T) {
 	spoof := func(n int) http.Header { return http.Header{"X-Forwarded-For": {"203.0.113." + strconv.Itoa(n)}} }
 	l, _ := limiter(t, ratekit.FixedWindow(1, time.Minute))
 	var hits int
-	e := newEcho(ratekitecho.Middleware(l, ratekit.ByIP()), &hits)
+	e := newEcho(ratekitecho.Middleware(l, ratekitecho.ByIP()), &hits)
 	if a, b := serve(e, "/", peer, spoof(1)).Code, serve(e, "/", peer, spoof(2)).Code; a != 200 || b != 429 {
 		t.Errorf("ByIP: spoofed X-Forwarded-For escaped the limit: %d, %d", a, b)
 	}
 
 	l, _ = limiter(t, ratekit.FixedWindow(1, time.Minute))
-	e = newEcho(ratekitecho.MiddlewareWithConfig(ratekitecho.Config{Limiter: l, KeyFunc: ratekitecho.ByRealIP()}), &hits)
+	e = newEcho(ratekitecho.Middleware(l, ratekitecho.ByFrameworkIP()), &hits)
 	if a, b := serve(e, "/", peer, spoof(1)).Code, serve(e, "/", peer, spoof(2)).Code; a != 200 || b != 200 {
-		t.Errorf("ByRealIP without IPExtractor: %d, %d; want it to follow the header", a, b)
+		t.Errorf("ByFrameworkIP without IPExtractor: %d, %d; want it to follow the header", a, b)
 	}
 	e.IPExtractor = echo.ExtractIPDirect()
 	if a := serve(e, "/", peer, spoof(3)).Code; a != 200 {
-		t.Errorf("ByRealIP with ExtractIPDirect, first request of the peer: %d", a)
+		t.Errorf("ByFrameworkIP with ExtractIPDirect, first request of the peer: %d", a)
 	}
 	if b := serve(e, "/", peer, spoof(4)).Code; b != 429 {
-		t.Errorf("ByRealIP with ExtractIPDirect: %d, want the peer's own bucket", b)
+		t.Errorf("ByFrameworkIP with ExtractIPDirect: %d, want the peer's own bucket", b)
+	}
+}
+
+// WithSkip is honoured: a skipped path is never counted nor refused, even
+// when its subject's quota is spent (a net/http option silently ignored by an
+// adapter once let health checks get 429s).
+func TestWithSkipNeverDenies(t *testing.T) {
+	for _, returnError := range []bool{false, true} {
+		l, clk := limiter(t, ratekit.FixedWindow(1, time.Minute).Named("api"))
+		var hits int
+		opts := []ratekitecho.Option{clk, ratekitecho.WithSkip(func(c echo.Context) bool { return c.Request().URL.Path == "/healthz" })}
+		if returnError {
+			opts = append(opts, ratekitecho.WithReturnError())
+		}
+		e := newEcho(ratekitecho.Middleware(l, ratekitecho.ByIP(), opts...), &hits)
+		for i := range 5 {
+			rec := serve(e, "/healthz", peer, nil)
+			if rec.Code != 200 || rec.Header().Get("RateLimit") != "" {
+				t.Fatalf("ReturnError=%v: healthz %d before the limit: %d %v", returnError, i+1, rec.Code, rec.Header())
+			}
+		}
+		if a, b := serve(e, "/", peer, nil).Code, serve(e, "/", peer, nil).Code; a != 200 || b != 429 {
+			t.Fatalf("ReturnError=%v: / after skipped requests: %d then %d, want 200 then 429", returnError, a, b)
+		}
+		for i := range 5 {
+			if rec := serve(e, "/healthz", peer, nil); rec.Code != 200 || rec.Body.String() != "ok" {
+				t.Errorf("ReturnError=%v: healthz %d after the limit: %d %s", returnError, i+1, rec.Code, rec.Body)
+			}
+		}
+		if hits != 11 {
+			t.Errorf("ReturnError=%v: handler ran %d times, want 11", returnError, hits)
+		}
+	}
+}
+
+func TestKeyFuncs(t *testing.T) {
+	l, _ := limiter(t, ratekit.FixedWindow(1, time.Minute))
+	var hits int
+	e := newEcho(ratekitecho.Middleware(l, ratekitecho.Join(ratekitecho.ByIP(), ratekitecho.ByHeader("X-API-Key")),
+		ratekitecho.WithErrorHandler(func(echo.Context, error) {})), &hits)
+	for i, tc := range []struct {
+		peer, key string
+		status    int
+	}{
+		{peer, "a", 200}, {peer, "a", 429}, {peer, "b", 200}, {"192.0.2.2:1", "a", 200}, {peer, "", 400},
+	} {
+		h := http.Header{}
+		if tc.key != "" {
+			h.Set("X-API-Key", tc.key)
+		}
+		if got := serve(e, "/", tc.peer, h).Code; got != tc.status {
+			t.Errorf("request %d (%s, %q): %d, want %d", i+1, tc.peer, tc.key, got, tc.status)
+		}
+	}
+
+	l2, _ := limiter(t, ratekit.FixedWindow(1, time.Minute))
+	e = newEcho(ratekitecho.Middleware(l2, ratekitecho.FromHTTP(ratekit.ByHeader("X-User"))), &hits)
+	if a, b := serve(e, "/", peer, http.Header{"X-User": {"u"}}).Code, serve(e, "/", "192.0.2.9:1", http.Header{"X-User": {"u"}}).Code; a != 200 || b != 429 {
+		t.Errorf("FromHTTP(ratekit.ByHeader): %d then %d", a, b)
 	}
 }
 
 func TestNilPanics(t *testing.T) {
 	l, _ := limiter(t, ratekit.FixedWindow(1, time.Minute))
 	for name, f := range map[string]func(){
-		"nil key":     func() { ratekitecho.Middleware(l, nil) },
-		"nil limiter": func() { ratekitecho.Middleware(nil, ratekit.ByIP()) },
-		"empty cfg":   func() { ratekitecho.MiddlewareWithConfig(ratekitecho.Config{}) },
+		"nil key":      func() { ratekitecho.Middleware(l, nil) },
+		"nil limiter":  func() { ratekitecho.Middleware(nil, ratekitecho.ByIP()) },
+		"nil FromHTTP": func() { ratekitecho.Middleware(l, ratekitecho.FromHTTP(nil)) },
 	} {
 		func() {
 			defer func() {

@@ -16,6 +16,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/ratekit/ratekit"
+	ratekitfiber "github.com/ratekit/ratekit/adapters/fiber"
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
@@ -29,19 +30,21 @@ type clock struct {
 
 func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
 
-// limiter returns a Limiter over a memstore on a fake clock, and the core
-// option that makes the header clock the same clock.
-func limiter(t testing.TB, limits ...ratekit.Limit) (*ratekit.Limiter, ratekit.Option) {
+// limiter returns a Limiter over a memstore on a fake clock, and the option
+// that makes the header clock the same clock.
+func limiter(t testing.TB, limits ...ratekit.Limit) (*ratekit.Limiter, ratekitfiber.Option) {
 	t.Helper()
 	clk := &clock{now: start}
 	l, err := ratekit.New(memstore.New(memstore.WithClock(clk.Now)), limits...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return l, ratekit.WithClock(clk.Now)
+	return l, ratekitfiber.WithClock(clk.Now)
 }
 
-// brokenStore fails every call, as a Redis that is down would.
+// brokenStore fails every call, as a Redis that is down would. All its
+// values are one store to ratekit.New, which refuses two live Limiters with
+// the same unnamed limit on one store: name the limits of its Limiters.
 type brokenStore struct{}
 
 var errDown = errors.New("ratekit: test store is down")

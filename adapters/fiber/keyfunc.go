@@ -86,10 +86,13 @@ func Join(keys ...KeyFunc) KeyFunc {
 }
 
 // ByFrameworkIP keys requests by c.IP(), grouped as ratekit.ByIP groups
-// addresses (IPv6 by /64). It opts in to Fiber's client-IP resolution: use it
-// only when the app's ProxyHeader and trusted proxies (EnableTrustedProxyCheck,
-// TrustedProxies) are set, because a ProxyHeader without them reads whatever
-// the client wrote. Prefer ByIP with ratekit.TrustProxies.
+// addresses (IPv6 by /64). It opts in to Fiber's client-IP resolution, which
+// is right only when the app's ProxyHeader names a single-address header that
+// your proxy sets (X-Real-IP, CF-Connecting-IP) and EnableTrustedProxyCheck
+// with TrustedProxies is on. With ProxyHeader X-Forwarded-For, c.IP returns
+// the raw list (a request with several hops gets no key: 400) or, with
+// EnableIPValidation, its leftmost address, which the client wrote. Prefer
+// ByIP with ratekit.TrustProxies, which reads X-Forwarded-For from the right.
 func ByFrameworkIP() KeyFunc {
 	ip, err := ratekit.NewClientIP()
 	if err != nil { // unreachable: no options

@@ -4,7 +4,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -86,5 +88,48 @@ func TestByIPReadsEveryHeaderLine(t *testing.T) {
 	n, _ := res.Body.Read(b[:])
 	if got := string(b[:n]); got != "198.51.100.1" {
 		t.Errorf("key %q, want 198.51.100.1", got)
+	}
+}
+
+func TestJoin(t *testing.T) {
+	l, _ := limiter(t, ratekit.FixedWindow(1, time.Minute))
+	var hits int
+	app := newApp(ratekitfiber.Middleware(l, ratekitfiber.Join(ratekitfiber.ByIP(), ratekitfiber.ByHeader("X-API-Key")),
+		ratekitfiber.WithErrorHandler(func(*fiber.Ctx, error) {})), &hits)
+	for i, tc := range []struct {
+		peer, key string
+		status    int
+	}{
+		{peer, "a", 200}, {peer, "a", 429}, {peer, "b", 200}, {"192.0.2.2:1", "a", 200}, {peer, "", 400},
+	} {
+		h := http.Header{}
+		if tc.key != "" {
+			h.Set("X-API-Key", tc.key)
+		}
+		if got := do(app, "/", tc.peer, h).status; got != tc.status {
+			t.Errorf("request %d (%s, %q): %d, want %d", i+1, tc.peer, tc.key, got, tc.status)
+		}
+	}
+}
+
+// ByFrameworkIP follows c.IP: the peer by default, the proxy header when the
+// app sets one.
+func TestByFrameworkIP(t *testing.T) {
+	spoof := func(n int) http.Header { return http.Header{"X-Forwarded-For": {"203.0.113." + strconv.Itoa(n)}} }
+	for _, tc := range []struct {
+		name   string
+		cfg    fiber.Config
+		second int
+	}{
+		{"no proxy header", fiber.Config{}, 429},
+		{"proxy header", fiber.Config{ProxyHeader: fiber.HeaderXForwardedFor}, 200},
+	} {
+		l, _ := limiter(t, ratekit.FixedWindow(1, time.Minute))
+		app := fiber.New(tc.cfg)
+		app.Use(ratekitfiber.Middleware(l, ratekitfiber.ByFrameworkIP()))
+		app.Get("/", func(c *fiber.Ctx) error { return c.SendString("ok") })
+		if a, b := do(app, "/", peer, spoof(1)).status, do(app, "/", peer, spoof(2)).status; a != 200 || b != tc.second {
+			t.Errorf("%s: %d then %d, want 200 then %d", tc.name, a, b, tc.second)
+		}
 	}
 }

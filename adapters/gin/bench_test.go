@@ -43,7 +43,7 @@ func BenchmarkOverhead(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				e.Use(ratekitgin.Middleware(l, ratekit.ByIP()))
+				e.Use(ratekitgin.Middleware(l, ratekitgin.ByIP()))
 			}
 			e.GET("/", func(*gin.Context) {})
 			if rec := serve(e, "/", "10.0.0.1:1", nil); rec.Code != 200 || withMW != (rec.Header().Get("RateLimit") != "") {

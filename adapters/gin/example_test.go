@@ -21,7 +21,7 @@ func ExampleMiddleware() {
 		panic(err)
 	}
 	r := gin.New()
-	r.GET("/hello", ratekitgin.Middleware(limiter, ratekit.ByIP()), func(c *gin.Context) {
+	r.GET("/hello", ratekitgin.Middleware(limiter, ratekitgin.ByIP()), func(c *gin.Context) {
 		c.String(200, "hello")
 	})
 
@@ -38,14 +38,14 @@ func ExampleMiddleware() {
 
 // Key by the user an authentication middleware stored in the context, and
 // answer 503 rather than let requests through when the store fails.
-func ExampleGinMiddleware() {
+func ExampleMiddleware_userKey() {
 	gin.SetMode(gin.ReleaseMode)
 	limiter, _ := ratekit.New(memstore.New(), ratekit.GCRA(10, time.Second, 5).Named("user"))
 	r := gin.New()
 	r.Use(func(c *gin.Context) { c.Set("user", "alice") }) // your authentication
-	r.Use(ratekitgin.GinMiddleware(limiter,
+	r.Use(ratekitgin.Middleware(limiter,
 		func(c *gin.Context) (string, error) { return c.GetString("user"), nil },
-		ratekitgin.WithCore(ratekit.WithErrorPolicy(ratekit.FailClosed)),
+		ratekitgin.WithErrorPolicy(ratekit.FailClosed),
 		ratekitgin.WithSkip(func(c *gin.Context) bool { return c.FullPath() == "/healthz" }),
 	))
 	r.GET("/api", func(c *gin.Context) { c.String(200, "ok") })

@@ -19,7 +19,7 @@ const peer = "192.0.2.1:1234"
 func TestAllowThenDeny(t *testing.T) {
 	l, clk := limiter(t, ratekit.FixedWindow(2, time.Minute).Named("api"))
 	var hits int
-	e := engine(ratekitgin.Middleware(l, ratekit.ByIP(), ratekitgin.WithCore(clk)), &hits)
+	e := engine(ratekitgin.Middleware(l, ratekitgin.ByIP(), clk), &hits)
 
 	for i, want := range []string{"1", "0"} {
 		rec := serve(e, "/", peer, nil)
@@ -54,7 +54,7 @@ func TestAllowThenDeny(t *testing.T) {
 }
 
 func TestStoreErrors(t *testing.T) {
-	l, err := ratekit.New(brokenStore{}, ratekit.FixedWindow(1, time.Minute))
+	l, err := ratekit.New(brokenStore{}, ratekit.FixedWindow(1, time.Minute).Named("down"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,14 +69,14 @@ func TestStoreErrors(t *testing.T) {
 	} {
 		var hits int
 		var reported []error
-		onErr := func(r *http.Request, err error) {
-			if r == nil || r.URL.Path != "/x" {
-				t.Errorf("error handler got request %v", r)
+		onErr := func(c *gin.Context, err error) {
+			if c == nil || c.Request.URL.Path != "/x" {
+				t.Errorf("error handler got context %v", c)
 			}
 			reported = append(reported, err)
 		}
-		e := engine(ratekitgin.Middleware(l, ratekit.ByIP(), ratekitgin.WithCore(
-			ratekit.WithErrorPolicy(tc.policy), ratekit.WithErrorHandler(onErr))), &hits)
+		e := engine(ratekitgin.Middleware(l, ratekitgin.ByIP(),
+			ratekitgin.WithErrorPolicy(tc.policy), ratekitgin.WithErrorHandler(onErr)), &hits)
 		rec := serve(e, "/x", peer, nil)
 		if rec.Code != tc.status || hits != tc.hits || rec.Body.String() != tc.body {
 			t.Errorf("policy %d: %d hits=%d %s", tc.policy, rec.Code, hits, rec.Body)
@@ -93,7 +93,7 @@ func TestStoreErrors(t *testing.T) {
 func TestSkipAndCost(t *testing.T) {
 	l, clk := limiter(t, ratekit.FixedWindow(3, time.Minute).Named("api"))
 	var hits int
-	e := engine(ratekitgin.Middleware(l, ratekit.ByIP(), ratekitgin.WithCore(clk),
+	e := engine(ratekitgin.Middleware(l, ratekitgin.ByIP(), clk,
 		ratekitgin.WithSkip(func(c *gin.Context) bool { return c.Request.URL.Path == "/health" }),
 		ratekitgin.WithCostFunc(func(c *gin.Context) int64 {
 			if c.Request.URL.Path == "/heavy" {
@@ -119,10 +119,64 @@ func TestSkipAndCost(t *testing.T) {
 	}
 }
 
+// WithSkip is honoured: a skipped path is never counted nor refused, even
+// when its subject's quota is spent (a net/http option silently ignored by an
+// adapter once let health checks get 429s).
+func TestWithSkipNeverDenies(t *testing.T) {
+	l, clk := limiter(t, ratekit.FixedWindow(1, time.Minute).Named("api"))
+	var hits int
+	e := engine(ratekitgin.Middleware(l, ratekitgin.ByIP(), clk,
+		ratekitgin.WithSkip(func(c *gin.Context) bool { return c.Request.URL.Path == "/healthz" })), &hits)
+	for i := range 5 {
+		rec := serve(e, "/healthz", peer, nil)
+		if rec.Code != 200 || rec.Header().Get("RateLimit") != "" {
+			t.Fatalf("healthz %d before the limit: %d %v", i+1, rec.Code, rec.Header())
+		}
+	}
+	if a, b := serve(e, "/", peer, nil).Code, serve(e, "/", peer, nil).Code; a != 200 || b != 429 {
+		t.Fatalf("/ after skipped requests: %d then %d, want 200 then 429", a, b)
+	}
+	for i := range 5 {
+		if rec := serve(e, "/healthz", peer, nil); rec.Code != 200 || rec.Body.String() != "ok" {
+			t.Errorf("healthz %d after the limit: %d %s", i+1, rec.Code, rec.Body)
+		}
+	}
+	if hits != 11 {
+		t.Errorf("handler ran %d times, want 11", hits)
+	}
+}
+
+func TestKeyFuncs(t *testing.T) {
+	l, _ := limiter(t, ratekit.FixedWindow(1, time.Minute))
+	var hits int
+	e := engine(ratekitgin.Middleware(l, ratekitgin.Join(ratekitgin.ByIP(), ratekitgin.ByHeader("X-API-Key")),
+		ratekitgin.WithErrorHandler(func(*gin.Context, error) {})), &hits)
+	for i, tc := range []struct {
+		peer, key string
+		status    int
+	}{
+		{peer, "a", 200}, {peer, "a", 429}, {peer, "b", 200}, {"192.0.2.2:1", "a", 200}, {peer, "", 400},
+	} {
+		h := http.Header{}
+		if tc.key != "" {
+			h.Set("X-API-Key", tc.key)
+		}
+		if got := serve(e, "/", tc.peer, h).Code; got != tc.status {
+			t.Errorf("request %d (%s, %q): %d, want %d", i+1, tc.peer, tc.key, got, tc.status)
+		}
+	}
+
+	l2, _ := limiter(t, ratekit.FixedWindow(1, time.Minute))
+	e = engine(ratekitgin.Middleware(l2, ratekitgin.FromHTTP(ratekit.ByHeader("X-User"))), &hits)
+	if a, b := serve(e, "/", peer, http.Header{"X-User": {"u"}}).Code, serve(e, "/", "192.0.2.9:1", http.Header{"X-User": {"u"}}).Code; a != 200 || b != 429 {
+		t.Errorf("FromHTTP(ratekit.ByHeader): %d then %d", a, b)
+	}
+}
+
 func TestWithCost(t *testing.T) {
 	l, _ := limiter(t, ratekit.FixedWindow(3, time.Minute))
 	var hits int
-	e := engine(ratekitgin.Middleware(l, ratekit.ByIP(), ratekitgin.WithCost(3)), &hits)
+	e := engine(ratekitgin.Middleware(l, ratekitgin.ByIP(), ratekitgin.WithCost(3)), &hits)
 	if a, b := serve(e, "/", peer, nil).Code, serve(e, "/", peer, nil).Code; a != 200 || b != 429 {
 		t.Errorf("cost 3 of 3: %d then %d", a, b)
 	}
@@ -134,7 +188,7 @@ func TestWithCost(t *testing.T) {
 func TestIgnoresForwardedForByDefault(t *testing.T) {
 	l, _ := limiter(t, ratekit.FixedWindow(1, time.Minute))
 	var hits int
-	e := engine(ratekitgin.Middleware(l, ratekit.ByIP()), &hits)
+	e := engine(ratekitgin.Middleware(l, ratekitgin.ByIP()), &hits)
 	first := serve(e, "/", peer, http.Header{"X-Forwarded-For": {"203.0.113.1"}})
 	second := serve(e, "/", peer, http.Header{"X-Forwarded-For": {"203.0.113.2"}})
 	if first.Code != 200 || second.Code != 429 {
@@ -142,7 +196,7 @@ func TestIgnoresForwardedForByDefault(t *testing.T) {
 	}
 }
 
-func TestByClientIPFollowsEngineTrust(t *testing.T) {
+func TestByFrameworkIPFollowsEngineTrust(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		trusted []string
@@ -153,7 +207,7 @@ func TestByClientIPFollowsEngineTrust(t *testing.T) {
 	} {
 		l, _ := limiter(t, ratekit.FixedWindow(1, time.Minute))
 		var hits int
-		e := engine(ratekitgin.GinMiddleware(l, ratekitgin.ByClientIP()), &hits)
+		e := engine(ratekitgin.Middleware(l, ratekitgin.ByFrameworkIP()), &hits)
 		if err := e.SetTrustedProxies(tc.trusted); err != nil {
 			t.Fatal(err)
 		}
@@ -169,8 +223,8 @@ func TestGinKey(t *testing.T) {
 	var hits int
 	e := gin.New()
 	e.Use(func(c *gin.Context) { c.Set("user", c.GetHeader("X-User")) })
-	e.Use(ratekitgin.GinMiddleware(l, func(c *gin.Context) (string, error) { return c.GetString("user"), nil },
-		ratekitgin.WithCore(ratekit.WithErrorHandler(func(*http.Request, error) {}))))
+	e.Use(ratekitgin.Middleware(l, func(c *gin.Context) (string, error) { return c.GetString("user"), nil },
+		ratekitgin.WithErrorHandler(func(*gin.Context, error) {})))
 	e.GET("/", func(c *gin.Context) { hits++ })
 	for i, tc := range []struct {
 		user   string
@@ -188,9 +242,9 @@ func TestGinKey(t *testing.T) {
 func TestNilPanics(t *testing.T) {
 	l, _ := limiter(t, ratekit.FixedWindow(1, time.Minute))
 	for name, f := range map[string]func(){
-		"nil key":     func() { ratekitgin.Middleware(l, nil) },
-		"nil limiter": func() { ratekitgin.Middleware(nil, ratekit.ByIP()) },
-		"nil gin key": func() { ratekitgin.GinMiddleware(l, nil) },
+		"nil key":      func() { ratekitgin.Middleware(l, nil) },
+		"nil limiter":  func() { ratekitgin.Middleware(nil, ratekitgin.ByIP()) },
+		"nil FromHTTP": func() { ratekitgin.Middleware(l, ratekitgin.FromHTTP(nil)) },
 	} {
 		func() {
 			defer func() {

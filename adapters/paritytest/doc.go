@@ -1,6 +1,11 @@
 // Package paritytest holds the parity test of the framework adapters: one
 // scripted sequence of requests through net/http (ratekit.Middleware), Gin
 // (ratekitgin), Echo (ratekitecho) and Fiber (ratekitfiber) must give
-// identical status codes, headers and bodies. It is its own module so that
-// the adapters' modules never depend on each other's frameworks.
+// identical status codes, headers and bodies. Every adapter is built with
+// the one shape Middleware(limiter, key, opts...), its own key functions
+// (ByIP, ByHeader) and its own options of ratekit's names (WithClock,
+// WithErrorPolicy, WithErrorCode, WithRenderer, WithHeaders,
+// WithErrorHandler, WithSkip, WithCostFunc), each route group configured
+// from one framework-neutral description. It is its own module so that the
+// adapters' modules never depend on each other's frameworks.
 package paritytest

@@ -3,7 +3,6 @@ package paritytest
 import (
 	"context"
 	"errors"
-	"net/http"
 	"net/netip"
 	"strings"
 	"sync"
@@ -27,7 +26,8 @@ func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now
 
 func (c *clock) Advance(d time.Duration) { c.mu.Lock(); c.now = c.now.Add(d); c.mu.Unlock() }
 
-// brokenStore fails every call, as a Redis that is down would.
+// brokenStore fails every call, as a Redis that is down would. All its
+// values are one store to ratekit.New: name the limits of its Limiters.
 type brokenStore struct{}
 
 var errDown = errors.New("ratekit: paritytest store is down")
@@ -47,7 +47,7 @@ var trust = []ratekit.IPOption{
 }
 
 // fixture is what one framework's app is built from: its own memstore on its
-// own fake clock, the same limits, the same core options per route group.
+// own fake clock, the same limits, the same options per route group.
 // Groups: /api (skip /api/health, cost 2 for /api/heavy and 5 for
 // /api/huge), /open and /closed (a failing store under FailOpen and
 // FailClosed), /keyed (keyed by X-Api-Key), /login (problem+json,
@@ -77,25 +77,46 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
-// Core options of each group.
-func (f *fixture) apiOpts() []ratekit.Option {
-	return []ratekit.Option{ratekit.WithClock(f.clock.Now), ratekit.WithErrorHandler(f.count)}
+// options is one framework's option constructors: ratekit's for net/http,
+// and each adapter's own functions of the same names, so that every group is
+// configured alike on every framework, and through the adapter's public API.
+type options[O any] struct {
+	clock    func(now func() time.Time) O         // WithClock
+	policy   func(p ratekit.ErrorPolicy) O        // WithErrorPolicy
+	code     func(c ratekit.ErrorCode) O          // WithErrorCode
+	renderer func(r ratekit.Renderer) O           // WithRenderer
+	headers  func(m ratekit.HeaderMode) O         // WithHeaders
+	onError  func(report func(err error)) O       // WithErrorHandler, adapted
+	skip     func(skip func(path string) bool) O  // WithSkip, adapted
+	cost     func(cost func(path string) int64) O // WithCostFunc, adapted
 }
 
-func (f *fixture) openOpts() []ratekit.Option {
-	return []ratekit.Option{ratekit.WithErrorHandler(f.count)}
+// Options of each group.
+func apiOpts[O any](f *fixture, o options[O]) []O {
+	return []O{o.clock(f.clock.Now), o.onError(f.report), o.skip(skip), o.cost(cost)}
 }
 
-func (f *fixture) closedOpts() []ratekit.Option {
-	return []ratekit.Option{ratekit.WithErrorPolicy(ratekit.FailClosed), ratekit.WithErrorHandler(f.count)}
+func keyedOpts[O any](f *fixture, o options[O]) []O {
+	return []O{o.clock(f.clock.Now), o.onError(f.report)}
 }
 
-func (f *fixture) loginOpts() []ratekit.Option {
-	return []ratekit.Option{ratekit.WithClock(f.clock.Now), ratekit.WithErrorCode(ratekit.CodeTooManyAttempts),
-		ratekit.WithRenderer(ratekit.RenderProblem), ratekit.WithHeaders(ratekit.HeadersIETF), ratekit.WithErrorHandler(f.count)}
+func openOpts[O any](f *fixture, o options[O]) []O { return []O{o.onError(f.report)} }
+
+func closedOpts[O any](f *fixture, o options[O]) []O {
+	return []O{o.policy(ratekit.FailClosed), o.onError(f.report)}
 }
 
-func (f *fixture) count(*http.Request, error) { f.errors.Add(1) }
+func loginOpts[O any](f *fixture, o options[O]) []O {
+	return []O{o.clock(f.clock.Now), o.code(ratekit.CodeTooManyAttempts),
+		o.renderer(ratekit.RenderProblem), o.headers(ratekit.HeadersIETF), o.onError(f.report)}
+}
+
+// report counts an error the error policy handled.
+func (f *fixture) report(err error) {
+	if err != nil {
+		f.errors.Add(1)
+	}
+}
 
 // skip and cost are the /api group's rules, given the request path; each
 // framework calls them from its own context.

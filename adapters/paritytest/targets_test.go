@@ -37,56 +37,101 @@ var targets = []struct {
 	{"fiber", fiberApp},
 }
 
+// httpOptions are ratekit's own options, for net/http.
+var httpOptions = options[ratekit.Option]{
+	clock: ratekit.WithClock, policy: ratekit.WithErrorPolicy, code: ratekit.WithErrorCode,
+	renderer: ratekit.WithRenderer, headers: ratekit.WithHeaders,
+	onError: func(report func(error)) ratekit.Option {
+		return ratekit.WithErrorHandler(func(_ *http.Request, err error) { report(err) })
+	},
+	skip: func(skip func(string) bool) ratekit.Option {
+		return ratekit.WithSkip(func(r *http.Request) bool { return skip(r.URL.Path) })
+	},
+	cost: func(cost func(string) int64) ratekit.Option {
+		return ratekit.WithCostFunc(func(r *http.Request) int64 { return cost(r.URL.Path) })
+	},
+}
+
 func netHTTPApp(f *fixture) client {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", textPlain)
 		_, _ = w.Write(okBody(r.URL.Path))
 	})
-	key := ratekit.ByIP(trust...)
-	api := append(f.apiOpts(),
-		ratekit.WithSkip(func(r *http.Request) bool { return skip(r.URL.Path) }),
-		ratekit.WithCostFunc(func(r *http.Request) int64 { return cost(r.URL.Path) }))
+	key, o := ratekit.ByIP(trust...), httpOptions
 	mux := http.NewServeMux()
-	mux.Handle("/api/", ratekit.Middleware(f.api, key, api...)(h))
-	mux.Handle("/open/", ratekit.Middleware(f.broken, key, f.openOpts()...)(h))
-	mux.Handle("/closed/", ratekit.Middleware(f.broken, key, f.closedOpts()...)(h))
-	mux.Handle("/keyed/", ratekit.Middleware(f.keyed, ratekit.ByHeader("X-Api-Key"), f.apiOpts()...)(h))
-	mux.Handle("/login/", ratekit.Middleware(f.login, key, f.loginOpts()...)(h))
+	mux.Handle("/api/", ratekit.Middleware(f.api, key, apiOpts(f, o)...)(h))
+	mux.Handle("/open/", ratekit.Middleware(f.broken, key, openOpts(f, o)...)(h))
+	mux.Handle("/closed/", ratekit.Middleware(f.broken, key, closedOpts(f, o)...)(h))
+	mux.Handle("/keyed/", ratekit.Middleware(f.keyed, ratekit.ByHeader("X-Api-Key"), keyedOpts(f, o)...)(h))
+	mux.Handle("/login/", ratekit.Middleware(f.login, key, loginOpts(f, o)...)(h))
 	return recorder(mux)
+}
+
+var ginOptions = options[ratekitgin.Option]{
+	clock: ratekitgin.WithClock, policy: ratekitgin.WithErrorPolicy, code: ratekitgin.WithErrorCode,
+	renderer: ratekitgin.WithRenderer, headers: ratekitgin.WithHeaders,
+	onError: func(report func(error)) ratekitgin.Option {
+		return ratekitgin.WithErrorHandler(func(_ *gin.Context, err error) { report(err) })
+	},
+	skip: func(skip func(string) bool) ratekitgin.Option {
+		return ratekitgin.WithSkip(func(c *gin.Context) bool { return skip(c.Request.URL.Path) })
+	},
+	cost: func(cost func(string) int64) ratekitgin.Option {
+		return ratekitgin.WithCostFunc(func(c *gin.Context) int64 { return cost(c.Request.URL.Path) })
+	},
 }
 
 func ginApp(f *fixture) client {
 	gin.SetMode(gin.ReleaseMode)
 	e := gin.New()
 	h := func(c *gin.Context) { c.Data(http.StatusOK, textPlain, okBody(c.Request.URL.Path)) }
-	key := ratekit.ByIP(trust...)
-	e.Group("/api", ratekitgin.Middleware(f.api, key, ratekitgin.WithCore(f.apiOpts()...),
-		ratekitgin.WithSkip(func(c *gin.Context) bool { return skip(c.Request.URL.Path) }),
-		ratekitgin.WithCostFunc(func(c *gin.Context) int64 { return cost(c.Request.URL.Path) }),
-	)).GET("/*p", h)
-	e.Group("/open", ratekitgin.Middleware(f.broken, key, ratekitgin.WithCore(f.openOpts()...))).GET("/*p", h)
-	e.Group("/closed", ratekitgin.Middleware(f.broken, key, ratekitgin.WithCore(f.closedOpts()...))).GET("/*p", h)
-	e.Group("/keyed", ratekitgin.Middleware(f.keyed, ratekit.ByHeader("X-Api-Key"), ratekitgin.WithCore(f.apiOpts()...))).GET("/*p", h)
-	e.Group("/login", ratekitgin.Middleware(f.login, key, ratekitgin.WithCore(f.loginOpts()...))).GET("/*p", h)
+	key, o := ratekitgin.ByIP(trust...), ginOptions
+	e.Group("/api", ratekitgin.Middleware(f.api, key, apiOpts(f, o)...)).GET("/*p", h)
+	e.Group("/open", ratekitgin.Middleware(f.broken, key, openOpts(f, o)...)).GET("/*p", h)
+	e.Group("/closed", ratekitgin.Middleware(f.broken, key, closedOpts(f, o)...)).GET("/*p", h)
+	e.Group("/keyed", ratekitgin.Middleware(f.keyed, ratekitgin.ByHeader("X-Api-Key"), keyedOpts(f, o)...)).GET("/*p", h)
+	e.Group("/login", ratekitgin.Middleware(f.login, key, loginOpts(f, o)...)).GET("/*p", h)
 	return recorder(e)
+}
+
+var echoOptions = options[ratekitecho.Option]{
+	clock: ratekitecho.WithClock, policy: ratekitecho.WithErrorPolicy, code: ratekitecho.WithErrorCode,
+	renderer: ratekitecho.WithRenderer, headers: ratekitecho.WithHeaders,
+	onError: func(report func(error)) ratekitecho.Option {
+		return ratekitecho.WithErrorHandler(func(_ echo.Context, err error) { report(err) })
+	},
+	skip: func(skip func(string) bool) ratekitecho.Option {
+		return ratekitecho.WithSkip(func(c echo.Context) bool { return skip(c.Request().URL.Path) })
+	},
+	cost: func(cost func(string) int64) ratekitecho.Option {
+		return ratekitecho.WithCostFunc(func(c echo.Context) int64 { return cost(c.Request().URL.Path) })
+	},
 }
 
 func echoApp(f *fixture) client {
 	e := echo.New()
 	h := func(c echo.Context) error { return c.Blob(http.StatusOK, textPlain, okBody(c.Request().URL.Path)) }
-	key := ratekitecho.HTTPKey(ratekit.ByIP(trust...))
-	e.Group("/api", ratekitecho.MiddlewareWithConfig(ratekitecho.Config{
-		Skipper:  func(c echo.Context) bool { return skip(c.Request().URL.Path) },
-		Limiter:  f.api,
-		KeyFunc:  key,
-		CostFunc: func(c echo.Context) int64 { return cost(c.Request().URL.Path) },
-		Options:  f.apiOpts(),
-	})).GET("/*", h)
-	e.Group("/open", ratekitecho.MiddlewareWithConfig(ratekitecho.Config{Limiter: f.broken, KeyFunc: key, Options: f.openOpts()})).GET("/*", h)
-	e.Group("/closed", ratekitecho.MiddlewareWithConfig(ratekitecho.Config{Limiter: f.broken, KeyFunc: key, Options: f.closedOpts()})).GET("/*", h)
-	e.Group("/keyed", ratekitecho.Middleware(f.keyed, ratekit.ByHeader("X-Api-Key"), f.apiOpts()...)).GET("/*", h)
-	e.Group("/login", ratekitecho.Middleware(f.login, ratekit.ByIP(trust...), f.loginOpts()...)).GET("/*", h)
+	key, o := ratekitecho.ByIP(trust...), echoOptions
+	e.Group("/api", ratekitecho.Middleware(f.api, key, apiOpts(f, o)...)).GET("/*", h)
+	e.Group("/open", ratekitecho.Middleware(f.broken, key, openOpts(f, o)...)).GET("/*", h)
+	e.Group("/closed", ratekitecho.Middleware(f.broken, key, closedOpts(f, o)...)).GET("/*", h)
+	e.Group("/keyed", ratekitecho.Middleware(f.keyed, ratekitecho.ByHeader("X-Api-Key"), keyedOpts(f, o)...)).GET("/*", h)
+	e.Group("/login", ratekitecho.Middleware(f.login, key, loginOpts(f, o)...)).GET("/*", h)
 	return recorder(e)
+}
+
+var fiberOptions = options[ratekitfiber.Option]{
+	clock: ratekitfiber.WithClock, policy: ratekitfiber.WithErrorPolicy, code: ratekitfiber.WithErrorCode,
+	renderer: ratekitfiber.WithRenderer, headers: ratekitfiber.WithHeaders,
+	onError: func(report func(error)) ratekitfiber.Option {
+		return ratekitfiber.WithErrorHandler(func(_ *fiber.Ctx, err error) { report(err) })
+	},
+	skip: func(skip func(string) bool) ratekitfiber.Option {
+		return ratekitfiber.WithSkip(func(c *fiber.Ctx) bool { return skip(c.Path()) })
+	},
+	cost: func(cost func(string) int64) ratekitfiber.Option {
+		return ratekitfiber.WithCostFunc(func(c *fiber.Ctx) int64 { return cost(c.Path()) })
+	},
 }
 
 func fiberApp(f *fixture) client {
@@ -95,15 +140,12 @@ func fiberApp(f *fixture) client {
 		c.Set(fiber.HeaderContentType, textPlain)
 		return c.Send(okBody(c.Path()))
 	}
-	key := ratekitfiber.ByIP(trust...)
-	app.Group("/api", ratekitfiber.Middleware(f.api, key, ratekitfiber.WithCore(f.apiOpts()...),
-		ratekitfiber.WithSkip(func(c *fiber.Ctx) bool { return skip(c.Path()) }),
-		ratekitfiber.WithCostFunc(func(c *fiber.Ctx) int64 { return cost(c.Path()) }),
-	)).Get("/*", h)
-	app.Group("/open", ratekitfiber.Middleware(f.broken, key, ratekitfiber.WithCore(f.openOpts()...))).Get("/*", h)
-	app.Group("/closed", ratekitfiber.Middleware(f.broken, key, ratekitfiber.WithCore(f.closedOpts()...))).Get("/*", h)
-	app.Group("/keyed", ratekitfiber.Middleware(f.keyed, ratekitfiber.ByHeader("X-Api-Key"), ratekitfiber.WithCore(f.apiOpts()...))).Get("/*", h)
-	app.Group("/login", ratekitfiber.Middleware(f.login, key, ratekitfiber.WithCore(f.loginOpts()...))).Get("/*", h)
+	key, o := ratekitfiber.ByIP(trust...), fiberOptions
+	app.Group("/api", ratekitfiber.Middleware(f.api, key, apiOpts(f, o)...)).Get("/*", h)
+	app.Group("/open", ratekitfiber.Middleware(f.broken, key, openOpts(f, o)...)).Get("/*", h)
+	app.Group("/closed", ratekitfiber.Middleware(f.broken, key, closedOpts(f, o)...)).Get("/*", h)
+	app.Group("/keyed", ratekitfiber.Middleware(f.keyed, ratekitfiber.ByHeader("X-Api-Key"), keyedOpts(f, o)...)).Get("/*", h)
+	app.Group("/login", ratekitfiber.Middleware(f.login, key, loginOpts(f, o)...)).Get("/*", h)
 	return func(t *testing.T, req *http.Request) result {
 		t.Helper()
 		res, err := app.Test(req, -1) // no listener: fasthttp serves an in-memory conn

@@ -29,13 +29,14 @@ func newRouter(quota int64, window time.Duration) (http.Handler, error) {
 	e.Use(middleware.Recover())
 	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok") })
 
-	g := e.Group("/api", ratekitecho.Middleware(api, ratekit.ByIP()))
+	g := e.Group("/api", ratekitecho.Middleware(api, ratekitecho.ByIP()))
 	g.GET("/hello", func(c echo.Context) error {
-		return c.JSON(http.StatusOK, map[string]string{"hello": "world", "remaining": c.Response().Header().Get(ratekit.HeaderRemaining)})
+		return c.JSON(http.StatusOK, map[string]string{"hello": "world", "remaining": c.Response().Header().Get("X-RateLimit-Remaining")})
 	})
 
 	e.POST("/login", func(c echo.Context) error {
 		return c.JSON(http.StatusUnauthorized, map[string]string{"error": "invalid credentials"})
-	}, ratekitecho.Middleware(login, ratekit.ByIP(), ratekit.WithErrorCode(ratekit.CodeTooManyAttempts), ratekit.WithErrorPolicy(ratekit.FailClosed)))
+	}, ratekitecho.Middleware(login, ratekitecho.ByIP(),
+		ratekitecho.WithErrorCode(ratekit.CodeTooManyAttempts), ratekitecho.WithErrorPolicy(ratekit.FailClosed)))
 	return e, nil
 }

@@ -28,9 +28,16 @@ func TestRoutes(t *testing.T) {
 		b, _ := io.ReadAll(res.Body)
 		return result{res.StatusCode, res.Header, string(b)}
 	}
-	for i, want := range []int{200, 200, 429} {
-		if r := send("GET", "/api/hello"); r.code != want {
-			t.Fatalf("/api/hello %d: %d, want %d", i+1, r.code, want)
+	for i, want := range []struct {
+		code int
+		body string
+	}{
+		{200, `{"hello":"world","remaining":"1"}`},
+		{200, `{"hello":"world","remaining":"0"}`},
+		{429, `{"status":429,"code":"RATE_LIMITED",`},
+	} {
+		if r := send("GET", "/api/hello"); r.code != want.code || !strings.HasPrefix(r.body, want.body) {
+			t.Fatalf("/api/hello %d: %d %s, want %d %s", i+1, r.code, r.body, want.code, want.body)
 		}
 	}
 	for i := range 3 {

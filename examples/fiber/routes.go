@@ -29,11 +29,11 @@ func newApp(quota int64, window time.Duration) (*fiber.App, error) {
 
 	g := app.Group("/api", ratekitfiber.Middleware(api, ratekitfiber.ByIP()))
 	g.Get("/hello", func(c *fiber.Ctx) error {
-		return c.JSON(fiber.Map{"hello": "world", "remaining": c.GetRespHeader(ratekit.HeaderRemaining)})
+		return c.JSON(fiber.Map{"hello": "world", "remaining": c.GetRespHeader("X-RateLimit-Remaining")})
 	})
 
 	app.Post("/login", ratekitfiber.Middleware(login, ratekitfiber.ByIP(),
-		ratekitfiber.WithCore(ratekit.WithErrorCode(ratekit.CodeTooManyAttempts), ratekit.WithErrorPolicy(ratekit.FailClosed))),
+		ratekitfiber.WithErrorCode(ratekit.CodeTooManyAttempts), ratekitfiber.WithErrorPolicy(ratekit.FailClosed)),
 		func(c *fiber.Ctx) error {
 			return c.Status(fiber.StatusUnauthorized).JSON(fiber.Map{"error": "invalid credentials"})
 		})

@@ -18,9 +18,16 @@ func TestRoutes(t *testing.T) {
 		h.ServeHTTP(rec, httptest.NewRequest(method, path, nil))
 		return rec
 	}
-	for i, want := range []int{200, 200, 429} {
-		if rec := send("GET", "/api/hello"); rec.Code != want {
-			t.Fatalf("/api/hello %d: %d, want %d", i+1, rec.Code, want)
+	for i, want := range []struct {
+		code int
+		body string
+	}{
+		{200, `{"hello":"world","remaining":"1"}`},
+		{200, `{"hello":"world","remaining":"0"}`},
+		{429, `{"status":429,"code":"RATE_LIMITED",`},
+	} {
+		if rec := send("GET", "/api/hello"); rec.Code != want.code || !strings.HasPrefix(rec.Body.String(), want.body) {
+			t.Fatalf("/api/hello %d: %d %s, want %d %s", i+1, rec.Code, rec.Body, want.code, want.body)
 		}
 	}
 	for i := range 3 {

@@ -28,13 +28,13 @@ func newRouter(quota int64, window time.Duration) (http.Handler, error) {
 	r.Use(gin.Recovery())
 	r.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok") })
 
-	g := r.Group("/api", ratekitgin.Middleware(api, ratekit.ByIP()))
+	g := r.Group("/api", ratekitgin.Middleware(api, ratekitgin.ByIP()))
 	g.GET("/hello", func(c *gin.Context) {
-		c.JSON(http.StatusOK, gin.H{"hello": "world", "remaining": c.Writer.Header().Get(ratekit.HeaderRemaining)})
+		c.JSON(http.StatusOK, gin.H{"hello": "world", "remaining": c.Writer.Header().Get("X-RateLimit-Remaining")})
 	})
 
-	r.POST("/login", ratekitgin.Middleware(login, ratekit.ByIP(),
-		ratekitgin.WithCore(ratekit.WithErrorCode(ratekit.CodeTooManyAttempts), ratekit.WithErrorPolicy(ratekit.FailClosed))),
+	r.POST("/login", ratekitgin.Middleware(login, ratekitgin.ByIP(),
+		ratekitgin.WithErrorCode(ratekit.CodeTooManyAttempts), ratekitgin.WithErrorPolicy(ratekit.FailClosed)),
 		func(c *gin.Context) { c.JSON(http.StatusUnauthorized, gin.H{"error": "invalid credentials"}) })
 	return r, nil
 }
