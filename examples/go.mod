@@ -3,16 +3,20 @@ module github.com/ratekit/ratekit/examples
 go 1.24
 
 require (
-	github.com/alicebob/miniredis/v2 v2.40.0
 	github.com/ratekit/ratekit v0.0.0
+	github.com/ratekit/ratekit/store/redisstore v0.0.0
 	github.com/redis/go-redis/v9 v9.22.0
 )
 
 require (
+	github.com/alicebob/miniredis/v2 v2.40.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/yuin/gopher-lua v1.1.1 // indirect
 	go.uber.org/atomic v1.11.0 // indirect
 	golang.org/x/sys v0.30.0 // indirect
 )
 
-replace github.com/ratekit/ratekit => ../
+replace (
+	github.com/ratekit/ratekit => ../
+	github.com/ratekit/ratekit/store/redisstore => ../store/redisstore
+)

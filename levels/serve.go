@@ -1,7 +1,6 @@
 package levels
 
 import (
-	"fmt"
 	"net/http"
 )
 
@@ -69,7 +68,7 @@ func (lv *levels) gate(r *http.Request, tenant string, kerr error) bool {
 	defer cancel()
 	rep, err := lv.rep.Reputation(ctx, tenant, lv.policy)
 	if err != nil {
-		lv.any.Report(r, fmt.Errorf("reputation: %w", err))
+		lv.any.Report(r, err)
 		return lv.any.FailOpen()
 	}
 	return rep.Score >= lv.threshold
@@ -90,7 +89,7 @@ func (lv *levels) record(r *http.Request, tenant string, decided, violation bool
 		_, err = lv.rep.RecordGood(ctx, tenant, lv.policy)
 	}
 	if err != nil {
-		lv.any.Report(r, fmt.Errorf("reputation: %w", err))
+		lv.any.Report(r, err)
 	}
 }
 

@@ -1,30 +1,39 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/lockout"
 )
 
 // demoUsers are the demo's credentials, listed by GET /.
 var demoUsers = map[string]string{"alice": "wonderland", "bob": "builder"}
 
-// loginRoute protects POST /login per account (5 failures in 15 minutes
-// block the account for 15 minutes; 20 a day block it for a day) and per IP
-// (50 failures an hour block the IP for an hour), counting failures only.
-// When the store is down the route fails closed (503).
-func loginRoute(store ratekit.LockoutStore) (http.Handler, []string, error) {
-	account, err := ratekit.NewLockout(store, ratekit.LockoutConfig{Name: "login", Windows: []ratekit.LockoutWindow{
-		{Scope: "temp", Attempts: 5, Window: 15 * time.Minute, Block: 15 * time.Minute},
-		{Scope: "long", Attempts: 20, Window: 24 * time.Hour, Block: 24 * time.Hour},
-	}})
+// loginLimits are the lockout windows of POST /login.
+type loginLimits struct {
+	account, accountDay, ip lockout.Window
+}
+
+// defaultLogin: per account, 5 failures in 15 minutes block the account for
+// 15 minutes and 20 a day block it for a day; per IP, 50 failures an hour
+// block the IP for an hour.
+var defaultLogin = loginLimits{
+	account:    lockout.Window{Scope: "temp", Attempts: 5, Window: 15 * time.Minute, Block: 15 * time.Minute},
+	accountDay: lockout.Window{Scope: "long", Attempts: 20, Window: 24 * time.Hour, Block: 24 * time.Hour},
+	ip:         lockout.Window{Scope: "ip", Attempts: 50, Window: time.Hour, Block: time.Hour},
+}
+
+// loginRoute protects POST /login per account and per IP, counting failures
+// only. When the store is down the route fails closed (503).
+func loginRoute(store lockout.Store, l loginLimits) (http.Handler, []string, error) {
+	account, err := lockout.New(store, lockout.Config{Name: "login", Windows: []lockout.Window{l.account, l.accountDay}})
 	if err != nil {
 		return nil, nil, err
 	}
-	ip, err := ratekit.NewLockout(store, ratekit.LockoutConfig{Name: "login-ip", Windows: []ratekit.LockoutWindow{
-		{Scope: "ip", Attempts: 50, Window: time.Hour, Block: time.Hour},
-	}})
+	ip, err := lockout.New(store, lockout.Config{Name: "login-ip", Windows: []lockout.Window{l.ip}})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -37,7 +46,13 @@ func loginRoute(store ratekit.LockoutStore) (http.Handler, []string, error) {
 		}
 		writeJSON(w, map[string]any{"status": 200, "message": "Welcome, " + user + "."})
 	})
-	h := ip.Middleware(ratekit.ByIP(), ratekit.KeepOnSuccess())(account.Middleware(ratekit.ByFormValue("username"))(check))
-	limits := []string{"per account: 5 failures / 15 min → blocked 15 min; 20 / day → blocked 1 day", "per IP: 50 failures / hour → blocked 1 hour"}
+	h := ip.Middleware(ratekit.ByIP(), lockout.KeepOnSuccess())(account.Middleware(ratekit.ByFormValue("username"))(check))
+	limits := []string{"per account: " + describeWindow(l.account) + "; " + describeWindow(l.accountDay), "per IP: " + describeWindow(l.ip)}
 	return h, limits, nil
+}
+
+// describeWindow says what a lockout window does, e.g. "5 failures / 15m0s →
+// blocked 15m0s".
+func describeWindow(w lockout.Window) string {
+	return fmt.Sprintf("%d failures / %s → blocked %s", w.Attempts, w.Window, w.Block)
 }

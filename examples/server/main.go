@@ -1,15 +1,18 @@
 // Command server is the ratekit demo: a net/http service whose routes are
-// rate limited per client IP through Redis.
+// rate limited per client IP. It runs on the in-process store unless a Redis
+// URL is given, and answers the same either way.
 //
-//	go run ./examples/server                      # embedded in-process Redis
+//	go run ./examples/server                      # in-process store
 //	go run ./examples/server -redis redis://127.0.0.1:6379/0
+//	make run ARGS="-quota 2 -window 10s"          # the same through make
 //
-// Routes: GET / (an index), and GET /fixed, /gcra, /sliding, /log, /token,
-// /leaky and /multi (two limits at once), each limited per client IP.
+// Routes: GET / (an index), GET /fixed, /gcra, /sliding, /log, /token, /leaky
+// and /multi (two limits at once), each limited per client IP, and POST
+// /login (a lockout per account and per IP, counting failures).
 //
-// Flags: -addr (default :8080), -redis (default $REDIS_URL; empty means an
-// embedded miniredis), -quota (default 10), -window (default 1m), -prefix
-// (key prefix, default ratekit-demo).
+// Flags: -addr (default :8080), -redis (default $REDIS_URL; empty means the
+// in-process store), -quota (default 10), -window (default 1m), -prefix
+// (Redis key prefix, default ratekit-demo).
 package main
 
 import (
@@ -23,21 +26,19 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
-
-	"github.com/alicebob/miniredis/v2"
-	"github.com/redis/go-redis/v9"
 )
 
 type config struct {
 	addr, redisURL, prefix string
 	quota                  int64
 	window                 time.Duration
+	login                  loginLimits
 }
 
 func main() {
-	var c config
+	c := config{login: defaultLogin}
 	flag.StringVar(&c.addr, "addr", ":8080", "listen address")
-	flag.StringVar(&c.redisURL, "redis", os.Getenv("REDIS_URL"), "Redis URL (default $REDIS_URL); empty: embedded in-process Redis")
+	flag.StringVar(&c.redisURL, "redis", os.Getenv("REDIS_URL"), "Redis URL (default $REDIS_URL); empty: the in-process store")
 	flag.Int64Var(&c.quota, "quota", 10, "requests per window (GCRA: rate per window, burst = quota)")
 	flag.DurationVar(&c.window, "window", time.Minute, "window length")
 	flag.StringVar(&c.prefix, "prefix", "ratekit-demo", "Redis key prefix")
@@ -49,20 +50,20 @@ func main() {
 }
 
 func run(c config) error {
-	client, where, closeRedis, err := connect(c.redisURL)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	s, err := openStore(ctx, c)
 	if err != nil {
 		return err
 	}
-	defer closeRedis()
-	slog.Info("ratekit demo: store "+where, "addr", c.addr, "quota", c.quota, "window", c.window, "prefix", c.prefix)
+	defer s.close()
+	slog.Info("ratekit demo: "+s.where, "addr", c.addr, "quota", c.quota, "window", c.window)
 
-	handler, err := newHandler(client, c, where)
+	handler, err := newHandler(s, c)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{Addr: c.addr, Handler: handler, ReadHeaderTimeout: 5 * time.Second}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
 	select {
@@ -76,25 +77,4 @@ func run(c config) error {
 		}
 		return nil
 	}
-}
-
-// connect returns a client of the Redis at url, or of an embedded miniredis
-// when url is empty, and says which in where.
-func connect(url string) (client *redis.Client, where string, closeFn func(), err error) {
-	if url == "" {
-		m, err := miniredis.Run()
-		if err != nil {
-			return nil, "", nil, err
-		}
-		client = redis.NewClient(&redis.Options{Addr: m.Addr(), ContextTimeoutEnabled: true})
-		return client, "embedded in-process Redis (miniredis) at " + m.Addr() + "; set -redis or REDIS_URL to use a real one",
-			func() { client.Close(); m.Close() }, nil
-	}
-	opts, err := redis.ParseURL(url)
-	if err != nil {
-		return nil, "", nil, fmt.Errorf("-redis: %w", err)
-	}
-	opts.ContextTimeoutEnabled = true // the middleware's 100 ms timeout applies to socket I/O too
-	client = redis.NewClient(opts)
-	return client, "Redis at " + opts.Addr, func() { client.Close() }, nil
 }

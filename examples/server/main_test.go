@@ -1,87 +1,166 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/ratekit/ratekit/lockout"
+	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
-func TestDemoLogin(t *testing.T) {
-	srv := demo(t)
-	post := func(user, password string) int {
-		res, err := http.PostForm(srv.URL+"/login", url.Values{"username": {user}, "password": {password}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		return res.StatusCode
-	}
-	for i := range 10 {
-		if code := post("alice", "wonderland"); code != 200 {
-			t.Fatalf("success %d: %d", i+1, code)
-		}
-	}
-	for i := range 5 {
-		if code := post("bob", "nope"); code != 401 {
-			t.Fatalf("failure %d: %d", i+1, code)
-		}
-	}
-	if code := post("bob", "builder"); code != 429 { // the 6th attempt is blocked, password unchecked
-		t.Fatalf("bob's 6th attempt after 5 failures: %d, want 429", code)
-	}
-	if code := post("alice", "wonderland"); code != 200 {
-		t.Fatalf("alice while bob is blocked: %d", code)
-	}
+func TestMain(m *testing.M) { redistest.Main(m) }
+
+// shortLogin is the login lockout with windows short enough to wait out.
+var shortLogin = loginLimits{
+	account:    lockout.Window{Scope: "temp", Attempts: 2, Window: 700 * time.Millisecond, Block: 700 * time.Millisecond},
+	accountDay: lockout.Window{Scope: "long", Attempts: 100, Window: time.Hour, Block: time.Hour},
+	ip:         lockout.Window{Scope: "ip", Attempts: 50, Window: time.Hour, Block: time.Hour},
 }
 
-func TestDemoRoutes(t *testing.T) {
-	srv := demo(t)
-
-	res, err := http.Get(srv.URL + "/")
+// demo serves the demo over the in-process store, or over a private
+// redis-server when redis is set, with quota and window.
+func demo(t *testing.T, redis bool, quota int64, window time.Duration) *httptest.Server {
+	t.Helper()
+	c := config{quota: quota, window: window, prefix: redistest.Prefix(t), login: shortLogin}
+	if redis {
+		c.redisURL = "redis://" + redistest.RealStandalone(t).Addr
+	}
+	s, err := openStore(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var index struct {
-		Routes []struct{ Path, Method, Limit string }
-	}
-	if err := json.NewDecoder(res.Body).Decode(&index); err != nil || len(index.Routes) != 7 || index.Routes[0].Path != "/fixed" {
-		t.Fatalf("index: %+v %v", index, err)
-	}
-	res.Body.Close()
-	allowed := map[string]int{"/fixed": 3, "/gcra": 3, "/sliding": 3, "/log": 3, "/token": 3, "/leaky": 3, "/multi": 1}
-	for path, n := range allowed {
-		for i := range n + 1 {
-			res, err := http.Get(srv.URL + path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res.Body.Close()
-			want := http.StatusOK
-			if i == n {
-				want = http.StatusTooManyRequests
-			}
-			if res.StatusCode != want || res.Header.Get("Content-Type") != "application/json" {
-				t.Fatalf("%s request %d: %d %s", path, i+1, res.StatusCode, res.Header.Get("Content-Type"))
-			}
-		}
-	}
-}
-
-// demo serves the demo over its embedded Redis, at quota 3 per minute.
-func demo(t *testing.T) *httptest.Server {
-	client, where, closeFn, err := connect("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(closeFn)
-	h, err := newHandler(client, config{quota: 3, window: time.Minute, prefix: "demo-test"}, where)
+	t.Cleanup(s.close)
+	h, err := newHandler(s, c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+func status(t *testing.T, res *http.Response, err error) int {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
+}
+
+// TestDemoRecovers runs the demo on both stores with a quota of 3 per second:
+// every route denies at its quota and admits again once its window has
+// passed, and the login lockout blocks at its allowance and lets the account
+// in again once its block and window have passed.
+func TestDemoRecovers(t *testing.T) {
+	const window = time.Second
+	allowed := map[string]int{"/fixed": 3, "/gcra": 3, "/sliding": 3, "/log": 3, "/token": 3, "/leaky": 3, "/multi": 1}
+	for _, store := range []string{"in-process", "redis"} {
+		t.Run(store, func(t *testing.T) {
+			t.Parallel()
+			srv := demo(t, store == "redis", 3, window)
+			get := func(path string) int {
+				res, err := http.Get(srv.URL + path)
+				return status(t, res, err)
+			}
+			login := func(user, password string) int {
+				res, err := http.PostForm(srv.URL+"/login", url.Values{"username": {user}, "password": {password}})
+				return status(t, res, err)
+			}
+			start := time.Now()
+			for path, n := range allowed {
+				for i := range n {
+					if code := get(path); code != http.StatusOK {
+						t.Fatalf("%s request %d: %d, want 200", path, i+1, code)
+					}
+				}
+				if code := get(path); code != http.StatusTooManyRequests {
+					t.Fatalf("%s request %d: %d, want 429 at the quota", path, n+1, code)
+				}
+			}
+			for i := range 2 {
+				if code := login("bob", "nope"); code != http.StatusUnauthorized {
+					t.Fatalf("bob's failure %d: %d", i+1, code)
+				}
+			}
+			if code := login("bob", "builder"); code != http.StatusTooManyRequests {
+				t.Fatalf("bob's 3rd attempt: %d, want 429 (2 failures allowed)", code)
+			}
+			// Denied requests are not recorded, so asking again costs nothing:
+			// each route must admit again within its window (plus one bucket
+			// for /sliding), and not stay denied as keys that never expire
+			// would keep it.
+			deadline := start.Add(window + window/10 + 500*time.Millisecond)
+			for path := range allowed {
+				for get(path) != http.StatusOK {
+					if time.Now().After(deadline) {
+						t.Fatalf("%s still denied %s after the quota was used up (window %s)", path, time.Since(start), window)
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+			}
+			for login("bob", "builder") != http.StatusOK {
+				if time.Now().After(start.Add(shortLogin.account.Block + 500*time.Millisecond)) {
+					t.Fatalf("bob still locked out %s after his block of %s", time.Since(start), shortLogin.account.Block)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		})
+	}
+}
+
+func TestDemoLogin(t *testing.T) {
+	srv := demo(t, false, 3, time.Minute)
+	post := func(user, password string) int {
+		res, err := http.PostForm(srv.URL+"/login", url.Values{"username": {user}, "password": {password}})
+		return status(t, res, err)
+	}
+	for i := range 10 {
+		if code := post("alice", "wonderland"); code != 200 {
+			t.Fatalf("success %d: %d", i+1, code)
+		}
+	}
+	for i := range 2 {
+		if code := post("bob", "nope"); code != 401 {
+			t.Fatalf("failure %d: %d", i+1, code)
+		}
+	}
+	if code := post("bob", "builder"); code != 429 { // blocked, password unchecked
+		t.Fatalf("bob's 3rd attempt after 2 failures: %d, want 429", code)
+	}
+	if code := post("alice", "wonderland"); code != 200 {
+		t.Fatalf("alice while bob is blocked: %d", code)
+	}
+}
+
+func TestDemoIndex(t *testing.T) {
+	srv := demo(t, false, 3, time.Minute)
+	res, err := http.Get(srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var index struct {
+		Store  string
+		Routes []struct{ Path, Method, Limit string }
+	}
+	if err := json.NewDecoder(res.Body).Decode(&index); err != nil || len(index.Routes) != 7 || index.Routes[0].Path != "/fixed" ||
+		index.Routes[0].Limit != "fixed: fixed 3 per 1m0s" {
+		t.Fatalf("index: %+v %v", index, err)
+	}
+}
+
+// TestDemoRedisDown: a -redis URL nobody answers stops the demo at start
+// with the cause, instead of serving without limits.
+func TestDemoRedisDown(t *testing.T) {
+	c := config{quota: 3, window: time.Minute, prefix: "x", login: shortLogin, redisURL: "redis://" + redistest.ClosedAddr(t)}
+	if _, err := openStore(context.Background(), c); err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Fatalf("openStore against a closed port: %v, want an error naming the refused connection", err)
+	}
 }

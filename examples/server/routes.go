@@ -4,10 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/store/redisstore"
 )
 
 // route is one limited route of the demo.
@@ -18,12 +15,8 @@ type route struct {
 	limits []ratekit.Limit
 }
 
-// newHandler builds the demo's routes over one Redis store.
-func newHandler(client redis.Scripter, c config, where string) (http.Handler, error) {
-	store, err := redisstore.New(client, redisstore.WithPrefix(c.prefix))
-	if err != nil {
-		return nil, err
-	}
+// newHandler builds the demo's routes over s.
+func newHandler(s *demoStore, c config) (http.Handler, error) {
 	q, w := c.quota, c.window
 	routes := []route{
 		{Path: "/fixed", Method: "GET", limits: []ratekit.Limit{ratekit.FixedWindow(q, w).Named("fixed")}},
@@ -40,20 +33,20 @@ func newHandler(client redis.Scripter, c config, where string) (http.Handler, er
 	mux := http.NewServeMux()
 	for i := range routes {
 		r := &routes[i]
-		limiter, err := ratekit.New(store, r.limits...)
+		limiter, err := ratekit.New(s.limits, r.limits...)
 		if err != nil {
 			return nil, err
 		}
 		r.Limit = describe(r.limits)
 		mux.Handle(r.Method+" "+r.Path, ratekit.Middleware(limiter, ratekit.ByIP())(allowed(r.Path)))
 	}
-	login, loginLimits, err := loginRoute(store)
+	login, loginLimits, err := loginRoute(s.lockouts, c.login)
 	if err != nil {
 		return nil, err
 	}
 	mux.Handle("POST /login", login)
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, map[string]any{"service": "ratekit demo", "store": where, "key": "client IP (socket peer)", "routes": routes,
+		writeJSON(w, map[string]any{"service": "ratekit demo", "store": s.where, "key": "client IP (socket peer)", "routes": routes,
 			"login": map[string]any{"route": "POST /login (form fields username, password; failures count)", "limits": loginLimits, "demo_users": demoUsers}})
 	})
 	return mux, nil

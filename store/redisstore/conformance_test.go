@@ -53,7 +53,7 @@ func TestLockoutConformance(t *testing.T) {
 func miniHarness(t *testing.T) storetest.Harness {
 	m := miniredis.RunT(t)
 	clock := redistest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), m)
-	c := redis.NewClient(&redis.Options{Addr: m.Addr()})
+	c := redis.NewClient(&redis.Options{Addr: m.Addr(), ContextTimeoutEnabled: true})
 	t.Cleanup(func() { c.Close() })
 	d := storetest.NewDraw()
 	return storetest.Harness{Store: newStore(t, c, "conf", redisstore.WithRandom(d.Float64)), Advance: clock.Advance, Exact: true, Draw: d}

@@ -34,6 +34,32 @@
 // lua/reputation.lua, under <prefix>:{<tag>}:<name>:reputation:<fingerprint>:
 // one call per update, its score returned as a '%.17g' string.
 //
+// # Client settings
+//
+// Create the client with ContextTimeoutEnabled: true. go-redis then bounds
+// each call's socket I/O by the call's context, so a hung Redis costs no more
+// than the middleware's timeout (100 ms by default); without it, a call waits
+// for the client's ReadTimeout (5 s by default). New rejects a *redis.Client,
+// *redis.ClusterClient or *redis.Ring, also one behind a
+// redis.UniversalClient, whose options leave it false; it cannot inspect a
+// client of another type, and accepts it as it is.
+//
+// New sends nothing to Redis, so a wrong address shows only when calls fail,
+// and the middleware's default error policy lets failed calls through. Call
+// Store.Ping when the service starts: it sends PING (to every master of a
+// cluster, to every shard of a ring) and names the address and the cause of a
+// failure, e.g. "ratekit: redisstore: cannot reach Redis at 10.0.0.5:6379:
+// dial tcp 10.0.0.5:6379: connect: connection refused". Refuse to start, or
+// log it, as you prefer.
+//
+// A call that fails because its context ended reports the context's error and
+// the last failure behind it, e.g. "ratekit: redisstore: context deadline
+// exceeded (last error: dial tcp 10.0.0.5:6379: connect: connection
+// refused)". go-redis dials in the background and tries a refused dial again
+// (DialerRetries, 5 attempts 100 ms apart by default) before it reports it, so
+// New adds a hook to the client that only watches dials and keeps the last
+// failure; of a cluster client it watches the nodes created after New.
+//
 // # Retries
 //
 // go-redis retries a command whose connection failed after it was written
@@ -43,11 +69,8 @@
 // error policy, and the subject is charged at most once. NOSCRIPT (an empty
 // script cache after a restart, failover or SCRIPT FLUSH) is answered by
 // sending the script with EVAL, as redis.Script.Run does; a NOSCRIPT reply
-// means the script did not run.
-//
-// # Timeouts
-//
-// The store honours the context's deadline as far as the client does: create
-// the client with ContextTimeoutEnabled: true so that a hung Redis costs no
-// more than the middleware's timeout.
+// means the script did not run. A failure that proves the script did not run
+// (a failed dial, a pool timeout, LOADING, TRYAGAIN, CLUSTERDOWN, MASTERDOWN,
+// BUSY) is tried again, at most three attempts in all, 10 and then 20 ms
+// apart, and never past the context's deadline.
 package redisstore

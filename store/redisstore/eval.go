@@ -31,13 +31,18 @@ func (s *Store) eval(ctx context.Context, keys []string, args []any) (any, error
 // run runs sc with EVALSHA and, when the script cache is empty (NOSCRIPT, so
 // the script did not run), with EVAL. Failures that prove the script never
 // ran (no connection, a loading or resharding node) are tried again a few
-// times within ctx; any other failure may have come after the script ran and
-// is returned as it is. Every script of the store runs here, as a command
-// go-redis will not retry.
+// times within ctx: no pause outlasts ctx, and go-redis bounds each attempt by
+// ctx (ContextTimeoutEnabled). Any other failure may have come after the
+// script ran and is returned as it is. When ctx ends first, the error holds
+// ctx's error and the last underlying failure (see cause). Every script of the
+// store runs here, as a command go-redis will not retry.
 func (s *Store) run(ctx context.Context, sc *script, keys []string, args []any) (any, error) {
+	start := time.Now()
 	var err error
+	ended := false
 	for attempt := range attempts {
 		if attempt > 0 && !pause(ctx, time.Duration(attempt)*10*time.Millisecond) {
+			ended = true
 			break
 		}
 		cmd := s.command(ctx, "evalsha", sc.sha, keys, args)
@@ -53,7 +58,7 @@ func (s *Store) run(ctx context.Context, sc *script, keys []string, args []any) 
 			break
 		}
 	}
-	return nil, fmt.Errorf("ratekit: redisstore: %w", err)
+	return nil, fmt.Errorf("ratekit: redisstore: %w", s.cause(ctx, start, err, ended))
 }
 
 // neverRan reports whether err proves that Redis did not run the script.

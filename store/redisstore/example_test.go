@@ -29,7 +29,7 @@ func ExampleNew() {
 // Register an algorithm of your own, written in Lua against the engine's
 // contract, and use it beside the built-in ones.
 func ExampleWithAlgorithm() {
-	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", ContextTimeoutEnabled: true})
 	store, err := redisstore.New(client, redisstore.WithAlgorithm("inflight", `function(key, slots, hold_ms)
   local used = tonumber(redis.call('GET', key) or '0')
   local remaining = math.max(slots - used, 0)

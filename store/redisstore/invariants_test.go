@@ -164,7 +164,7 @@ func TestSameMillisecondBurst(t *testing.T) {
 	t.Run("miniredis-one-millisecond", func(t *testing.T) {
 		m := miniredis.RunT(t)
 		redistest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), m)
-		c := redis.NewClient(&redis.Options{Addr: m.Addr()})
+		c := redis.NewClient(&redis.Options{Addr: m.Addr(), ContextTimeoutEnabled: true})
 		t.Cleanup(func() { c.Close() })
 		check(t, newStore(t, c, "burst"), c, false)
 	})

@@ -12,7 +12,7 @@ import (
 )
 
 // TestMemoryPerKey reports MEMORY USAGE of each algorithm's key at quota
-// 100/min after 100 requests in one minute (the README's table), and bounds
+// 100/min after 100 requests in one minute (docs/performance.md), and bounds
 // it: a log at most 160 B per entry (small logs are listpacks, larger ones
 // skiplists), every other algorithm under 400 B.
 func TestMemoryPerKey(t *testing.T) {

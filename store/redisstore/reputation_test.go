@@ -24,7 +24,7 @@ func TestReputationConformance(t *testing.T) {
 		storetest.RunReputation(t, func(t *testing.T) storetest.ReputationHarness {
 			m := miniredis.RunT(t)
 			clock := redistest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), m)
-			c := redis.NewClient(&redis.Options{Addr: m.Addr()})
+			c := redis.NewClient(&redis.Options{Addr: m.Addr(), ContextTimeoutEnabled: true})
 			t.Cleanup(func() { c.Close() })
 			return storetest.ReputationHarness{Store: newStore(t, c, "rep"), Advance: clock.Advance, Now: clock.Now, Exact: true}
 		})
@@ -44,7 +44,7 @@ func TestReputationConformance(t *testing.T) {
 func TestReputationSameAnswers(t *testing.T) {
 	m := miniredis.RunT(t)
 	clock := redistest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), m)
-	c := redis.NewClient(&redis.Options{Addr: m.Addr()})
+	c := redis.NewClient(&redis.Options{Addr: m.Addr(), ContextTimeoutEnabled: true})
 	t.Cleanup(func() { c.Close() })
 	stores := []reputation.Store{memstore.New(memstore.WithClock(clock.Now)), newStore(t, c, "same")}
 	p := reputation.DefaultPolicy()

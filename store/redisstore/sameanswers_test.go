@@ -31,7 +31,7 @@ type pair struct {
 func newPair(t *testing.T) pair {
 	m := miniredis.RunT(t)
 	clock := redistest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), m)
-	c := redis.NewClient(&redis.Options{Addr: m.Addr()})
+	c := redis.NewClient(&redis.Options{Addr: m.Addr(), ContextTimeoutEnabled: true})
 	t.Cleanup(func() { c.Close() })
 	return pair{clock: clock, mem: memstore.New(memstore.WithClock(clock.Now)), red: newStore(t, c, "same")}
 }

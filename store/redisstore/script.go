@@ -90,7 +90,8 @@ func buildScript(custom map[string]string) (*script, error) {
 	for _, name := range names {
 		src := custom[name]
 		if err := store.CheckAlgorithmName(name); err != nil {
-			return nil, fmt.Errorf("ratekit: redisstore: custom algorithm: %w", err)
+			// err reads "ratekit: algorithm name ...": one prefix is enough.
+			return nil, fmt.Errorf("ratekit: redisstore: %s", strings.TrimPrefix(err.Error(), "ratekit: "))
 		}
 		if strings.TrimSpace(src) == "" {
 			return nil, fmt.Errorf("ratekit: redisstore: custom algorithm %q has no source", name)

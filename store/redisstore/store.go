@@ -25,6 +25,7 @@ type Store struct {
 	random func() float64 // uniform draws in [0, 1) for Suppressed limits
 
 	lastPolicy atomic.Pointer[compiledPolicy] // the last reputation policy used
+	dials      *dialWatch                     // the client's last failed dial (the client's hook keeps only this)
 }
 
 // processor is implemented by every go-redis client; the store uses it to
@@ -47,7 +48,17 @@ func WithPrefix(prefix string) Option {
 // New returns a Store that runs its script through client: a go-redis
 // *redis.Client, *redis.ClusterClient, *redis.Ring or redis.UniversalClient.
 // A Scripter without a Process method is rejected, because the store could
-// not stop its retries from charging twice.
+// not stop its retries from charging twice. So is a *redis.Client,
+// *redis.ClusterClient or *redis.Ring (also behind a redis.UniversalClient)
+// whose options leave ContextTimeoutEnabled false, because a Redis that stops
+// answering would then hold every call for the client's ReadTimeout; a client
+// of another type, which the store cannot inspect, is accepted as it is.
+//
+// New sends nothing to Redis: call Store.Ping at start to learn whether Redis
+// answers. It adds a hook to the client that only watches its dials (of a
+// cluster client: the dials of the nodes it creates from then on), so that a
+// call cut short by its context can name the failure go-redis had not yet
+// reported, such as a refused connection.
 func New(client redis.Scripter, opts ...Option) (*Store, error) {
 	if client == nil {
 		return nil, errNilClient
@@ -56,7 +67,10 @@ func New(client redis.Scripter, opts ...Option) (*Store, error) {
 	if !ok {
 		return nil, fmt.Errorf("ratekit: redisstore: %T has no Process method; pass a go-redis client", client)
 	}
-	s := &Store{proc: proc, prefix: DefaultPrefix, random: rand.Float64}
+	if err := checkClient(client); err != nil {
+		return nil, err
+	}
+	s := &Store{proc: proc, prefix: DefaultPrefix, random: rand.Float64, dials: &dialWatch{}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -68,6 +82,7 @@ func New(client redis.Scripter, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	s.script = sc
+	s.dials.watch(client)
 	return s, nil
 }
 

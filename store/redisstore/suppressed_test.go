@@ -26,7 +26,7 @@ func newSeededPair(t *testing.T, seed uint64) pair {
 func newDrawPair(t *testing.T, memDraw, redDraw func() float64) pair {
 	m := miniredis.RunT(t)
 	clock := redistest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), m)
-	c := redis.NewClient(&redis.Options{Addr: m.Addr()})
+	c := redis.NewClient(&redis.Options{Addr: m.Addr(), ContextTimeoutEnabled: true})
 	t.Cleanup(func() { c.Close() })
 	return pair{
 		clock: clock,

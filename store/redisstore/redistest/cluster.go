@@ -18,8 +18,21 @@ type Cluster struct {
 	procs []*process
 }
 
-// NewClient returns a cluster client; opts may be nil. The caller closes it.
+// NewClient returns a cluster client with ContextTimeoutEnabled set, as
+// redisstore.New requires; opts may be nil. The caller closes it.
 func (c *Cluster) NewClient(opts *redis.ClusterOptions) *redis.ClusterClient {
+	o := redis.ClusterOptions{}
+	if opts != nil {
+		o = *opts
+	}
+	o.ContextTimeoutEnabled = true
+	return c.NewClientAsGiven(&o)
+}
+
+// NewClientAsGiven is NewClient without the default: opts are used as given
+// (only Addrs is set), so ContextTimeoutEnabled stays false unless opts set
+// it, as in tests of a client redisstore.New rejects. The caller closes it.
+func (c *Cluster) NewClientAsGiven(opts *redis.ClusterOptions) *redis.ClusterClient {
 	o := redis.ClusterOptions{}
 	if opts != nil {
 		o = *opts
@@ -28,12 +41,12 @@ func (c *Cluster) NewClient(opts *redis.ClusterOptions) *redis.ClusterClient {
 	return redis.NewClusterClient(&o)
 }
 
-// Masters returns one client per master node, for SCAN and INFO; the caller
-// closes them.
+// Masters returns one client per master node (ContextTimeoutEnabled set),
+// for SCAN and INFO; the caller closes them.
 func (c *Cluster) Masters() []*redis.Client {
 	out := make([]*redis.Client, len(c.Addrs))
 	for i, a := range c.Addrs {
-		out[i] = redis.NewClient(&redis.Options{Addr: a})
+		out[i] = redis.NewClient(&redis.Options{Addr: a, ContextTimeoutEnabled: true})
 	}
 	return out
 }

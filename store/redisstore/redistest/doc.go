@@ -9,6 +9,10 @@
 // redis-cli on PATH); there is no fallback for a cluster, so without the
 // binaries and without RATEKIT_REQUIRE_REDIS it skips with a notice.
 //
+// The clients that Server and Cluster make (NewClient, Masters) set
+// ContextTimeoutEnabled, which redisstore.New requires; NewClientAsGiven
+// leaves the options as the test gives them.
+//
 // Packages that use the shared servers call Main from TestMain so that the
 // servers are stopped when the tests end.
 package redistest

@@ -30,9 +30,21 @@ type Server struct {
 	Mini *miniredis.Miniredis // set when Kind is Miniredis
 }
 
-// NewClient returns a client of the server; opts may be nil. The caller
-// closes it.
+// NewClient returns a client of the server with ContextTimeoutEnabled set,
+// as redisstore.New requires; opts may be nil. The caller closes it.
 func (s *Server) NewClient(opts *redis.Options) *redis.Client {
+	o := redis.Options{}
+	if opts != nil {
+		o = *opts
+	}
+	o.ContextTimeoutEnabled = true
+	return s.NewClientAsGiven(&o)
+}
+
+// NewClientAsGiven is NewClient without the default: opts are used as given
+// (only Addr is set), so ContextTimeoutEnabled stays false unless opts set
+// it, as in tests of a client redisstore.New rejects. The caller closes it.
+func (s *Server) NewClientAsGiven(opts *redis.Options) *redis.Client {
 	o := redis.Options{}
 	if opts != nil {
 		o = *opts

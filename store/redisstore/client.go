@@ -1,0 +1,226 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// checkClient rejects a go-redis client that would not bound its socket I/O
+// by the caller's context. Clients of other types are accepted as they are.
+func checkClient(client redis.Scripter) error {
+	enabled, nilClient := false, false
+	switch c := client.(type) {
+	case *redis.Client:
+		nilClient = c == nil
+		enabled = !nilClient && c.Options().ContextTimeoutEnabled
+	case *redis.ClusterClient:
+		nilClient = c == nil
+		enabled = !nilClient && c.Options().ContextTimeoutEnabled
+	case *redis.Ring:
+		nilClient = c == nil
+		enabled = !nilClient && c.Options().ContextTimeoutEnabled
+	default:
+		return nil
+	}
+	if nilClient {
+		return errNilClient
+	}
+	if !enabled {
+		return fmt.Errorf("ratekit: redisstore: the %T's ContextTimeoutEnabled is false, so a Redis that stops answering "+
+			"would hold each request for the client's ReadTimeout instead of the middleware's timeout; "+
+			"set ContextTimeoutEnabled: true in the client's options", client)
+	}
+	return nil
+}
+
+// dialWatch is a go-redis hook that only watches dials. go-redis dials in the
+// background and retries a failed dial (DialerRetries) before it reports the
+// failure, so a call whose context ends first sees only the context's error;
+// the watch keeps the last failed dial so that the store can say why.
+type dialWatch struct {
+	last atomic.Pointer[dialFailure]
+}
+
+type dialFailure struct {
+	err error
+	at  time.Time
+}
+
+// watch adds w to the client's dials: those of a *redis.Client, those of the
+// shards of a *redis.Ring, and those of the nodes a *redis.ClusterClient
+// creates from now on. Clients of other types are not watched.
+func (w *dialWatch) watch(client redis.Scripter) {
+	hook := func(c *redis.Client) { c.AddHook(w) }
+	switch c := client.(type) {
+	case *redis.Client:
+		hook(c)
+	case *redis.ClusterClient:
+		c.OnNewNode(hook)
+	case *redis.Ring:
+		c.OnNewNode(hook)
+		_ = c.ForEachShard(context.Background(), func(_ context.Context, c *redis.Client) error {
+			hook(c)
+			return nil
+		})
+	}
+}
+
+// DialHook implements redis.Hook: it records failed dials, except those
+// cancelled by go-redis, which say nothing about Redis.
+func (w *dialWatch) DialHook(next redis.DialHook) redis.DialHook {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := next(ctx, network, addr)
+		if err != nil && !errors.Is(err, context.Canceled) {
+			w.last.Store(&dialFailure{err: err, at: time.Now()})
+		}
+		return conn, err
+	}
+}
+
+// ProcessHook implements redis.Hook, changing nothing.
+func (*dialWatch) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+
+// ProcessPipelineHook implements redis.Hook, changing nothing.
+func (*dialWatch) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// since returns the last dial failure at or after start, or nil.
+func (w *dialWatch) since(start time.Time) error {
+	if w == nil {
+		return nil
+	}
+	if f := w.last.Load(); f != nil && !f.at.Before(start) {
+		return f.err
+	}
+	return nil
+}
+
+// cause explains err, the failure of a call that started at start. When the
+// call ended because ctx did (ended, or err is a timeout once ctx is done),
+// the error holds both ctx's error and the last underlying failure: err
+// itself, or, when err is only the context's error, a dial that failed since
+// start. Otherwise it is err. The result has no "ratekit: " prefix.
+func (s *Store) cause(ctx context.Context, start time.Time, err error, ended bool) error {
+	ctxErr := ctx.Err()
+	if d, ok := ctx.Deadline(); ok && ctxErr == nil && !time.Now().Before(d) {
+		ctxErr = context.DeadlineExceeded // a read deadline set from ctx can fire before ctx's own timer
+	}
+	if ctxErr == nil || !ended && !timedOut(err) {
+		return err
+	}
+	last := err
+	if last == nil || isContextErr(last) {
+		if d := s.dials.since(start); d != nil {
+			last = d
+		}
+	}
+	if last == nil || last.Error() == ctxErr.Error() {
+		return ctxErr
+	}
+	return fmt.Errorf("%w (last error: %w)", ctxErr, last)
+}
+
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// timedOut reports whether err is the kind of failure an ended context causes.
+func timedOut(err error) bool {
+	var ne net.Error
+	return isContextErr(err) || errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+}
+
+// Ping checks that Redis answers: it sends PING to the server of a
+// *redis.Client, to every master of a *redis.ClusterClient and to every shard
+// of a *redis.Ring, and returns an error naming the address and the cause,
+// e.g. "ratekit: redisstore: cannot reach Redis at 127.0.0.1:6379: dial tcp
+// 127.0.0.1:6379: connect: connection refused". A client of another type gets
+// one PING, sent as it routes it.
+//
+// New sends nothing to Redis, and a store that cannot reach Redis fails every
+// call, which the middleware's error policy then lets through (fail open) or
+// refuses. Call Ping when the service starts, with a context that bounds it
+// (a few seconds: go-redis retries a failed dial for a while), and refuse to
+// start or log the error, as you prefer.
+func (s *Store) Ping(ctx context.Context) error {
+	start := time.Now()
+	fail := func(addr string, err error) error {
+		return &pingError{addr: addr, err: s.cause(ctx, start, err, false)}
+	}
+	switch c := s.proc.(type) {
+	case *redis.Client:
+		if err := c.Ping(ctx).Err(); err != nil {
+			return fail(c.Options().Addr, err)
+		}
+		return nil
+	case *redis.ClusterClient:
+		err := c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+			if err := m.Ping(ctx).Err(); err != nil {
+				return fail(m.Options().Addr, err)
+			}
+			return nil
+		})
+		var pe *pingError
+		if err != nil && !errors.As(err, &pe) { // the cluster's slots did not load
+			return fail(strings.Join(c.Options().Addrs, ", "), err)
+		}
+		return err
+	case *redis.Ring:
+		var mu sync.Mutex
+		var pinged []string
+		err := c.ForEachShard(ctx, func(ctx context.Context, shard *redis.Client) error {
+			mu.Lock()
+			pinged = append(pinged, shard.Options().Addr)
+			mu.Unlock()
+			if err := shard.Ping(ctx).Err(); err != nil {
+				return fail(shard.Options().Addr, err)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		var down []string
+		for _, addr := range c.Options().Addrs {
+			if !slices.Contains(pinged, addr) {
+				down = append(down, addr)
+			}
+		}
+		if len(down) > 0 {
+			slices.Sort(down)
+			return &pingError{addr: strings.Join(down, ", "), err: errors.New("the ring's heartbeat found it down")}
+		}
+		return nil
+	default:
+		if err := s.proc.Process(ctx, redis.NewStatusCmd(ctx, "ping")); err != nil {
+			return fail("", err)
+		}
+		return nil
+	}
+}
+
+// pingError is Ping's error: the address (when known) and the cause.
+type pingError struct {
+	addr string
+	err  error
+}
+
+func (e *pingError) Error() string {
+	if e.addr == "" {
+		return "ratekit: redisstore: cannot reach Redis: " + e.err.Error()
+	}
+	return "ratekit: redisstore: cannot reach Redis at " + e.addr + ": " + e.err.Error()
+}
+
+func (e *pingError) Unwrap() error { return e.err }
