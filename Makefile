@@ -14,7 +14,7 @@ run:
 # PATH when present (REDIS_ADDR to use your own); without it they say so and
 # the tests that need a real server skip (CI sets RATEKIT_REQUIRE_REDIS=1).
 test:
-	@command -v redis-server >/dev/null 2>&1 || echo "note: redis-server is not on PATH: tests run on miniredis and the cluster tests skip (CI requires a real server)"
+	@command -v redis-server >/dev/null 2>&1 || echo "note: redis-server is not on PATH: the tests that need a real Redis skip (CI requires one)"
 	@set -e; for m in $(MODULES); do echo "== $$m"; (cd $$m && $(GO) test -race -count=1 ./...); done
 
 bench:

@@ -3,13 +3,13 @@ package redistest
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"sync"
 	"testing"
 
-	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -18,16 +18,14 @@ type Kind string
 
 // The kinds of server.
 const (
-	Real      Kind = "redis-server" // a private redis-server started here
-	External  Kind = "REDIS_ADDR"   // a server someone else runs
-	Miniredis Kind = "miniredis"    // the in-process fallback
+	Real     Kind = "redis-server" // a private redis-server started here
+	External Kind = "REDIS_ADDR"   // a server someone else runs
 )
 
 // Server is a standalone Redis for tests.
 type Server struct {
 	Addr string
 	Kind Kind
-	Mini *miniredis.Miniredis // set when Kind is Miniredis
 }
 
 // NewClient returns a client of the server with ContextTimeoutEnabled set,
@@ -64,11 +62,17 @@ var (
 )
 
 // Required reports whether RATEKIT_REQUIRE_REDIS=1: a missing redis-server is
-// then a failure, never a fallback or a skip.
+// then a failure, never a skip.
 func Required() bool { return os.Getenv("RATEKIT_REQUIRE_REDIS") == "1" }
 
-// Standalone returns the test binary's shared standalone server (see the
-// package doc). Tests keep apart by using Prefix.
+// errNoServer reports a machine without redis-server, when not Required.
+var errNoServer = errors.New("redis-server is not on PATH; install it (Debian: apt-get install redis-server) or set REDIS_ADDR to run this test")
+
+// Standalone returns the test binary's shared standalone server: the one at
+// REDIS_ADDR when set, else a private redis-server (see the package doc).
+// Without redis-server the test skips with a notice, or fails when Required:
+// miniredis keeps no real time, so it stands in only for fake-clock tests,
+// which start their own. Tests keep apart by using Prefix.
 func Standalone(t testing.TB) *Server {
 	t.Helper()
 	mu.Lock()
@@ -76,22 +80,20 @@ func Standalone(t testing.TB) *Server {
 	if standalone == nil && standErr == nil {
 		standalone, standErr = startStandalone()
 	}
+	if errors.Is(standErr, errNoServer) {
+		noticeOnce.Do(func() { fmt.Fprintln(os.Stderr, "redistest: "+errNoServer.Error()+"; the tests that need it skip") })
+		t.Skip("redistest: " + errNoServer.Error())
+	}
 	if standErr != nil {
 		t.Fatalf("redistest: %v", standErr)
 	}
 	return standalone
 }
 
-// RealStandalone is Standalone for tests that need a real server (faults,
-// MEMORY USAGE, the script cache): without one it fails when Required and
-// skips with a notice otherwise.
+// RealStandalone is Standalone.
 func RealStandalone(t testing.TB) *Server {
 	t.Helper()
-	s := Standalone(t)
-	if s.Kind == Miniredis {
-		t.Skip("redistest: needs redis-server, which is not on PATH")
-	}
-	return s
+	return Standalone(t)
 }
 
 func startStandalone() (*Server, error) {
@@ -102,14 +104,7 @@ func startStandalone() (*Server, error) {
 		if Required() {
 			return nil, fmt.Errorf("RATEKIT_REQUIRE_REDIS=1 but redis-server is not on PATH: %w", err)
 		}
-		noticeOnce.Do(func() {
-			fmt.Fprintln(os.Stderr, "redistest: redis-server not found on PATH; tests use miniredis (install redis-server, or set REDIS_ADDR, to test against real Redis)")
-		})
-		m := miniredis.NewMiniRedis()
-		if err := m.Start(); err != nil {
-			return nil, err
-		}
-		return &Server{Addr: m.Addr(), Kind: Miniredis, Mini: m}, nil
+		return nil, errNoServer
 	}
 	var lastErr error
 	for range 5 {
@@ -140,9 +135,6 @@ func stopAll() {
 	defer mu.Unlock()
 	if standProc != nil {
 		standProc.stop()
-	}
-	if standalone != nil && standalone.Mini != nil {
-		standalone.Mini.Close()
 	}
 	if cluster != nil {
 		cluster.stop()
