@@ -24,7 +24,8 @@ type ClientIP struct {
 	v6Bits  int
 }
 
-// An IPOption configures a ClientIP (and ByIP).
+// An IPOption configures a ClientIP (and ByIP). It is applied once, when the
+// ClientIP is built; an invalid one is an error from NewClientIP.
 type IPOption func(*ClientIP) error
 
 // TrustProxies trusts peers inside prefixes: when the socket peer is one, the

@@ -40,6 +40,7 @@ type Decision struct {
 }
 
 // LimitState is one limit's part of a Decision: what that limit alone says.
+// It is a plain value; the zero LimitState describes no limit.
 type LimitState struct {
 	Limit         Limit
 	Allowed       bool          // this limit alone would admit the request

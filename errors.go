@@ -20,6 +20,7 @@ var (
 )
 
 // LimitError describes why a limit was rejected. It matches ErrInvalidLimit.
+// It is a plain value; New returns it (joined with others) for every problem.
 type LimitError struct {
 	Limit  string // the limit's name
 	Field  string // the offending parameter, e.g. "quota" or "window"

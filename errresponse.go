@@ -8,7 +8,8 @@ import (
 	"time"
 )
 
-// ErrorCode is the machine-readable code of an ErrorResponse.
+// ErrorCode is the machine-readable code of an ErrorResponse; the zero value
+// is no code.
 type ErrorCode string
 
 // Error codes.
@@ -32,7 +33,7 @@ type ErrorResponse struct {
 	Context ErrorContext `json:"context"`
 }
 
-// ErrorContext holds the numbers behind an ErrorResponse. Limit, Remaining
+// ErrorContext holds the numbers behind an ErrorResponse, a plain value. Limit, Remaining
 // and Policy describe the binding limit; they are omitted when Policy is
 // empty (a 503 has no limit to describe). RetryAfter is omitted when 0 (a
 // request that can never pass).
@@ -130,7 +131,9 @@ func seconds(n int64) string {
 	return strconv.FormatInt(n, 10) + " seconds"
 }
 
-// A Renderer turns an ErrorResponse into a body and its content type.
+// A Renderer turns an ErrorResponse into a body and its content type. It is
+// called by concurrent requests, so it must be safe for concurrent use;
+// RenderJSON and RenderProblem are. A nil Renderer means RenderJSON.
 type Renderer func(e *ErrorResponse) (contentType string, body []byte)
 
 // RenderJSON renders {"status":…,"code":…,"message":…,"context":{…}} as

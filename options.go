@@ -9,7 +9,8 @@ import (
 )
 
 // An Option configures Middleware. Options are values built by the With
-// functions of this package; the framework adapters offer the same names.
+// functions of this package, safe to share; the framework adapters offer the
+// same names. A nil Option is a programming error.
 type Option interface{ apply(*config) }
 
 type optionFunc func(*config)

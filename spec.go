@@ -4,7 +4,8 @@ import "time"
 
 // A Spec describes a Limit to a Store: what the store needs to decide it.
 // Users rarely need it; a Limit's String method describes it for people.
-// Which fields are set depends on the algorithm; the others are zero.
+// Which fields are set depends on the algorithm; the others are zero. A Spec
+// is a plain value, safe to copy; the zero Spec describes no limit.
 type Spec struct {
 	// Algorithm names the algorithm: "fixed", "sliding", "log", "token",
 	// "leaky", "gcra", "suppressed", or a custom name (see Custom). It is
