@@ -15,7 +15,7 @@ import (
 func wantHeaders(t *testing.T, r response, want map[string]string) {
 	t.Helper()
 	for k, v := range want {
-		if got := r.header.Get(k); got != v {
+		if got := r.Header.Get(k); got != v {
 			t.Errorf("%s: %q, want %q", k, got, v)
 		}
 	}
@@ -28,26 +28,26 @@ func TestHeadersAndBody(t *testing.T) {
 	before := time.Now()
 	first := get(t, srv.URL)
 	after := time.Now()
-	if first.status != 200 || first.body != "handler" {
-		t.Fatalf("first: %d %q", first.status, first.body)
+	if first.Status != 200 || first.Body != "handler" {
+		t.Fatalf("first: %d %q", first.Status, first.Body)
 	}
 	wantHeaders(t, first, map[string]string{
 		"X-RateLimit-Limit": "2", "X-RateLimit-Remaining": "1",
 		"RateLimit-Policy": `"api";q=2;w=60`, "RateLimit": `"api";r=1;t=60`,
 		"Retry-After": "", "Cache-Control": "",
 	})
-	reset, _ := strconv.ParseInt(first.header.Get("X-RateLimit-Reset"), 10, 64)
+	reset, _ := strconv.ParseInt(first.Header.Get("X-RateLimit-Reset"), 10, 64)
 	if lo, hi := before.Add(59*time.Second).Unix(), after.Add(61*time.Second).Unix(); reset < lo || reset > hi {
 		t.Errorf("X-RateLimit-Reset %d outside [%d, %d]", reset, lo, hi)
 	}
 
 	get(t, srv.URL)
 	denied := get(t, srv.URL)
-	if denied.status != http.StatusTooManyRequests {
-		t.Fatalf("third: %d", denied.status)
+	if denied.Status != http.StatusTooManyRequests {
+		t.Fatalf("third: %d", denied.Status)
 	}
 	// 60 s unless a loaded machine took over a second between the requests
-	retry := denied.header.Get("Retry-After")
+	retry := denied.Header.Get("Retry-After")
 	if retry != "60" && retry != "59" {
 		t.Fatalf("Retry-After %q, want 60 (or 59 on a slow run)", retry)
 	}
@@ -58,8 +58,8 @@ func TestHeadersAndBody(t *testing.T) {
 	})
 	want := `{"status":429,"code":"RATE_LIMITED","message":"Too many requests. Try again in ` + retry +
 		` seconds.","context":{"retryAfter":` + retry + `,"limit":2,"remaining":0,"policy":"api"}}`
-	if denied.body != want {
-		t.Errorf("body:\n%s\nwant\n%s", denied.body, want)
+	if denied.Body != want {
+		t.Errorf("body:\n%s\nwant\n%s", denied.Body, want)
 	}
 }
 
@@ -79,11 +79,11 @@ func TestProblemJSON(t *testing.T) {
 	get(t, srv.URL)
 	r := get(t, srv.URL)
 	want := `{"type":"about:blank","title":"Too Many Requests","status":429,"detail":"Too many requests. Try again in 3600 seconds.","code":"RATE_LIMITED","retryAfter":3600,"limit":1,"remaining":0,"policy":"api"}`
-	if r.status != 429 || r.body != want || r.header.Get("Content-Type") != "application/problem+json" {
-		t.Errorf("%d %s %q", r.status, r.header.Get("Content-Type"), r.body)
+	if r.Status != 429 || r.Body != want || r.Header.Get("Content-Type") != "application/problem+json" {
+		t.Errorf("%d %s %q", r.Status, r.Header.Get("Content-Type"), r.Body)
 	}
-	if r.header.Get("X-RateLimit-Limit") != "" || r.header.Get("RateLimit") != "" || r.header.Get("Retry-After") != "3600" {
-		t.Errorf("HeadersNone wrote %v", r.header)
+	if r.Header.Get("X-RateLimit-Limit") != "" || r.Header.Get("RateLimit") != "" || r.Header.Get("Retry-After") != "3600" {
+		t.Errorf("HeadersNone wrote %v", r.Header)
 	}
 }
 
@@ -92,24 +92,24 @@ func TestCostSkipAndUnsatisfiable(t *testing.T) {
 	srv := serve(t, l, ratekit.ByIP(),
 		ratekit.WithSkip(func(r *http.Request) bool { return r.URL.Path == "/health" }),
 		ratekit.WithCostFunc(func(r *http.Request) int64 { n, _ := strconv.ParseInt(r.URL.Query().Get("cost"), 10, 64); return n }))
-	if r := get(t, srv.URL+"/?cost=3"); r.status != 200 || r.header.Get("X-RateLimit-Remaining") != "2" {
-		t.Fatalf("cost 3: %d remaining %s", r.status, r.header.Get("X-RateLimit-Remaining"))
+	if r := get(t, srv.URL+"/?cost=3"); r.Status != 200 || r.Header.Get("X-RateLimit-Remaining") != "2" {
+		t.Fatalf("cost 3: %d remaining %s", r.Status, r.Header.Get("X-RateLimit-Remaining"))
 	}
-	if r := get(t, srv.URL+"/?cost=3"); r.status != 429 || r.header.Get("X-RateLimit-Remaining") != "2" {
-		t.Fatalf("cost 3 over 2 left: %d remaining %s", r.status, r.header.Get("X-RateLimit-Remaining"))
+	if r := get(t, srv.URL+"/?cost=3"); r.Status != 429 || r.Header.Get("X-RateLimit-Remaining") != "2" {
+		t.Fatalf("cost 3 over 2 left: %d remaining %s", r.Status, r.Header.Get("X-RateLimit-Remaining"))
 	}
 	for range 3 {
-		if r := get(t, srv.URL+"/health"); r.status != 200 || r.header.Get("X-RateLimit-Limit") != "" {
-			t.Fatalf("skipped route: %d %v", r.status, r.header)
+		if r := get(t, srv.URL+"/health"); r.Status != 200 || r.Header.Get("X-RateLimit-Limit") != "" {
+			t.Fatalf("skipped route: %d %v", r.Status, r.Header)
 		}
 	}
-	if r := get(t, srv.URL+"/?cost=2"); r.status != 200 || r.header.Get("X-RateLimit-Remaining") != "0" {
-		t.Fatalf("cost 2: %d remaining %s (skipped requests must not count)", r.status, r.header.Get("X-RateLimit-Remaining"))
+	if r := get(t, srv.URL+"/?cost=2"); r.Status != 200 || r.Header.Get("X-RateLimit-Remaining") != "0" {
+		t.Fatalf("cost 2: %d remaining %s (skipped requests must not count)", r.Status, r.Header.Get("X-RateLimit-Remaining"))
 	}
 	r := get(t, srv.URL+"/?cost=6")
 	want := `{"status":429,"code":"RATE_LIMITED","message":"Too many requests. This request costs more than the limit allows; it can never pass.","context":{"limit":5,"remaining":0,"policy":"api"}}`
-	if r.status != 429 || r.body != want || r.header.Get("Retry-After") != "" {
-		t.Fatalf("cost 6 of 5: %d Retry-After %q %s", r.status, r.header.Get("Retry-After"), r.body)
+	if r.Status != 429 || r.Body != want || r.Header.Get("Retry-After") != "" {
+		t.Fatalf("cost 6 of 5: %d Retry-After %q %s", r.Status, r.Header.Get("Retry-After"), r.Body)
 	}
 }
 
@@ -121,8 +121,8 @@ func TestDeniedHandler(t *testing.T) {
 	}))
 	get(t, srv.URL)
 	r := get(t, srv.URL)
-	if r.status != http.StatusTeapot || r.body != "slow down fixed" || r.header.Get("Retry-After") != "60" || r.header.Get("X-RateLimit-Remaining") != "0" {
-		t.Fatalf("%d %q %v", r.status, r.body, r.header)
+	if r.Status != http.StatusTeapot || r.Body != "slow down fixed" || r.Header.Get("Retry-After") != "60" || r.Header.Get("X-RateLimit-Remaining") != "0" {
+		t.Fatalf("%d %q %v", r.Status, r.Body, r.Header)
 	}
 }
 
@@ -169,14 +169,14 @@ func TestErrorPolicies(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			before := seen.Load()
 			r := get(t, serve(t, tc.l, tc.key, append(tc.opts, onErr)...).URL)
-			if r.status != tc.status || r.body != tc.body || leaks(r) {
-				t.Fatalf("%d %q, want %d %q", r.status, r.body, tc.status, tc.body)
+			if r.Status != tc.status || r.Body != tc.body || leaks(r) {
+				t.Fatalf("%d %q, want %d %q", r.Status, r.Body, tc.status, tc.body)
 			}
-			if r.header.Get("X-Ratelimit-Limit") != "" {
-				t.Fatalf("rate-limit headers without a decision: %v", r.header)
+			if r.Header.Get("X-Ratelimit-Limit") != "" {
+				t.Fatalf("rate-limit headers without a decision: %v", r.Header)
 			}
-			if want := map[int]string{400: "", 503: "1", 200: ""}[tc.status]; r.header.Get("Retry-After") != want {
-				t.Fatalf("Retry-After %q, want %q", r.header.Get("Retry-After"), want)
+			if want := map[int]string{400: "", 503: "1", 200: ""}[tc.status]; r.Header.Get("Retry-After") != want {
+				t.Fatalf("Retry-After %q, want %q", r.Header.Get("Retry-After"), want)
 			}
 			if seen.Load() != before+1 {
 				t.Fatal("the error handler did not see the error")

@@ -2,7 +2,9 @@ package adapter
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"net/netip"
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/internal/core"
@@ -70,4 +72,39 @@ func JoinKey(parts ...string) (string, error) {
 		return "", ratekit.ErrEmptyKey
 	}
 	return k, nil
+}
+
+// Join joins key functions of a framework's context C as ratekit.Join does:
+// an error or an empty part fails the whole key. Adapters offer it as their
+// Join.
+func Join[C any, K ~func(C) (string, error)](keys ...K) K {
+	return func(c C) (string, error) {
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			part, err := k(c)
+			if err != nil {
+				return "", err
+			}
+			parts[i] = part
+		}
+		return JoinKey(parts...)
+	}
+}
+
+// FrameworkIP keys requests by the client address a framework resolved,
+// ip(c), grouped as ratekit.ByIP groups addresses (IPv6 by /64); framework
+// names it in errors. Adapters offer it as their ByFrameworkIP.
+func FrameworkIP[C any, K ~func(C) (string, error)](framework string, ip func(c C) string) K {
+	grouping, err := ratekit.NewClientIP()
+	if err != nil { // unreachable: no options
+		panic(err)
+	}
+	return func(c C) (string, error) {
+		s := ip(c)
+		a, err := netip.ParseAddr(s)
+		if err != nil {
+			return "", fmt.Errorf("ratekit: %s client IP %q does not parse: %w", framework, s, err)
+		}
+		return grouping.Key(a.Unmap().WithZone("")), nil
+	}
 }

@@ -1,9 +1,6 @@
 package ratekitecho
 
 import (
-	"fmt"
-	"net/netip"
-
 	"github.com/labstack/echo/v4"
 
 	"github.com/ratekit/ratekit"
@@ -35,19 +32,7 @@ func ByIP(opts ...ratekit.IPOption) KeyFunc { return FromHTTP(ratekit.ByIP(opts.
 func ByHeader(name string) KeyFunc { return FromHTTP(ratekit.ByHeader(name)) }
 
 // Join keys requests by several key functions at once, as ratekit.Join does.
-func Join(keys ...KeyFunc) KeyFunc {
-	return func(c echo.Context) (string, error) {
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			part, err := k(c)
-			if err != nil {
-				return "", err
-			}
-			parts[i] = part
-		}
-		return adapter.JoinKey(parts...)
-	}
-}
+func Join(keys ...KeyFunc) KeyFunc { return adapter.Join(keys...) }
 
 // ByFrameworkIP keys requests by c.RealIP(), grouped as ratekit.ByIP groups
 // addresses (IPv6 by /64). It opts in to Echo's client-IP resolution: use it
@@ -55,16 +40,5 @@ func Join(keys ...KeyFunc) KeyFunc {
 // because without one RealIP returns the leftmost X-Forwarded-For value,
 // which any client can write. Prefer ByIP with ratekit.TrustProxies.
 func ByFrameworkIP() KeyFunc {
-	ip, err := ratekit.NewClientIP()
-	if err != nil { // unreachable: no options
-		panic(err)
-	}
-	return func(c echo.Context) (string, error) {
-		s := c.RealIP()
-		a, err := netip.ParseAddr(s)
-		if err != nil {
-			return "", fmt.Errorf("ratekit: echo real IP %q does not parse: %w", s, err)
-		}
-		return ip.Key(a.Unmap().WithZone("")), nil
-	}
+	return adapter.FrameworkIP[echo.Context, KeyFunc]("echo", func(c echo.Context) string { return c.RealIP() })
 }

@@ -3,7 +3,6 @@ package ratekitfiber
 import (
 	"fmt"
 	"net"
-	"net/netip"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -71,19 +70,7 @@ func ByHeader(name string) KeyFunc {
 }
 
 // Join keys requests by several key functions at once, as ratekit.Join does.
-func Join(keys ...KeyFunc) KeyFunc {
-	return func(c *fiber.Ctx) (string, error) {
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			part, err := k(c)
-			if err != nil {
-				return "", err
-			}
-			parts[i] = part
-		}
-		return adapter.JoinKey(parts...)
-	}
-}
+func Join(keys ...KeyFunc) KeyFunc { return adapter.Join(keys...) }
 
 // ByFrameworkIP keys requests by c.IP(), grouped as ratekit.ByIP groups
 // addresses (IPv6 by /64). It opts in to Fiber's client-IP resolution, which
@@ -94,16 +81,5 @@ func Join(keys ...KeyFunc) KeyFunc {
 // EnableIPValidation, its leftmost address, which the client wrote. Prefer
 // ByIP with ratekit.TrustProxies, which reads X-Forwarded-For from the right.
 func ByFrameworkIP() KeyFunc {
-	ip, err := ratekit.NewClientIP()
-	if err != nil { // unreachable: no options
-		panic(err)
-	}
-	return func(c *fiber.Ctx) (string, error) {
-		s := c.IP()
-		a, err := netip.ParseAddr(s)
-		if err != nil {
-			return "", fmt.Errorf("ratekit: fiber client IP %q does not parse: %w", s, err)
-		}
-		return ip.Key(a.Unmap().WithZone("")), nil
-	}
+	return adapter.FrameworkIP[*fiber.Ctx, KeyFunc]("fiber", func(c *fiber.Ctx) string { return c.IP() })
 }

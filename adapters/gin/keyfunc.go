@@ -1,9 +1,6 @@
 package ratekitgin
 
 import (
-	"fmt"
-	"net/netip"
-
 	"github.com/gin-gonic/gin"
 
 	"github.com/ratekit/ratekit"
@@ -35,19 +32,7 @@ func ByIP(opts ...ratekit.IPOption) KeyFunc { return FromHTTP(ratekit.ByIP(opts.
 func ByHeader(name string) KeyFunc { return FromHTTP(ratekit.ByHeader(name)) }
 
 // Join keys requests by several key functions at once, as ratekit.Join does.
-func Join(keys ...KeyFunc) KeyFunc {
-	return func(c *gin.Context) (string, error) {
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			part, err := k(c)
-			if err != nil {
-				return "", err
-			}
-			parts[i] = part
-		}
-		return adapter.JoinKey(parts...)
-	}
-}
+func Join(keys ...KeyFunc) KeyFunc { return adapter.Join(keys...) }
 
 // ByFrameworkIP keys requests by c.ClientIP(), grouped as ratekit.ByIP
 // groups addresses (IPv6 by /64). It opts in to Gin's own client-IP
@@ -56,16 +41,5 @@ func Join(keys ...KeyFunc) KeyFunc {
 // trusts every proxy and reads X-Forwarded-For from any client. Prefer ByIP
 // with ratekit.TrustProxies.
 func ByFrameworkIP() KeyFunc {
-	ip, err := ratekit.NewClientIP()
-	if err != nil { // unreachable: no options
-		panic(err)
-	}
-	return func(c *gin.Context) (string, error) {
-		s := c.ClientIP()
-		a, err := netip.ParseAddr(s)
-		if err != nil {
-			return "", fmt.Errorf("ratekit: gin client IP %q does not parse: %w", s, err)
-		}
-		return ip.Key(a.Unmap().WithZone("")), nil
-	}
+	return adapter.FrameworkIP[*gin.Context, KeyFunc]("gin", func(c *gin.Context) string { return c.ClientIP() })
 }

@@ -68,7 +68,7 @@ func send(t *testing.T, srv *httptest.Server, method, path, tenant string) respo
 			break
 		}
 	}
-	return response{res.StatusCode, res.Header, b.String()}
+	return response{Status: res.StatusCode, Header: res.Header, Body: b.String()}
 }
 
 // TestLevelsReputationGate: a tenant that hammered the login endpoint has a
@@ -101,8 +101,8 @@ func TestLevelsReputationGate(t *testing.T) {
 				if i >= 2 {
 					want = http.StatusTooManyRequests
 				}
-				if r := send(t, srv, "POST", "/login", "bot"); r.status != want || (i >= 2 && !strings.Contains(r.body, `"policy":"login"`)) {
-					t.Fatalf("login %d: %d %s, want %d", i, r.status, r.body, want)
+				if r := send(t, srv, "POST", "/login", "bot"); r.Status != want || (i >= 2 && !strings.Contains(r.Body, `"policy":"login"`)) {
+					t.Fatalf("login %d: %d %s, want %d", i, r.Status, r.Body, want)
 				}
 			}
 			bot, _ := s.Reputation(ctx, "bot", p)
@@ -110,22 +110,22 @@ func TestLevelsReputationGate(t *testing.T) {
 				t.Fatalf("bot after 8 denied logins: %+v, want 8 violations and a score below 0.3", bot)
 			}
 			for range 2 { // the global limit's last 2 requests
-				if r := send(t, srv, "GET", "/items", "alice"); r.status != http.StatusOK {
-					t.Fatalf("alice under the global limit: %d", r.status)
+				if r := send(t, srv, "GET", "/items", "alice"); r.Status != http.StatusOK {
+					t.Fatalf("alice under the global limit: %d", r.Status)
 				}
 			}
 			// the global limit (12) is exceeded from here on
 			for _, tenant := range []string{"alice", "newcomer"} {
 				r := send(t, srv, "GET", "/items", tenant)
-				if r.status != http.StatusOK || r.body != "handler" || r.header.Get("Retry-After") != "" ||
-					!strings.HasPrefix(r.header.Get("RateLimit"), `"tenant";`) {
-					t.Fatalf("%s past the global limit: %d %v %q, want admitted by reputation with its own headers", tenant, r.status, r.header, r.body)
+				if r.Status != http.StatusOK || r.Body != "handler" || r.Header.Get("Retry-After") != "" ||
+					!strings.HasPrefix(r.Header.Get("RateLimit"), `"tenant";`) {
+					t.Fatalf("%s past the global limit: %d %v %q, want admitted by reputation with its own headers", tenant, r.Status, r.Header, r.Body)
 				}
 			}
 			r := send(t, srv, "GET", "/items", "bot")
-			if r.status != http.StatusTooManyRequests || !strings.Contains(r.body, `"policy":"global"`) ||
-				r.header.Get("Retry-After") == "" || !strings.HasPrefix(r.header.Get("RateLimit"), `"global";`) {
-				t.Fatalf("bot past the global limit: %d %v %s, want the global 429", r.status, r.header, r.body)
+			if r.Status != http.StatusTooManyRequests || !strings.Contains(r.Body, `"policy":"global"`) ||
+				r.Header.Get("Retry-After") == "" || !strings.HasPrefix(r.Header.Get("RateLimit"), `"global";`) {
+				t.Fatalf("bot past the global limit: %d %v %s, want the global 429", r.Status, r.Header, r.Body)
 			}
 			if a, _ := s.Reputation(ctx, "alice", p); a.Good != 3 || a.Score != 1 {
 				t.Fatalf("alice: %+v, want 3 good requests", a)
@@ -136,8 +136,8 @@ func TestLevelsReputationGate(t *testing.T) {
 			// without reputations the exceeded global limit denies everyone
 			cfg := levelsConfig(s)
 			cfg.Reputation = nil
-			if r := send(t, levelsServer(t, cfg), "GET", "/items", "alice"); r.status != http.StatusTooManyRequests {
-				t.Fatalf("alice without a reputation gate: %d, want 429", r.status)
+			if r := send(t, levelsServer(t, cfg), "GET", "/items", "alice"); r.Status != http.StatusTooManyRequests {
+				t.Fatalf("alice without a reputation gate: %d, want 429", r.Status)
 			}
 		})
 	}
@@ -182,8 +182,8 @@ func TestLevelsRoundTrips(t *testing.T) {
 	for i, st := range steps {
 		hook.n.Store(0)
 		r := send(t, srv, st.method, st.path, st.tenant)
-		if r.status != st.status || hook.n.Load() != st.commands {
-			t.Fatalf("step %d %s %s as %s: %d after %d round trips, want %d after %d", i, st.method, st.path, st.tenant, r.status, hook.n.Load(), st.status, st.commands)
+		if r.Status != st.status || hook.n.Load() != st.commands {
+			t.Fatalf("step %d %s %s as %s: %d after %d round trips, want %d after %d", i, st.method, st.path, st.tenant, r.Status, hook.n.Load(), st.status, st.commands)
 		}
 	}
 }
@@ -225,11 +225,11 @@ func TestLevelsReputationDown(t *testing.T) {
 		var reported atomic.Int64
 		srv := levelsServer(t, cfg, ratekit.WithErrorPolicy(tc.policy),
 			ratekit.WithErrorHandler(func(*http.Request, error) { reported.Add(1) }))
-		if r := send(t, srv, "GET", "/items", "alice"); r.status != 200 || reported.Load() != 1 {
-			t.Fatalf("policy %v, failed good-request update: %d, %d errors reported", tc.policy, r.status, reported.Load())
+		if r := send(t, srv, "GET", "/items", "alice"); r.Status != 200 || reported.Load() != 1 {
+			t.Fatalf("policy %v, failed good-request update: %d, %d errors reported", tc.policy, r.Status, reported.Load())
 		}
-		if r := send(t, srv, "GET", "/items", "alice"); r.status != tc.want || reported.Load() < 2 {
-			t.Fatalf("policy %v, failed read at the gate: %d, want %d", tc.policy, r.status, tc.want)
+		if r := send(t, srv, "GET", "/items", "alice"); r.Status != tc.want || reported.Load() < 2 {
+			t.Fatalf("policy %v, failed read at the gate: %d, want %d", tc.policy, r.Status, tc.want)
 		}
 	}
 }

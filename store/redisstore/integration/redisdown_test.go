@@ -32,14 +32,14 @@ func TestRedisDown(t *testing.T) {
 				start := time.Now()
 				r := get(t, open.URL)
 				elapsed := time.Since(start)
-				if r.status != 200 || r.body != "handler" || r.header.Get("X-RateLimit-Limit") != "" {
-					t.Fatalf("fail open %d: %d %q", i, r.status, r.body)
+				if r.Status != 200 || r.Body != "handler" || r.Header.Get("X-RateLimit-Limit") != "" {
+					t.Fatalf("fail open %d: %d %q", i, r.Status, r.Body)
 				}
 				if elapsed > ratekit.DefaultTimeout+margin {
 					t.Fatalf("fail open %d took %v, want ≤ %v + %v", i, elapsed, ratekit.DefaultTimeout, margin)
 				}
-				if r := get(t, closed.URL); r.status != 503 || leaks(r) {
-					t.Fatalf("fail closed %d: %d %q", i, r.status, r.body)
+				if r := get(t, closed.URL); r.Status != 503 || leaks(r) {
+					t.Fatalf("fail closed %d: %d %q", i, r.Status, r.Body)
 				}
 			}
 			if errs.Load() != 6 {
