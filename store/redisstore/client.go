@@ -141,19 +141,8 @@ func timedOut(err error) bool {
 	return isContextErr(err) || errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
-// Ping checks that Redis answers: it sends PING to the server of a
-// *redis.Client, to every master of a *redis.ClusterClient and to every shard
-// of a *redis.Ring, and returns an error naming the address and the cause,
-// e.g. "ratekit: redisstore: cannot reach Redis at 127.0.0.1:6379: dial tcp
-// 127.0.0.1:6379: connect: connection refused". A client of another type gets
-// one PING, sent as it routes it.
-//
-// New sends nothing to Redis, and a store that cannot reach Redis fails every
-// call, which the middleware's error policy then lets through (fail open) or
-// refuses. Call Ping when the service starts, with a context that bounds it
-// (a few seconds: go-redis retries a failed dial for a while), and refuse to
-// start or log the error, as you prefer.
-func (s *Store) Ping(ctx context.Context) error {
+// ping sends PING to every node the client routes to (see Ping).
+func (s *Store) ping(ctx context.Context) error {
 	start := time.Now()
 	fail := func(addr string, err error) error {
 		return &pingError{addr: addr, err: s.cause(ctx, start, err, false)}

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"sync/atomic"
 
@@ -23,6 +24,7 @@ type Store struct {
 	script *script
 	custom map[string]string
 	random func() float64 // uniform draws in [0, 1) for Suppressed limits
+	logger *slog.Logger   // warnings from Ping (WithLogger)
 
 	lastPolicy atomic.Pointer[compiledPolicy] // the last reputation policy used
 	dials      *dialWatch                     // the client's last failed dial (the client's hook keeps only this)
@@ -70,7 +72,7 @@ func New(client redis.Scripter, opts ...Option) (*Store, error) {
 	if err := checkClient(client); err != nil {
 		return nil, err
 	}
-	s := &Store{proc: proc, prefix: DefaultPrefix, random: rand.Float64, dials: &dialWatch{}}
+	s := &Store{proc: proc, prefix: DefaultPrefix, random: rand.Float64, dials: &dialWatch{}, logger: slog.Default()}
 	for _, o := range opts {
 		o(s)
 	}

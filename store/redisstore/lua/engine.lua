@@ -33,7 +33,10 @@
 --
 -- Time is Redis's own (TIME, µs), read only if needed. Every number stays
 -- below 2^53 and is written with string.format('%d'): tostring keeps 14
--- digits. Denied requests are not recorded. store/memstore mirrors this
+-- digits. Denied requests are not recorded, and a denial never depends on a
+-- write: a block that cannot be written (out of memory) leaves the denial to
+-- the counters. A blocked call TOUCHes its keys so that eviction by LRU or
+-- LFU sees them in use. store/memstore mirrors this
 -- arithmetic. No table or closure is made per limit on the common paths:
 -- Lua allocation costs as much as a Redis command here.
 
@@ -262,13 +265,20 @@ for i = 1, n do
   local ok, remaining, reset, retry, flags, after_remaining, after_reset, delay, op, wa, wb, wc, factor
   local blocked = bkey and redis.call('PTTL', bkey) or -2
   if blocked > 0 then
+    -- PTTL leaves a key's LRU/LFU clock alone: TOUCH keeps a block that is
+    -- asked about, and its counters, from looking idle to eviction
+    redis.call('TOUCH', bkey, KEYS[i])
     ok, remaining, reset, retry, flags = false, 0, blocked * 1000, blocked * 1000, 2
   else
     ok, remaining, reset, retry, flags, after_remaining, after_reset, delay, op, wa, wb, wc, factor =
       algorithm(KEYS[i], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]))
     if not ok and bkey and flags == 0 and charge then
-      redis.call('SET', bkey, '1', 'PX', int(block_ms))
-      retry, reset, flags = math.max(retry, block_ms * 1000), math.max(reset, block_ms * 1000), 2
+      -- the denial stands on the counters; a block that cannot be written
+      -- (out of memory) only leaves the retry to them
+      local set = redis.pcall('SET', bkey, '1', 'PX', int(block_ms))
+      if type(set) ~= 'table' or not set.err then
+        retry, reset, flags = math.max(retry, block_ms * 1000), math.max(reset, block_ms * 1000), 2
+      end
     end
   end
   local o = 6 * (i - 1)

@@ -56,13 +56,16 @@ local function record()
 end
 
 -- trip starts the block of every window the log has taken past its
--- allowance, and returns the longest block in force
+-- allowance, and returns the window that denies and its longest block in
+-- force; a block that cannot be written (out of memory) denies all the same,
+-- and its retry is left to the log (room)
 local function trip(scope, left)
   for i = 1, n do
     local block = tonumber(ARGV[3 * i + 3])
     if count(i) > tonumber(ARGV[3 * i + 1]) then
-      redis.call('SET', KEYS[1 + i], '1', 'PX', string.format('%d', block))
-      if block > left then scope, left = i, block end
+      local set = redis.pcall('SET', KEYS[1 + i], '1', 'PX', string.format('%d', block))
+      if type(set) == 'table' and set.err then block = 0 end
+      if scope == 0 or block > left then scope, left = i, block end
     end
   end
   return scope, left
@@ -93,12 +96,14 @@ local function reply(allowed, scope, left)
   return out
 end
 
--- the block first
+-- the block first; TOUCH keeps a block that is asked about, and the log,
+-- from looking idle to eviction by LRU or LFU (PTTL does not)
 local scope, left = 0, 0
 for i = 1, n do
   local pttl = redis.call('PTTL', KEYS[1 + i])
   if pttl > left then scope, left = i, pttl end
 end
+if scope > 0 then redis.call('TOUCH', log, KEYS[1 + scope]) end
 if scope > 0 then
   if op == 'attempt' and extend then
     record()
