@@ -91,7 +91,7 @@ func TestDenialsSurviveEviction(t *testing.T) {
 					}
 				}
 			}
-			fill(t, c, 8<<20) // half full before the pressure starts
+			fill(t, c, 8<<20)                   // half full before the pressure starts
 			time.Sleep(1100 * time.Millisecond) // let the filler age one LRU tick, as older data does
 
 			var admitted, asked atomic.Int64
