@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/ratekit/ratekit/internal/core"
 	"github.com/ratekit/ratekit/internal/throttle"
 )
 
@@ -138,10 +139,15 @@ func WithTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.timeout = d })
 }
 
-// bound applies the store timeout of WithTimeout to ctx.
+// bound applies the store timeout of WithTimeout to ctx, and the deadline of
+// a request's budget (core.WithBudget) when it comes first.
 func (c *config) bound(ctx context.Context) (context.Context, context.CancelFunc) {
-	if c.timeout > 0 {
+	d, ok := core.Budget(ctx)
+	if c.timeout > 0 && (!ok || time.Until(d) > c.timeout) {
 		return context.WithTimeout(ctx, c.timeout)
+	}
+	if ok {
+		return context.WithDeadline(ctx, d)
 	}
 	return ctx, func() {}
 }

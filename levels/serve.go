@@ -1,7 +1,10 @@
 package levels
 
 import (
+	"context"
 	"net/http"
+
+	"github.com/ratekit/ratekit/internal/core"
 )
 
 func (lv *levels) serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
@@ -9,6 +12,7 @@ func (lv *levels) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 		next.ServeHTTP(w, r)
 		return
 	}
+	ctx := lv.budget(r) // for the store calls; next gets r as it came
 	tenant, kerr := lv.key(r)
 	cost := lv.any.Cost(r)
 	g := lv.tenant
@@ -16,7 +20,7 @@ func (lv *levels) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 		g = lv.endpoints[pattern]
 	}
 	if kerr != nil && g != nil { // the key error policy, before anything is charged
-		v := g.Check(r.Context(), tenant, kerr, cost, w.Header())
+		v := g.Check(ctx, tenant, kerr, cost, w.Header())
 		g.Report(r, v.Err)
 		if !v.Pass {
 			g.Refuse(w, r, v)
@@ -26,45 +30,58 @@ func (lv *levels) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 	}
 	if lv.global != nil {
 		var scratch headerBuf // the global headers reach only a global denial
-		v := lv.global.Check(r.Context(), GlobalSubject, nil, cost, &scratch)
+		v := lv.global.Check(ctx, GlobalSubject, nil, cost, &scratch)
 		if v.Err != nil {
 			lv.global.Report(r, v.Err)
 		}
-		if !v.Pass && (v.Err != nil || !lv.gate(r, tenant, kerr)) {
+		if !v.Pass && (v.Err != nil || !lv.gate(ctx, r, tenant, kerr)) {
 			scratch.writeTo(w.Header())
 			lv.global.Refuse(w, r, v)
 			return
 		}
 	}
 	if g == nil { // no tenant limits on this route
-		lv.record(r, tenant, kerr == nil, false)
+		lv.record(ctx, r, tenant, kerr == nil, false)
 		next.ServeHTTP(w, r)
 		return
 	}
-	v := g.Check(r.Context(), tenant, nil, cost, w.Header())
+	v := g.Check(ctx, tenant, nil, cost, w.Header())
 	if v.Err != nil {
 		g.Report(r, v.Err)
 	}
 	switch {
 	case v.Pass:
-		lv.record(r, tenant, v.Err == nil, false)
+		lv.record(ctx, r, tenant, v.Err == nil, false)
 		next.ServeHTTP(w, r)
 	case v.Err == nil:
-		lv.record(r, tenant, true, true)
+		lv.record(ctx, r, tenant, true, true)
 		g.Refuse(w, r, v)
 	default:
 		g.Refuse(w, r, v)
 	}
 }
 
+// budget returns r's context with one deadline for all of its store calls:
+// global, reputation and tenant calls share the timeout, so a hung store
+// costs a request one timeout, not one per call.
+func (lv *levels) budget(r *http.Request) context.Context {
+	ctx, cancel := lv.any.Bound(r.Context())
+	d, ok := ctx.Deadline()
+	cancel()
+	if !ok {
+		return r.Context()
+	}
+	return core.WithBudget(r.Context(), d)
+}
+
 // gate decides a request while the global limit is exceeded: it passes when
 // the tenant's reputation reaches the threshold. A failed read follows the
 // store error policy.
-func (lv *levels) gate(r *http.Request, tenant string, kerr error) bool {
+func (lv *levels) gate(ctx context.Context, r *http.Request, tenant string, kerr error) bool {
 	if lv.rep == nil || kerr != nil || tenant == "" {
 		return false
 	}
-	ctx, cancel := lv.any.Bound(r.Context())
+	ctx, cancel := lv.any.Bound(ctx)
 	defer cancel()
 	rep, err := lv.rep.Reputation(ctx, tenant, lv.policy)
 	if err != nil {
@@ -76,11 +93,11 @@ func (lv *levels) gate(r *http.Request, tenant string, kerr error) bool {
 
 // record counts a violation or a good request for the tenant, when
 // reputations are kept and the request had a decision for its tenant.
-func (lv *levels) record(r *http.Request, tenant string, decided, violation bool) {
+func (lv *levels) record(ctx context.Context, r *http.Request, tenant string, decided, violation bool) {
 	if lv.rep == nil || !decided || tenant == "" {
 		return
 	}
-	ctx, cancel := lv.any.Bound(r.Context())
+	ctx, cancel := lv.any.Bound(ctx)
 	defer cancel()
 	var err error
 	if violation {

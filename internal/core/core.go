@@ -7,6 +7,7 @@ package core
 import (
 	"context"
 	"net/http"
+	"time"
 )
 
 // Header receives response headers: http.Header, or a framework's context.
@@ -54,4 +55,21 @@ func Register[L, O, D, E any](f func(l *L, opts []O) Guard[D, E]) { newGuard = f
 // NewGuard builds ratekit's guard for l and opts.
 func NewGuard[L, O, D, E any](l *L, opts []O) Guard[D, E] {
 	return newGuard.(func(*L, []O) Guard[D, E])(l, opts)
+}
+
+// budgetKey carries a deadline for the store calls of one request.
+type budgetKey struct{}
+
+// WithBudget returns ctx carrying deadline d for every store call a guard
+// makes with it: a request that makes several calls (levels) is bounded by
+// one timeout in all, while waits that are not store calls (a queue delay)
+// still end only with ctx.
+func WithBudget(ctx context.Context, d time.Time) context.Context {
+	return context.WithValue(ctx, budgetKey{}, d)
+}
+
+// Budget returns the deadline WithBudget set, if any.
+func Budget(ctx context.Context) (time.Time, bool) {
+	d, ok := ctx.Value(budgetKey{}).(time.Time)
+	return d, ok
 }
