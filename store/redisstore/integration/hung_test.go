@@ -44,7 +44,7 @@ func TestHungRedisIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	allHung, err := levels.New(levels.Config{Store: s, Tenant: ratekit.ByHeader("X-Tenant"), Reputation: s,
-		Global: []ratekit.Limit{ratekit.FixedWindow(1000, time.Hour).Named("global")},
+		Global:    []ratekit.Limit{ratekit.FixedWindow(1000, time.Hour).Named("global")},
 		PerTenant: []ratekit.Limit{ratekit.FixedWindow(100, time.Hour).Named("tenant")}})
 	if err != nil {
 		t.Fatal(err)
