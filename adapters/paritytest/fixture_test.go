@@ -40,6 +40,15 @@ func (brokenStore) Peek(context.Context, string, []ratekit.Limit) (ratekit.Decis
 }
 func (brokenStore) Reset(context.Context, string, []ratekit.Limit) error { return errDown }
 
+// hungStore answers nothing until the call's context ends, as a Redis that
+// accepts connections and never replies.
+type hungStore struct{ brokenStore }
+
+func (hungStore) Take(ctx context.Context, _ string, _ []ratekit.Limit, _ int64) (ratekit.Decision, error) {
+	<-ctx.Done()
+	return ratekit.Decision{}, ctx.Err()
+}
+
 // trust makes the test clients' proxies trusted: 192.0.2.0/24 in front of the
 // httptest requests, and 0.0.0.0, the peer of Fiber's app.Test.
 var trust = []ratekit.IPOption{
@@ -56,7 +65,7 @@ type fixture struct {
 	clock  *clock
 	errors atomic.Int64 // errors the error policy reported
 
-	api, keyed, login, broken *ratekit.Limiter
+	api, keyed, login, broken, hung *ratekit.Limiter
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -74,6 +83,7 @@ func newFixture(t *testing.T) *fixture {
 	f.keyed = must(ratekit.New(store, ratekit.GCRA(2, time.Second, 2).Named("keyed")))
 	f.login = must(ratekit.New(store, ratekit.FixedWindow(1, 15*time.Minute).Named("login")))
 	f.broken = must(ratekit.New(brokenStore{}, ratekit.FixedWindow(3, time.Minute).Named("api")))
+	f.hung = must(ratekit.New(hungStore{}, ratekit.FixedWindow(3, time.Minute).Named("api")))
 	return f
 }
 

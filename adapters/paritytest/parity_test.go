@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ratekit/ratekit"
 )
 
 // ignored lists the response headers the comparison leaves out, and why.
@@ -133,4 +135,38 @@ func diff(a, b result) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestHungStoreIsBounded: on every framework, a request whose store never
+// answers is let through (fail open) within the timeout (100 ms) + 50 ms,
+// with the same response everywhere.
+func TestHungStoreIsBounded(t *testing.T) {
+	var first result
+	for i, target := range targets {
+		t.Run(target.name, func(t *testing.T) {
+			f := newFixture(t)
+			do := target.build(f)
+			var slowest time.Duration
+			for range 10 {
+				start := time.Now()
+				got := do(t, request(step{path: "/hung/x"}))
+				elapsed := time.Since(start)
+				slowest = max(slowest, elapsed)
+				if got.status != 200 || elapsed < 90*time.Millisecond {
+					t.Fatalf("%d after %v, want 200 (fail open) after the 100 ms timeout", got.status, elapsed)
+				}
+				if i == 0 {
+					first = got
+				} else if d := diff(first, got); d != "" {
+					t.Fatalf("differs from net/http: %s", d)
+				}
+			}
+			if slowest > ratekit.DefaultTimeout+50*time.Millisecond {
+				t.Fatalf("slowest request %v, want ≤ 150 ms", slowest)
+			}
+			if f.errors.Load() != 10 {
+				t.Fatalf("%d errors reported, want 10", f.errors.Load())
+			}
+		})
+	}
 }
