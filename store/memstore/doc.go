@@ -5,6 +5,13 @@
 //
 // State is held in sharded maps guarded by mutexes; every call locks the one
 // shard that owns its subject, so the limits of one call are decided
-// atomically. Expired state is swept from a shard at most once per second of
-// the store's clock, during a call that touches the shard.
+// atomically. A subject longer than 64 bytes is held as its SHA-256, so it
+// costs the store 32 bytes however long it is.
+//
+// Expired state is dropped by a background sweeper every second of real time
+// (see WithClock for a store on its own clock), by Sweep, and from a shard at
+// most once per second of the store's clock during a call that touches it; a
+// shard's map that has shrunk well below its peak is rebuilt, so memory goes
+// back after a burst. Close stops the sweeper. WithMaxEntries bounds the
+// number of entries.
 package memstore

@@ -21,21 +21,24 @@ func (s *Store) Lockout(_ context.Context, key string, p *lockout.Policy, op loc
 	if op > lockout.Refund {
 		return lockout.Decision{}, fmt.Errorf("ratekit: memstore: unknown lockout operation %d", op)
 	}
-	k := entryKey{subject: key, limit: "lockout:" + p.ID()}
-	sh := s.shard(key)
+	sub := subject(key)
+	k := entryKey{subject: sub, limit: "lockout:" + p.ID()}
+	sh := s.shard(sub)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	nowUS := s.now().UnixMicro()
+	nowUS := s.clock()
 	nowMS := nowUS / 1000
-	sh.sweep(nowMS)
-	e, _ := sh.live(k, nowMS)
+	s.sweep(sh, nowMS, false)
+	e, ok := sh.live(k, nowMS)
 	switch op {
 	case lockout.Reset:
-		delete(sh.entries, k)
+		s.del(sh, k)
 		return lockout.Decision{}, nil
 	case lockout.Refund:
-		e.log = refund(e.log, attempt)
-		sh.entries[k] = e
+		if ok { // nothing to refund otherwise
+			e.log = refund(e.log, attempt)
+			sh.put(k, e)
+		}
 		return lockout.Decision{}, nil
 	}
 	if len(e.blocks) != len(p.Windows) {
@@ -63,7 +66,12 @@ func (s *Store) Lockout(_ context.Context, key string, p *lockout.Policy, op loc
 		for _, exp := range e.blocks {
 			e.expireMS = max(e.expireMS, exp)
 		}
-		sh.entries[k] = e
+		// A new key's first attempt never trips a block (Attempts >= 1):
+		// refusing it at the bound forgets no denial.
+		if !s.room(sh, nowMS, k) {
+			return lockout.Decision{}, ErrFull
+		}
+		sh.put(k, e)
 	}
 	d := lockout.Decision{Allowed: scope == 0, Counts: make([]int64, len(p.Windows))}
 	if scope > 0 {

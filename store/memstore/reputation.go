@@ -56,21 +56,22 @@ func (s *Store) reputation(tenant string, p reputation.Policy, mode repMode) (re
 	if err := p.Validate(); err != nil {
 		return reputation.Reputation{}, err
 	}
-	nowUS := s.now().UnixMicro()
+	nowUS := s.clock()
 	nowMS := nowUS / 1000
-	k := entryKey{tenant, p.ID(), false}
-	sh := s.shard(tenant)
+	sub := subject(tenant)
+	k := entryKey{sub, p.ID(), false}
+	sh := s.shard(sub)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	sh.sweep(nowMS)
+	s.sweep(sh, nowMS, false)
 	r, ok := sh.reps[k]
 	if ok && r.expireMS < nowMS {
-		delete(sh.reps, k)
+		s.delRep(sh, k)
 		ok = false
 	}
 	switch {
 	case mode == repReset:
-		delete(sh.reps, k)
+		s.delRep(sh, k)
 		return reputation.Reputation{}, nil
 	case !ok && mode == repGet:
 		return reputation.Reputation{Score: 1}, nil
@@ -89,7 +90,10 @@ func (s *Store) reputation(tenant string, p reputation.Policy, mode repMode) (re
 	r.updatedUS = nowUS
 	ttl := reputation.TTL(r.score, r.violations).Milliseconds()
 	r.expireMS = nowMS + ttl
-	sh.reps[k] = r
+	if !ok && s.maxEntries > 0 && !s.admit(sh, nowMS, func() int { return 1 }) {
+		return reputation.Reputation{}, ErrFull
+	}
+	sh.putRep(k, r)
 	return r.view(ttl), nil
 }
 

@@ -2,9 +2,12 @@ package memstore
 
 import (
 	"context"
+	"errors"
 	"hash/maphash"
+	"math"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ratekit/ratekit"
@@ -13,26 +16,56 @@ import (
 
 const (
 	numShards       = 64
-	sweepIntervalMS = 1000
+	sweepIntervalMS = 1000 // a call sweeps its shard at most this often (store clock)
 )
 
-// Store is an in-process ratekit.Store. The zero value is not usable; build it
-// with New. It is safe for concurrent use.
+// ErrFull is returned, when the store holds the number of entries set by
+// WithMaxEntries, by a call that would add an entry: see WithMaxEntries.
+var ErrFull = errors.New("ratekit: memstore: the store is full (WithMaxEntries)")
+
+// Store is an in-process ratekit.Store; it also implements lockout.Store and
+// reputation.Store.
+//
+// The zero value is not usable: build a Store with New. A Store is safe for
+// concurrent use; each call locks the one shard (of 64) that holds its
+// subject, so the limits of one call are decided atomically.
+//
+// New starts a background sweeper goroutine that, every second of real
+// time, drops the state that has expired by the store's clock (see
+// WithClock) and gives back the memory of shard maps that have shrunk well
+// below their peak. Close stops it (the store stays usable); a Store that
+// becomes unreachable without Close stops its sweeper too, once the garbage
+// collector has found it.
 type Store struct {
-	now    func() time.Time
-	random func() float64 // uniform draws in [0, 1) for Suppressed limits
-	seed   maphash.Seed
-	shards [numShards]shard
+	now        func() time.Time
+	ownClock   bool           // WithClock: the sweeper does not call now
+	seenMS     atomic.Int64   // with ownClock, the latest ms read from now
+	random     func() float64 // uniform draws in [0, 1) for Suppressed limits
+	seed       maphash.Seed
+	maxEntries int64         // WithMaxEntries; 0: unbounded
+	count      atomic.Int64  // entries and reputations held; kept when maxEntries > 0
+	sweepEvery time.Duration // the background sweeper's period, in real time
+	kick       chan struct{} // asks the sweeper for an early sweep
+	sweeper    *stopper
+	shards     [numShards]shard
 }
 
 type shard struct {
-	mu          sync.Mutex
-	entries     map[entryKey]entry
-	reps        map[entryKey]repState // reputations, keyed by tenant and policy ID
-	nextSweepMS int64
+	mu      sync.Mutex
+	entries map[entryKey]entry
+	reps    map[entryKey]repState // reputations, keyed by tenant and policy ID
+	// nextSweepMS is the earliest store time at which a call sweeps the
+	// shard again; minExpireMS is at most the expiry of every entry and
+	// reputation in it, so that a sweep before then has nothing to drop.
+	nextSweepMS, minExpireMS int64
+	// peakEntries and peakReps are the largest sizes of the maps since they
+	// were built: Go maps never shrink, so sweep rebuilds a map that has
+	// shrunk well below its peak.
+	peakEntries, peakReps int
 }
 
-// entryKey identifies one limit's state, or its block, for one subject.
+// entryKey identifies one limit's state, or its block, for one subject (as
+// returned by subject: raw, or a digest).
 type entryKey struct {
 	subject, limit string
 	block          bool
@@ -58,8 +91,14 @@ type Option func(*Store)
 
 // WithClock makes the store read time from now instead of time.Now. Tests use
 // it to step time deterministically.
+//
+// The background sweeper never calls now (a test's clock is often not safe
+// for concurrent use): it still runs every second of real time, but drops
+// only what has expired by the latest time the store has read from now, in
+// a call or in Sweep. After stepping such a clock, call Sweep to drop what
+// has expired at once.
 func WithClock(now func() time.Time) Option {
-	return func(s *Store) { s.now = now }
+	return func(s *Store) { s.now, s.ownClock = now, true }
 }
 
 // WithRandom sets the source of the uniform draws in [0, 1) that decide
@@ -74,16 +113,43 @@ func WithRandom(f func() float64) Option {
 	}
 }
 
-// New returns an empty Store.
+// WithMaxEntries bounds the entries the store holds to n (n <= 0, the
+// default: unbounded). An entry is one limit's state for one subject, one
+// active block, one lockout policy's state for one key, or one reputation
+// policy's state for one tenant; Len counts them.
+//
+// At the bound, a call that would add an entry first sweeps the expired
+// entries of its subject's shard; if the store is still full it fails with
+// ErrFull, changing nothing, and wakes the background sweeper to drop what
+// has expired in the other shards (at most every 10ms). The caller's error
+// policy then decides: the middleware's WithErrorPolicy (fail open or
+// closed), lockout's FailOpen, and so on. Calls that only update entries the
+// store holds keep succeeding, so subjects already tracked stay limited.
+//
+// Live state is never evicted to make room: evicting a count, a block or a
+// lockout would forget a denial, and a flood of new subjects — what fills the
+// store — could then buy admission for a subject that should be denied. For
+// the same reason a denial is always recorded: a block that a denial starts
+// is stored even past the bound (it follows state the store holds, so blocks
+// can at most double n), and only a declined call's count on a Suppressed
+// limit the subject has no state for yet is dropped when the store is full.
+func WithMaxEntries(n int) Option {
+	return func(s *Store) { s.maxEntries = int64(max(n, 0)) }
+}
+
+// New returns an empty Store and starts its background sweeper (see Store).
 func New(opts ...Option) *Store {
-	s := &Store{now: time.Now, random: rand.Float64, seed: maphash.MakeSeed()}
+	s := &Store{now: time.Now, random: rand.Float64, seed: maphash.MakeSeed(), sweepEvery: time.Second}
 	for _, o := range opts {
 		o(s)
 	}
 	for i := range s.shards {
 		s.shards[i].entries = make(map[entryKey]entry)
 		s.shards[i].reps = make(map[entryKey]repState)
+		s.shards[i].minExpireMS = math.MaxInt64
 	}
+	s.kick = make(chan struct{}, 1)
+	startSweeper(s)
 	return s
 }
 
@@ -102,24 +168,25 @@ func (s *Store) Reset(_ context.Context, key string, limits []ratekit.Limit) err
 	if key == "" {
 		return ratekit.ErrEmptyKey
 	}
-	sh := s.shard(key)
+	sub := subject(key)
+	sh := s.shard(sub)
 	sh.mu.Lock()
 	for _, l := range limits {
-		delete(sh.entries, entryKey{key, l.Spec().ID, false})
-		delete(sh.entries, entryKey{key, l.Spec().ID, true})
+		s.del(sh, entryKey{sub, l.Spec().ID, false})
+		s.del(sh, entryKey{sub, l.Spec().ID, true})
 	}
 	sh.mu.Unlock()
 	return nil
 }
 
-// Len returns the number of live state entries (swept lazily); for tests and
-// metrics.
+// Len returns the number of entries the store holds, as WithMaxEntries
+// counts them; expired ones count until swept. For tests and metrics.
 func (s *Store) Len() int {
 	n := 0
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
-		n += len(sh.entries)
+		n += len(sh.entries) + len(sh.reps)
 		sh.mu.Unlock()
 	}
 	return n
@@ -142,19 +209,20 @@ func (s *Store) decide(key string, limits []ratekit.Limit, cost int64, charge bo
 			break
 		}
 	}
-	nowUS := s.now().UnixMicro()
+	sub := subject(key)
+	nowUS := s.clock()
 	nowMS := nowUS / 1000
 	states := make([]ratekit.LimitState, len(limits))
 	var nextBuf [4]entry
 	next := nextBuf[:0]
 
-	sh := s.shard(key)
+	sh := s.shard(sub)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	sh.sweep(nowMS)
+	s.sweep(sh, nowMS, false)
 	allowed := true
 	for i, l := range limits {
-		st, n, err := sh.checkLimit(key, l, cost, charge, nowUS, draw)
+		st, n, err := s.checkLimit(sh, sub, l, cost, charge, nowUS, draw)
 		if err != nil {
 			return ratekit.Decision{}, err
 		}
@@ -164,50 +232,80 @@ func (s *Store) decide(key string, limits []ratekit.Limit, cost int64, charge bo
 	}
 	if !allowed && charge {
 		// Nothing is charged: report each admitting limit as it stands. A
-		// Suppressed limit counts the call anyway, as declined.
+		// Suppressed limit counts the call anyway, as declined (unless that
+		// needs a new entry and the store is full: the call stays denied).
 		for i, l := range limits {
 			switch {
 			case l.Spec().Algorithm == store.Suppressed:
-				if len(next[i].buckets) > 0 {
-					sh.entries[entryKey{key, l.Spec().ID, false}] = next[i]
+				k := entryKey{sub, l.Spec().ID, false}
+				if len(next[i].buckets) > 0 && s.room(sh, nowMS, k) {
+					sh.put(k, next[i])
 				}
 			case states[i].Allowed:
-				states[i], _, _ = sh.checkLimit(key, l, cost, false, nowUS, draw)
+				states[i], _, _ = s.checkLimit(sh, sub, l, cost, false, nowUS, draw)
 			}
 		}
 	}
 	if allowed && charge {
+		if s.maxEntries > 0 && !s.admit(sh, nowMS, func() (n int) {
+			for _, l := range limits {
+				if _, ok := sh.entries[entryKey{sub, l.Spec().ID, false}]; !ok {
+					n++
+				}
+			}
+			return n
+		}) {
+			return ratekit.Decision{}, ErrFull
+		}
 		for i, l := range limits {
 			if l.Spec().Algorithm == store.Suppressed {
 				next[i].buckets[len(next[i].buckets)-1].a += cost // the call's bucket is last
 			}
-			sh.entries[entryKey{key, l.Spec().ID, false}] = next[i]
+			sh.put(entryKey{sub, l.Spec().ID, false}, next[i])
 		}
 	}
 	return store.Combine(states), nil
 }
 
-func (s *Store) shard(key string) *shard {
-	return &s.shards[maphash.String(s.seed, key)%numShards]
+// clock reads the store's clock, in µs.
+func (s *Store) clock() int64 {
+	nowUS := s.now().UnixMicro()
+	if s.ownClock {
+		for nowMS := nowUS / 1000; ; {
+			seen := s.seenMS.Load()
+			if nowMS <= seen || s.seenMS.CompareAndSwap(seen, nowMS) {
+				break
+			}
+		}
+	}
+	return nowUS
+}
+
+// shard returns the shard of sub, a subject as returned by subject.
+func (s *Store) shard(sub string) *shard {
+	return &s.shards[maphash.String(s.seed, sub)%numShards]
 }
 
 // checkLimit decides one limit, honouring and setting its block as the
 // engine does: a live block denies; a denial (not an unsatisfiable one) by a
-// limit with a block starts the block when charging.
-func (sh *shard) checkLimit(key string, l ratekit.Limit, cost int64, charge bool, nowUS, draw int64) (ratekit.LimitState, entry, error) {
+// limit with a block starts the block when charging. A block is stored even
+// past WithMaxEntries' bound: a denial is never forgotten.
+func (s *Store) checkLimit(sh *shard, sub string, l ratekit.Limit, cost int64, charge bool, nowUS, draw int64) (ratekit.LimitState, entry, error) {
 	nowMS := nowUS / 1000
 	block := l.Spec().Block.Milliseconds()
 	if block > 0 {
-		if b, ok := sh.live(entryKey{key, l.Spec().ID, true}, nowMS); ok && b.expireMS > nowMS {
+		if b, ok := sh.live(entryKey{sub, l.Spec().ID, true}, nowMS); ok && b.expireMS > nowMS {
 			left := ms(b.expireMS - nowMS)
 			return ratekit.LimitState{Limit: l, ResetAfter: left, RetryAfter: left, Blocked: true}, entry{}, nil
 		}
 	}
-	e, ok := sh.live(entryKey{key, l.Spec().ID, false}, nowMS)
+	e, ok := sh.live(entryKey{sub, l.Spec().ID, false}, nowMS)
 	st, n, err := check(l, e, ok, cost, charge, nowUS, draw)
 	drawn := st.Suppression > 0 && st.Suppression < 1 // declined by a draw: no block
 	if err == nil && block > 0 && !st.Allowed && !st.Unsatisfiable && !drawn && charge {
-		sh.entries[entryKey{key, l.Spec().ID, true}] = entry{expireMS: nowMS + block}
+		if sh.put(entryKey{sub, l.Spec().ID, true}, entry{expireMS: nowMS + block}) && s.maxEntries > 0 {
+			s.count.Add(1)
+		}
 		st.RetryAfter, st.ResetAfter, st.Blocked = max(st.RetryAfter, ms(block)), max(st.ResetAfter, ms(block)), true
 	}
 	return st, n, err
@@ -222,20 +320,90 @@ func (sh *shard) live(k entryKey, nowMS int64) (entry, bool) {
 	return e, true
 }
 
-// sweep drops expired entries, at most once per sweep interval.
-func (sh *shard) sweep(nowMS int64) {
-	if nowMS < sh.nextSweepMS {
-		return
+// put stores e under k and reports whether k is new. The caller accounts
+// for a new entry (see admit).
+func (sh *shard) put(k entryKey, e entry) bool {
+	n := len(sh.entries)
+	sh.entries[k] = e
+	sh.minExpireMS = min(sh.minExpireMS, e.expireMS)
+	if len(sh.entries) == n {
+		return false
 	}
-	sh.nextSweepMS = nowMS + sweepIntervalMS
-	for k, e := range sh.entries {
-		if e.expireMS < nowMS {
-			delete(sh.entries, k)
+	sh.peakEntries = max(sh.peakEntries, n+1)
+	return true
+}
+
+// putRep is put for reputations.
+func (sh *shard) putRep(k entryKey, r repState) bool {
+	n := len(sh.reps)
+	sh.reps[k] = r
+	sh.minExpireMS = min(sh.minExpireMS, r.expireMS)
+	if len(sh.reps) == n {
+		return false
+	}
+	sh.peakReps = max(sh.peakReps, n+1)
+	return true
+}
+
+// del deletes the entry under k, if any.
+func (s *Store) del(sh *shard, k entryKey) {
+	n := len(sh.entries)
+	delete(sh.entries, k)
+	if len(sh.entries) != n && s.maxEntries > 0 {
+		s.count.Add(-1)
+	}
+}
+
+// delRep is del for reputations.
+func (s *Store) delRep(sh *shard, k entryKey) {
+	n := len(sh.reps)
+	delete(sh.reps, k)
+	if len(sh.reps) != n && s.maxEntries > 0 {
+		s.count.Add(-1)
+	}
+}
+
+// room reports whether the entry under k may be stored: it exists, or the
+// store can admit one more (which it then counts).
+func (s *Store) room(sh *shard, nowMS int64, k entryKey) bool {
+	return s.maxEntries == 0 || s.admit(sh, nowMS, func() int {
+		if _, ok := sh.entries[k]; ok {
+			return 0
 		}
+		return 1
+	})
+}
+
+// admit makes room, under WithMaxEntries, for the entries a call is about to
+// add to sh (need counts them, as the shard stands) and counts them. At the
+// bound it sweeps sh's expired entries and tries again; failing that it
+// wakes the background sweeper, for the other shards, and reports false.
+func (s *Store) admit(sh *shard, nowMS int64, need func() int) bool {
+	if s.reserve(need()) {
+		return true
 	}
-	for k, r := range sh.reps {
-		if r.expireMS < nowMS {
-			delete(sh.reps, k)
+	if s.sweep(sh, nowMS, true) > 0 && s.reserve(need()) {
+		return true
+	}
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+	return false
+}
+
+// reserve counts n more entries if that keeps the store within its bound.
+func (s *Store) reserve(n int) bool {
+	if n == 0 {
+		return true
+	}
+	for {
+		c := s.count.Load()
+		if c+int64(n) > s.maxEntries {
+			return false
+		}
+		if s.count.CompareAndSwap(c, c+int64(n)) {
+			return true
 		}
 	}
 }
