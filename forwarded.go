@@ -1,0 +1,234 @@
+// The walk over forwarding headers: right to left, lazily, bounded by the
+// hops it reads.
+
+package ratekit
+
+import (
+	"net/netip"
+	"strings"
+)
+
+// maxProxyHops is the most forwarding entries a TrustProxies walk reads (see
+// TrustProxies): real chains are a few proxies long, and the cap bounds the
+// work a header of trusted addresses can cause.
+const maxProxyHops = 64
+
+// walkHops returns the address n entries from the right: the first of them
+// was appended by the proxy closest to the service. An invalid entry on the
+// way stops at the address to its right. With fewer than n entries the
+// request did not come through every proxy, and any entry may be the
+// client's own writing: the peer is the answer. It reads at most n entries,
+// counting them before it parses any.
+func walkHops(w *entryWalker, peer netip.Addr, n int) netip.Addr {
+	count := *w
+	for range n {
+		if _, ok := count.next(); !ok {
+			return peer
+		}
+	}
+	last := peer
+	for range n {
+		e, _ := w.next()
+		a, ok := parseAddr(w.value(e))
+		if !ok {
+			return last
+		}
+		last = a
+	}
+	return last
+}
+
+func (c *ClientIP) isTrusted(a netip.Addr) bool {
+	for _, p := range c.trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// An entryWalker yields the forwarding entries of header lines right to left,
+// from the end of the last line back: line by line, and within a line from
+// comma to comma (the raw text between commas, as strings.Split would cut
+// it). It neither splits a line nor allocates, so reading k entries costs the
+// bytes of those k entries, whatever the size of the rest of the header.
+type entryWalker struct {
+	lines     []string // lines not yet started
+	rest      string   // unread part of the current line
+	inLine    bool     // rest belongs to a line being read
+	forwarded bool     // entries are Forwarded elements
+}
+
+// next returns the next raw entry to the left, or false when every line has
+// been read. An empty line is one empty entry.
+func (w *entryWalker) next() (string, bool) {
+	if !w.inLine {
+		if len(w.lines) == 0 {
+			return "", false
+		}
+		w.rest, w.lines, w.inLine = w.lines[len(w.lines)-1], w.lines[:len(w.lines)-1], true
+	}
+	i := lastIndexByte(w.rest, ',')
+	if i < 0 {
+		e := w.rest
+		w.rest, w.inLine = "", false
+		return e, true
+	}
+	e := w.rest[i+1:]
+	w.rest = w.rest[:i]
+	return e, true
+}
+
+// lastIndexByte is strings.LastIndexByte, which reads byte by byte, sped up
+// for long strings: it looks for c in 1 KiB blocks from the end with the
+// vectorized strings.IndexByte and reads backwards only in the block that
+// holds the last c.
+func lastIndexByte(s string, c byte) int {
+	const block = 1 << 10
+	for end := len(s); end > 0; {
+		start := max(end-block, 0)
+		if strings.IndexByte(s[start:end], c) >= 0 {
+			return start + strings.LastIndexByte(s[start:end], c)
+		}
+		end = start
+	}
+	return -1
+}
+
+// value returns the address text of raw entry e: e trimmed, or for a
+// Forwarded element its for= value.
+func (w *entryWalker) value(e string) string {
+	if w.forwarded {
+		e = forwardedFor(e)
+	}
+	return strings.TrimSpace(e)
+}
+
+// forwardedFor returns the for= value of one Forwarded element, unquoted, or
+// "" when it has none: the value of the first of its ';'-separated pairs
+// whose name, before the pair's first '=', is "for" in any case once the
+// pair is trimmed. It reads the element once, left to right, up to that pair,
+// without cutting it into pairs.
+func forwardedFor(element string) string {
+	start := 0 // the current pair's offset
+	for i := 0; i < len(element); i++ {
+		switch element[i] {
+		case ';':
+			start = i + 1
+		case '=':
+			// The name is the pair's text before its first '=' trimmed on
+			// the left (trimming the pair never reaches past an '='), and
+			// only ASCII letters fold to "for": the name is "for" if and
+			// only if the three bytes before this '=' are and only spaces
+			// precede them in the pair (so no earlier '=' either).
+			if i-start >= 3 && element[i-3]|0x20 == 'f' && element[i-2]|0x20 == 'o' && element[i-1]|0x20 == 'r' &&
+				strings.TrimSpace(element[start:i-3]) == "" {
+				v := element[i+1:]
+				if end := strings.IndexByte(v, ';'); end >= 0 {
+					v = v[:end]
+				}
+				return strings.Trim(strings.TrimSpace(v), `"`)
+			}
+		}
+	}
+	return ""
+}
+
+// parseAddr parses "ip", "ip:port", "[ipv6]" or "[ipv6]:port", unmaps
+// IPv4-mapped IPv6 and drops zones. It accepts exactly what
+// netip.ParseAddr, then netip.ParseAddrPort, then the same on the text inside
+// one pair of brackets accept, but its cost does not grow with odd input: it
+// reads s a few times and allocates at most netip.ParseAddr's small error
+// value (ports are checked in place, zones are not interned, and nested
+// brackets are peeled in one pass).
+func parseAddr(s string) (netip.Addr, bool) {
+	// Neither netip parser accepts text that starts with '[' and ends with
+	// ']' (a port cannot end in ']', an address cannot start with '['), so
+	// "[x]" parses as x does: peel nested pairs in one pass, not one call
+	// (and one scan of s) per pair.
+	for len(s) > 2 && s[0] == '[' && s[len(s)-1] == ']' {
+		s = s[1 : len(s)-1]
+	}
+	// At most one of the two forms parses: try the likelier one first.
+	if hasPort(s) { // RemoteAddr's usual form
+		if a, ok := parseAddrPort(s); ok {
+			return a.Unmap(), true
+		}
+		if a, ok := parseIP(s); ok {
+			return a.Unmap(), true
+		}
+		return netip.Addr{}, false
+	}
+	if a, ok := parseIP(s); ok {
+		return a.Unmap(), true
+	}
+	if a, ok := parseAddrPort(s); ok {
+		return a.Unmap(), true
+	}
+	return netip.Addr{}, false
+}
+
+// parseIP parses s as netip.ParseAddr does and returns the address without
+// its zone. A zone (after the first '%') only has to be non-empty and follow
+// an IPv6 address, so it is checked, not parsed: netip would intern it.
+func parseIP(s string) (netip.Addr, bool) {
+	zone := strings.IndexByte(s, '%')
+	if zone >= 0 {
+		if zone == len(s)-1 {
+			return netip.Addr{}, false
+		}
+		s = s[:zone]
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil || zone >= 0 && !a.Is6() {
+		return netip.Addr{}, false
+	}
+	return a, true
+}
+
+// parseAddrPort parses s as netip.ParseAddrPort does ("ip:port" or
+// "[ipv6]:port", split at the last colon) and returns the address without
+// its zone. It checks the port in place rather than through strconv, whose
+// errors copy their input.
+func parseAddrPort(s string) (netip.Addr, bool) {
+	i := lastIndexByte(s, ':')
+	if i < 1 || !validPort(s[i+1:]) {
+		return netip.Addr{}, false
+	}
+	host, v6 := s[:i], false
+	if host[0] == '[' {
+		if len(host) < 2 || host[len(host)-1] != ']' {
+			return netip.Addr{}, false
+		}
+		host, v6 = host[1:len(host)-1], true
+	}
+	a, ok := parseIP(host)
+	if !ok || a.Is4() == v6 { // brackets if and only if IPv6
+		return netip.Addr{}, false
+	}
+	return a, true
+}
+
+// validPort reports whether strconv.ParseUint(p, 10, 16) accepts p: decimal
+// digits (leading zeros allowed) with a value below 65536.
+func validPort(p string) bool {
+	if p == "" {
+		return false
+	}
+	n := 0
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c < '0' || c > '9' {
+			return false
+		}
+		if n = n*10 + int(c-'0'); n > 0xffff {
+			return false
+		}
+	}
+	return true
+}
+
+// hasPort reports whether s looks like "ip:port" or "[ipv6]:port".
+func hasPort(s string) bool {
+	return strings.Contains(s, "]:") || strings.Count(s, ":") == 1
+}
