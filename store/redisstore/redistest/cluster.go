@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -94,32 +95,54 @@ func startCluster() (*Cluster, error) {
 }
 
 func tryCluster() (*Cluster, error) {
-	c := &Cluster{}
-	for range 3 {
-		port, err := freePort(true)
-		if err != nil {
-			c.stop()
-			return nil, err
-		}
-		p, err := startProcess(port, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000")
-		if err != nil {
-			c.stop()
-			return nil, err
-		}
-		c.procs = append(c.procs, p)
-		c.Addrs = append(c.Addrs, p.addr)
+	procs, err := createCluster(3, 0, "--cluster-node-timeout", "2000")
+	if err != nil {
+		return nil, err
 	}
-	args := append([]string{"--cluster", "create"}, c.Addrs...)
-	args = append(args, "--cluster-replicas", "0", "--cluster-yes")
-	if out, err := exec.Command("redis-cli", args...).CombinedOutput(); err != nil {
-		c.stop()
-		return nil, fmt.Errorf("redis-cli --cluster create: %v: %s", err, tail(out))
+	c := &Cluster{procs: procs}
+	for _, p := range procs {
+		c.Addrs = append(c.Addrs, p.addr)
 	}
 	if err := c.waitOK(15 * time.Second); err != nil {
 		c.stop()
 		return nil, err
 	}
 	return c, nil
+}
+
+// createCluster starts n cluster-enabled redis-servers, each in its own
+// directory (so its own nodes.conf) on a loopback port whose cluster bus port
+// (port+10000) was free too, with the extra arguments, and joins them with
+// redis-cli --cluster create, replicas replicas per master. On failure it
+// stops the servers it started.
+func createCluster(n, replicas int, extra ...string) ([]*process, error) {
+	var procs []*process
+	stop := func() {
+		for _, p := range procs {
+			p.stop()
+		}
+	}
+	args := []string{"--cluster", "create"}
+	for range n {
+		port, err := freePort(true)
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		p, err := startProcess(port, append([]string{"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"}, extra...)...)
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		procs = append(procs, p)
+		args = append(args, p.addr)
+	}
+	args = append(args, "--cluster-replicas", strconv.Itoa(replicas), "--cluster-yes")
+	if out, err := exec.Command("redis-cli", args...).CombinedOutput(); err != nil {
+		stop()
+		return nil, fmt.Errorf("redis-cli --cluster create: %v: %s", err, tail(out))
+	}
+	return procs, nil
 }
 
 // waitOK waits until every node reports cluster_state:ok and a cluster client
