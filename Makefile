@@ -15,7 +15,7 @@ run:
 # the tests that need a real server skip (CI sets RATEKIT_REQUIRE_REDIS=1).
 test:
 	@command -v redis-server >/dev/null 2>&1 || echo "note: redis-server is not on PATH: the tests that need a real Redis skip (CI requires one)"
-	@set -e; for m in $(MODULES); do echo "== $$m"; (cd $$m && $(GO) test -race -count=1 ./...); done
+	@set -e; for m in $(MODULES); do echo "== $$m"; (cd $$m && $(GO) test -race -count=1 -p 1 ./...); done
 
 bench:
 	@set -e; for m in $(MODULES); do echo "== $$m"; (cd $$m && $(GO) test -run '^$$' -bench . -benchmem ./...); done

@@ -75,7 +75,7 @@ func neverRan(err error) bool {
 	if errors.As(err, &op) && op.Op == "dial" {
 		return true
 	}
-	if errors.Is(err, redis.ErrPoolTimeout) {
+	if errors.Is(err, redis.ErrPoolTimeout) || errors.Is(err, redis.ErrPoolExhausted) {
 		return true
 	}
 	for _, prefix := range []string{"LOADING", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN", "BUSY "} {
