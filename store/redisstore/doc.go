@@ -50,7 +50,8 @@
 // cluster, to every shard of a ring) and names the address and the cause of a
 // failure, e.g. "ratekit: redisstore: cannot reach Redis at 10.0.0.5:6379:
 // dial tcp 10.0.0.5:6379: connect: connection refused". Refuse to start, or
-// log it, as you prefer.
+// log it, as you prefer. ClientOptions returns client options that keep the
+// store deciding when Redis slows down (see the README for a cluster's).
 //
 // A call that fails because its context ended reports the context's error and
 // the last failure behind it, e.g. "ratekit: redisstore: context deadline
@@ -73,4 +74,25 @@
 // (a failed dial, a pool timeout, LOADING, TRYAGAIN, CLUSTERDOWN, MASTERDOWN,
 // BUSY) is tried again, at most three attempts in all, 10 and then 20 ms
 // apart, and never past the context's deadline.
+//
+// On a *redis.ClusterClient, a failure that hints at a changed cluster (a
+// refused, lost or timed-out connection; CLUSTERDOWN, MASTERDOWN, TRYAGAIN,
+// LOADING, READONLY, MOVED, ASK) also asks the client to reload its slot map
+// in the background, at most once per 250 ms per client, for the calls that
+// follow. go-redis itself reloads only after MOVED, ASK or READONLY and every
+// ClusterStateReloadInterval (60 s), so without this a dead master's slots
+// would be sent to its address for up to a minute after its replica took
+// over; with it, decisions resume within a fraction of a second of the
+// promotion.
+//
+// # Eviction and memory
+//
+// Every key has a TTL, so any maxmemory-policy but noeviction may evict the
+// keys that hold blocks and counters: volatile-* as readily as allkeys-*.
+// Ping warns of such a server. A blocked call TOUCHes its block and counters
+// (PTTL alone would leave them idle to LRU and LFU), so subjects that keep
+// asking keep their keys; a quiet one may lose them. Under noeviction a full
+// Redis refuses writes: a denial never depends on a write (a block that
+// cannot be written leaves the denial to the counters), while an admitted
+// call, which must write, fails and follows the error policy.
 package redisstore

@@ -14,8 +14,9 @@ import (
 )
 
 func main() {
-	// ContextTimeoutEnabled is required: a hung Redis then costs a request at most the 100 ms timeout.
-	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", ContextTimeoutEnabled: true})
+	// ContextTimeoutEnabled (set by ClientOptions) is required: a hung Redis
+	// then costs a request at most the 100 ms timeout. See "Redis settings".
+	client := redis.NewClient(redisstore.ClientOptions("127.0.0.1:6379"))
 	store, err := redisstore.New(client, redisstore.WithPrefix("myapp"))
 	if err != nil {
 		log.Fatal(err)

@@ -14,6 +14,12 @@
 // ContextTimeoutEnabled, which redisstore.New requires; NewClientAsGiven
 // leaves the options as the test gives them.
 //
+// Private starts a server of one test's own (with Freeze and Thaw, SIGSTOP
+// and SIGCONT); StartReplicated a private 6-node cluster (3 masters, a
+// replica each) with Kill, Freeze and WaitPromoted; NewProxy, NewDelayProxy,
+// ClosedAddr and Blackhole play a lost reply, a slow, a refused and a hung
+// Redis.
+//
 // Packages that use the shared servers call Main from TestMain so that the
 // servers are stopped when the tests end.
 package redistest
