@@ -81,6 +81,9 @@ func (g *guard) Bound(ctx context.Context) (context.Context, context.CancelFunc)
 	return g.cfg.bound(ctx)
 }
 
+// Timeout is the store timeout of WithTimeout.
+func (g *guard) Timeout() time.Duration { return g.cfg.timeout }
+
 // FailOpen reports whether store errors let requests through.
 func (g *guard) FailOpen() bool { return g.cfg.policy == FailOpen }
 

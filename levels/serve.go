@@ -3,6 +3,7 @@ package levels
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/ratekit/ratekit/internal/core"
 )
@@ -65,13 +66,10 @@ func (lv *levels) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 // global, reputation and tenant calls share the timeout, so a hung store
 // costs a request one timeout, not one per call.
 func (lv *levels) budget(r *http.Request) context.Context {
-	ctx, cancel := lv.any.Bound(r.Context())
-	d, ok := ctx.Deadline()
-	cancel()
-	if !ok {
-		return r.Context()
+	if d := lv.any.Timeout(); d > 0 {
+		return core.WithBudget(r.Context(), time.Now().Add(d)) // the request's own deadline still applies
 	}
-	return core.WithBudget(r.Context(), d)
+	return r.Context()
 }
 
 // gate decides a request while the global limit is exceeded: it passes when

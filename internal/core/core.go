@@ -43,6 +43,8 @@ type Guard[D, E any] interface {
 	Cost(r *http.Request) int64
 	// Bound applies the store timeout to ctx.
 	Bound(ctx context.Context) (context.Context, context.CancelFunc)
+	// Timeout is the store timeout (WithTimeout); 0 or less: none.
+	Timeout() time.Duration
 	// FailOpen reports whether store errors let requests through.
 	FailOpen() bool
 }

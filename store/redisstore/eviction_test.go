@@ -67,16 +67,7 @@ func TestDenialsSurviveEviction(t *testing.T) {
 			c := srv.NewClient(&redis.Options{PoolSize: 8})
 			t.Cleanup(func() { c.Close() })
 			ctx := context.Background()
-			s := newStore(t, c, "evict")
-			l, err := ratekit.New(s, ratekit.GCRA(1, time.Minute, 1).Block(10*time.Minute).Named("api"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			lo, err := lockout.New(s, lockout.Config{Name: "login", Windows: []lockout.Window{
-				{Scope: "temp", Attempts: 3, Window: 10 * time.Minute, Block: 10 * time.Minute}}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			l, lo := blocking(t, newStore(t, c, "evict"))
 			const subjects = 200
 			for i := range subjects {
 				key := "subject-" + strconv.Itoa(i)
@@ -141,6 +132,23 @@ func TestDenialsSurviveEviction(t *testing.T) {
 	}
 }
 
+// blocking returns the limits of the eviction and OOM tests on s: a GCRA of
+// 1 a minute with a 10-minute block, and a lockout of 3 attempts in 10
+// minutes with a 10-minute block.
+func blocking(t *testing.T, s *redisstore.Store) (*ratekit.Limiter, *lockout.Lockout) {
+	t.Helper()
+	l, err := ratekit.New(s, ratekit.GCRA(1, time.Minute, 1).Block(10*time.Minute).Named("api"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, err := lockout.New(s, lockout.Config{Name: "login", Windows: []lockout.Window{
+		{Scope: "temp", Attempts: 3, Window: 10 * time.Minute, Block: 10 * time.Minute}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, lo
+}
+
 // fill writes about n bytes of 1 KB values under keys of their own.
 func fill(t *testing.T, c *redis.Client, n int) {
 	t.Helper()
@@ -183,16 +191,7 @@ func TestDenialsHoldAtOOM(t *testing.T) {
 	c := srv.NewClient(nil)
 	t.Cleanup(func() { c.Close() })
 	ctx := context.Background()
-	s := newStore(t, c, "oom")
-	l, err := ratekit.New(s, ratekit.GCRA(1, time.Minute, 1).Block(10*time.Minute).Named("api"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lo, err := lockout.New(s, lockout.Config{Name: "login", Windows: []lockout.Window{
-		{Scope: "temp", Attempts: 3, Window: 10 * time.Minute, Block: 10 * time.Minute}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, lo := blocking(t, newStore(t, c, "oom"))
 	for _, key := range []string{"at-quota", "blocked"} {
 		if d, err := l.Allow(ctx, key); err != nil || !d.Allowed {
 			t.Fatalf("%s, first request: %+v %v", key, d, err)

@@ -62,9 +62,6 @@ const (
 // bound is 7 s), and servers with
 // cluster-require-full-coverage no (the other shards keep answering).
 func TestClusterFailover(t *testing.T) {
-	if testing.Short() {
-		t.Skip("kills a cluster master twice, about 40 s; skipped with -short")
-	}
 	before := os.Getenv("RATEKIT_FAILOVER_BEFORE") == "1"
 	if before {
 		t.Cleanup(redisstore.WithoutSlotReload())
