@@ -33,10 +33,18 @@ type Decision struct {
 	// limits: 0 when none suppresses, 1 when one is past its hard limit, in
 	// between the probability with which such a call is declined.
 	Suppression float64
-	// States holds every limit's state, in the Limiter's order.
+	// ShadowDenied reports that a limit in shadow mode (Limit.Shadow) would
+	// have refused the request. It does not change Allowed.
+	ShadowDenied bool
+	// Fallback reports a decision made by a fallback store while the primary
+	// store was unavailable (store/fallback).
+	Fallback bool
+	// States holds every limit's state, in the Limiter's order; in a Limiter
+	// that mixes enforced and shadow limits, the enforced ones'.
 	States []LimitState
 
 	policy string // RateLimit-Policy value, set by the Limiter
+	shadow *Limit // the shadow limit that would have refused, if any
 }
 
 // LimitState is one limit's part of a Decision: what that limit alone says.

@@ -38,28 +38,10 @@ type ErrorResponse struct {
 // empty (a 503 has no limit to describe). RetryAfter is omitted when 0 (a
 // request that can never pass).
 type ErrorContext struct {
-	RetryAfter int64  // seconds, as in the Retry-After header
-	Limit      int64  // the binding limit's quota
-	Remaining  int64  // the binding limit's remaining quota
-	Policy     string // the binding limit's name
-}
-
-// MarshalJSON writes retryAfter, limit, remaining and policy, omitting as
-// documented on ErrorContext.
-func (c ErrorContext) MarshalJSON() ([]byte, error) {
-	type withLimit struct {
-		RetryAfter int64  `json:"retryAfter,omitempty"`
-		Limit      int64  `json:"limit"`
-		Remaining  int64  `json:"remaining"`
-		Policy     string `json:"policy"`
-	}
-	type retryOnly struct {
-		RetryAfter int64 `json:"retryAfter,omitempty"`
-	}
-	if c.Policy == "" {
-		return json.Marshal(retryOnly{c.RetryAfter})
-	}
-	return json.Marshal(withLimit(c))
+	RetryAfter int64  `json:"retryAfter,omitempty"` // seconds, as in the Retry-After header
+	Limit      int64  `json:"limit,omitempty"`      // the binding limit's quota
+	Remaining  int64  `json:"remaining"`            // the binding limit's remaining quota
+	Policy     string `json:"policy,omitempty"`     // the binding limit's name
 }
 
 // Error implements error with the response's message.
@@ -139,11 +121,38 @@ type Renderer func(e *ErrorResponse) (contentType string, body []byte)
 // RenderJSON renders {"status":…,"code":…,"message":…,"context":{…}} as
 // application/json. It is the default.
 func RenderJSON(e *ErrorResponse) (string, []byte) {
-	b, err := json.Marshal(e)
+	b, err := json.Marshal(jsonBody{Status: e.Status, Code: e.Code, Message: e.Message, Context: jsonContext(e.Context)})
 	if err != nil { // unreachable: every field marshals
 		b = []byte(fmt.Sprintf(`{"status":%d}`, e.Status))
 	}
 	return "application/json", b
+}
+
+// jsonBody is RenderJSON's body: an ErrorResponse with its context written
+// as documented on ErrorContext.
+type jsonBody struct {
+	Status  int       `json:"status"`
+	Code    ErrorCode `json:"code"`
+	Message string    `json:"message"`
+	Context any       `json:"context"`
+}
+
+// jsonContext returns the context member: retryAfter, limit, remaining and
+// policy, or retryAfter alone when no limit is described.
+func jsonContext(c ErrorContext) any {
+	type withLimit struct {
+		RetryAfter int64  `json:"retryAfter,omitempty"`
+		Limit      int64  `json:"limit"`
+		Remaining  int64  `json:"remaining"`
+		Policy     string `json:"policy"`
+	}
+	type retryOnly struct {
+		RetryAfter int64 `json:"retryAfter,omitempty"`
+	}
+	if c.Policy == "" {
+		return retryOnly{c.RetryAfter}
+	}
+	return withLimit{c.RetryAfter, c.Limit, c.Remaining, c.Policy}
 }
 
 // RenderProblem renders an RFC 9457 problem (application/problem+json) with

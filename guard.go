@@ -36,7 +36,7 @@ func init() {
 // queue mode returns after its Delay (or when ctx ends). Check sets the
 // rate-limit headers, and on a denial Retry-After and Cache-Control, on h.
 func (g *guard) Check(ctx context.Context, key string, keyErr error, cost int64, h core.Header) verdict {
-	d, err := g.decide(ctx, key, keyErr, cost)
+	d, err := g.observed(ctx, key, keyErr, cost)
 	c := g.cfg
 	if err != nil {
 		requestErr := keyErr != nil || isRequestError(err)

@@ -29,6 +29,7 @@ type Limit struct {
 	factor    float64       // Suppressed: hard limit = quota × factor
 	id        string        // name:algorithm:fingerprint, the storage identity
 	named     bool          // named by Named, not by default
+	shadow    bool          // decides and counts, never refuses (Shadow)
 }
 
 // FixedWindow allows quota requests per window. The window starts with the
@@ -75,6 +76,22 @@ func (l Limit) Named(name string) Limit {
 func (l Limit) Block(d time.Duration) Limit {
 	l.block = d
 	return l.withID()
+}
+
+// Shadow returns a copy of l in shadow mode: it decides and counts as usual,
+// but never refuses a request. A request it would have refused passes with
+// Decision.ShadowDenied set, and observers see the outcome ShadowDenied, so a
+// new limit can be rolled out by watching what it would do. Shadow limits
+// share their state with the same limit enforced (shadow mode is not part of
+// the storage key), so enforcing a limit later keeps its counts. In a Limiter
+// with enforced limits too, a request the enforced limits refuse never
+// reaches the shadow ones, and one they admit is charged to them whatever the
+// shadow limits say; that costs a second store call per request. The
+// rate-limit headers describe the enforced limits, or, when every limit is
+// in shadow mode, the shadow ones (WithHeaders(HeadersNone) leaves them out).
+func (l Limit) Shadow() Limit {
+	l.shadow = true
+	return l
 }
 
 // Name returns the limit's policy name: the one given to Named, or the

@@ -12,9 +12,12 @@ import (
 // AllowN decide in code. A Limiter is safe for concurrent use; build it once
 // with New and share it. The zero Limiter is not usable.
 type Limiter struct {
-	store  Store
-	limits []Limit
-	policy string // RateLimit-Policy header value, computed once
+	store    Store
+	limits   []Limit // every limit, in the caller's order
+	enforced []Limit // the limits that refuse requests
+	shadow   []Limit // the limits in shadow mode (Limit.Shadow)
+	policy   string  // RateLimit-Policy header value, computed once
+	names    string  // every limit's name, comma-separated, for observers
 }
 
 // New returns a Limiter enforcing limits through store. It checks every
@@ -50,8 +53,7 @@ func New(store Store, limits ...Limit) (*Limiter, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	limits = append([]Limit(nil), limits...)
-	l := &Limiter{store: store, limits: limits, policy: policyHeader(limits)}
+	l := newLimiter(store, limits)
 	if err := claim(l); err != nil {
 		return nil, err
 	}
@@ -74,12 +76,7 @@ func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (Decision,
 	if key == "" {
 		return Decision{}, ErrEmptyKey
 	}
-	d, err := l.store.Take(ctx, key, l.limits, cost)
-	if err != nil {
-		return Decision{}, err
-	}
-	d.policy = l.policy
-	return d, nil
+	return l.decide(ctx, key, cost, l.store.Take)
 }
 
 // Peek reports whether one more request for key would pass, without charging.
@@ -87,12 +84,9 @@ func (l *Limiter) Peek(ctx context.Context, key string) (Decision, error) {
 	if key == "" {
 		return Decision{}, ErrEmptyKey
 	}
-	d, err := l.store.Peek(ctx, key, l.limits)
-	if err != nil {
-		return Decision{}, err
-	}
-	d.policy = l.policy
-	return d, nil
+	return l.decide(ctx, key, 1, func(ctx context.Context, key string, limits []Limit, _ int64) (Decision, error) {
+		return l.store.Peek(ctx, key, limits)
+	})
 }
 
 // Reset forgets key's state for every limit of the Limiter, blocks included.

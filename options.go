@@ -7,6 +7,7 @@ import (
 
 	"github.com/ratekit/ratekit/internal/core"
 	"github.com/ratekit/ratekit/internal/throttle"
+	"github.com/ratekit/ratekit/observe"
 )
 
 // An Option configures Middleware. Options are values built by the With
@@ -52,6 +53,7 @@ type config struct {
 	skip        func(r *http.Request) bool
 	timeout     time.Duration
 	now         func() time.Time
+	observer    observe.Observer
 }
 
 func newConfig(opts []Option) *config {
@@ -150,6 +152,14 @@ func (c *config) bound(ctx context.Context) (context.Context, context.CancelFunc
 		return context.WithDeadline(ctx, d)
 	}
 	return ctx, func() {}
+}
+
+// WithObserver reports every decision to obs (see package observe): metrics,
+// decision logs, alerts. Several WithObserver options add up; nil observers
+// are ignored. Observers are called on the request's goroutine, after the
+// decision and before the response.
+func WithObserver(obs ...observe.Observer) Option {
+	return optionFunc(func(c *config) { c.observer = observe.Join(append([]observe.Observer{c.observer}, obs...)...) })
 }
 
 // WithClock sets the clock that X-RateLimit-Reset counts from (default

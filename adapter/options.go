@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/observe"
 )
 
 // An Option configures an adapter's middleware for framework context type C
@@ -97,3 +98,8 @@ func WithErrorHandler[C any](f func(c C, err error)) Option[C] {
 
 // WithReturnError sets Config.ReturnError.
 func WithReturnError[C any]() Option[C] { return func(c *Config[C]) { c.ReturnError = true } }
+
+// WithObserver reports every decision to obs (see ratekit.WithObserver).
+func WithObserver[C any](obs ...observe.Observer) Option[C] {
+	return coreOption[C](ratekit.WithObserver(obs...))
+}

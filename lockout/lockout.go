@@ -9,6 +9,7 @@ import (
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/internal/bounds"
+	"github.com/ratekit/ratekit/observe"
 )
 
 // A Window is one window of a Lockout: Attempts attempts are allowed per
@@ -41,6 +42,10 @@ type Config struct {
 	// Refund and Reset (default ratekit.DefaultTimeout, 100 ms; below 0: only
 	// the caller's context bounds it).
 	Timeout time.Duration
+	// Observer, when set, receives every Attempt and Check (and so every
+	// request of Middleware and Enforce) as an observe.Event whose Policy is
+	// Name. See package observe.
+	Observer observe.Observer
 }
 
 // A Decision is the answer of a Lockout. The zero Decision denies nothing.
@@ -200,15 +205,54 @@ func (lo *Lockout) Reset(ctx context.Context, key string) error {
 }
 
 func (lo *Lockout) do(ctx context.Context, key string, op Op, attempt string) (Decision, error) {
+	obs := lo.policy.Observer
+	if op != Check && op != Attempt {
+		obs = nil
+	}
 	if key == "" {
+		if obs != nil {
+			obs.Observe(ctx, observe.Event{Outcome: observe.Invalid, Policy: lo.policy.Name, Cost: 1, Err: ratekit.ErrEmptyKey})
+		}
 		return Decision{}, ratekit.ErrEmptyKey
 	}
+	sctx := ctx
 	if lo.policy.Timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, lo.policy.Timeout)
+		sctx, cancel = context.WithTimeout(ctx, lo.policy.Timeout)
 		defer cancel()
 	}
-	return lo.store.Lockout(ctx, key, lo.policy, op, attempt)
+	if obs == nil {
+		return lo.store.Lockout(sctx, key, lo.policy, op, attempt)
+	}
+	start := time.Now()
+	d, err := lo.store.Lockout(sctx, key, lo.policy, op, attempt)
+	obs.Observe(ctx, lo.event(d, err, key, time.Since(start)))
+	return d, err
+}
+
+// event describes an Attempt or Check for observers: the binding window is
+// the one that denied, or the one with the smallest share of its attempts
+// left.
+func (lo *Lockout) event(d Decision, err error, key string, latency time.Duration) observe.Event {
+	e := observe.Event{Policy: lo.policy.Name, Cost: 1, Subject: key, Latency: latency, Err: err}
+	switch {
+	case err != nil:
+		e.Outcome = observe.Error
+		return e
+	case !d.Allowed:
+		e.Outcome, e.Quota = observe.Denied, lo.window(d.Scope).Attempts
+		return e
+	}
+	for i, w := range lo.policy.Windows {
+		left := w.Attempts
+		if i < len(d.Counts) {
+			left = max(w.Attempts-d.Counts[i], 0)
+		}
+		if i == 0 || left*e.Quota < e.Remaining*w.Attempts {
+			e.Quota, e.Remaining = w.Attempts, left
+		}
+	}
+	return e
 }
 
 // Enforce is the one-call form for handlers: it records an attempt and

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/adapter"
+	"github.com/ratekit/ratekit/observe"
 )
 
 // An Option configures Middleware. The names are ratekit's; options that
@@ -36,6 +37,9 @@ func WithTimeout(d time.Duration) Option { return adapter.WithTimeout[echo.Conte
 
 // WithClock sets the clock X-RateLimit-Reset counts from (see ratekit.WithClock).
 func WithClock(now func() time.Time) Option { return adapter.WithClock[echo.Context](now) }
+
+// WithObserver reports every decision to obs (see ratekit.WithObserver).
+func WithObserver(obs ...observe.Observer) Option { return adapter.WithObserver[echo.Context](obs...) }
 
 // WithSkip lets requests for which f returns true through, uncounted and
 // without rate-limit headers (health checks, internal callers).

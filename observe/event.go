@@ -1,0 +1,113 @@
+package observe
+
+import (
+	"context"
+	"time"
+)
+
+// Outcome is what a decision came to. The zero value is Allowed.
+type Outcome uint8
+
+// Outcomes.
+const (
+	// Allowed: the request passed its limits.
+	Allowed Outcome = iota
+	// Denied: a limit refused the request (a 429).
+	Denied
+	// ShadowDenied: a limit in shadow mode (ratekit.Limit.Shadow) would have
+	// refused the request; it passed.
+	ShadowDenied
+	// Error: the store failed or ran out of time; the error policy decided
+	// what the request got (by default it passed).
+	Error
+	// Invalid: the request had no usable key or cost; it reached no store.
+	Invalid
+)
+
+var outcomeNames = [...]string{"allowed", "denied", "shadow_denied", "error", "invalid"}
+
+// String returns the outcome's label: "allowed", "denied", "shadow_denied",
+// "error" or "invalid".
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return "unknown"
+}
+
+// An Event describes one decision. It is a plain value; an Observer may
+// keep it. The zero Event is an allowed decision about no policy.
+type Event struct {
+	// Outcome is what the decision came to.
+	Outcome Outcome
+	// Policy names the binding limit: the one that denied, or when allowed
+	// the one with the fewest requests left; for a lockout, its name. When
+	// no store decided (Error, Invalid) it lists the policies the call was
+	// for, separated by commas. Policy names come from configuration, so
+	// they are safe as metric labels.
+	Policy string
+	// Quota and Remaining are the binding limit's quota and what it has left
+	// after this call; both 0 when no store decided.
+	Quota, Remaining int64
+	// Cost is what the request was charged (or would have been).
+	Cost int64
+	// Latency is the time the store took to answer; 0 when none was asked.
+	Latency time.Duration
+	// Fallback reports a decision made by a fallback store while the
+	// primary store was unavailable (store/fallback).
+	Fallback bool
+	// Subject is the key the decision was about: an IP, an account, a
+	// tenant. It is personal data: never use it as a metric label, and log
+	// it only where that is allowed.
+	Subject string
+	// Err is the error behind an Error or Invalid outcome. It may hold
+	// internal detail: log it, never show it to clients.
+	Err error
+}
+
+// NearLimit reports an allowed decision whose binding limit has at most a
+// fifth of its quota left, as envoy's ratelimit service counts "near limit".
+func (e Event) NearLimit() bool {
+	return e.Outcome == Allowed && e.Quota > 0 && e.Remaining*5 <= e.Quota
+}
+
+// An Observer receives every decision of the paths it is given to
+// (ratekit.WithObserver, lockout.Config.Observer). Observe is called on the
+// request's goroutine, after the decision and before the response is
+// written, by concurrent requests: it must be safe for concurrent use and
+// quick (count, or hand off). ctx is the request's context.
+type Observer interface {
+	Observe(ctx context.Context, e Event)
+}
+
+// Func is an Observer made of a function.
+type Func func(ctx context.Context, e Event)
+
+// Observe calls f(ctx, e).
+func (f Func) Observe(ctx context.Context, e Event) { f(ctx, e) }
+
+// Join returns an Observer that hands every Event to each of obs in turn;
+// nil entries are skipped. Join() and Join(nil) return nil.
+func Join(obs ...Observer) Observer {
+	var list multi
+	for _, o := range obs {
+		if o != nil {
+			list = append(list, o)
+		}
+	}
+	switch len(list) {
+	case 0:
+		return nil
+	case 1:
+		return list[0]
+	}
+	return list
+}
+
+type multi []Observer
+
+func (m multi) Observe(ctx context.Context, e Event) {
+	for _, o := range m {
+		o.Observe(ctx, e)
+	}
+}

@@ -1,0 +1,64 @@
+package observe
+
+import (
+	"context"
+	"log/slog"
+)
+
+// A LogOption configures Log.
+type LogOption func(*logger)
+
+// LogSubjects makes Log write each Event's subject (an IP, an account) as
+// the "subject" attribute. Subjects are personal data, so by default they
+// are left out.
+func LogSubjects() LogOption { return func(l *logger) { l.subjects = true } }
+
+// LogLevel sets the level of decision logs (default slog.LevelDebug).
+func LogLevel(level slog.Level) LogOption { return func(l *logger) { l.level = level } }
+
+// Log returns an Observer that writes one log record per decision to l
+// (slog.Default() when nil), at debug level: message "ratekit decision",
+// attributes outcome, policy, quota, remaining, cost, latency, fallback (when
+// true), error (when set) and, with LogSubjects, subject. Records below the
+// logger's level cost one Enabled call. It is safe for concurrent use.
+func Log(l *slog.Logger, opts ...LogOption) Observer {
+	lg := &logger{l: l, level: slog.LevelDebug}
+	for _, o := range opts {
+		o(lg)
+	}
+	if lg.l == nil {
+		lg.l = slog.Default()
+	}
+	return lg
+}
+
+type logger struct {
+	l        *slog.Logger
+	level    slog.Level
+	subjects bool
+}
+
+func (lg *logger) Observe(ctx context.Context, e Event) {
+	if !lg.l.Enabled(ctx, lg.level) {
+		return
+	}
+	attrs := make([]slog.Attr, 0, 9)
+	attrs = append(attrs,
+		slog.String("outcome", e.Outcome.String()),
+		slog.String("policy", e.Policy),
+		slog.Int64("quota", e.Quota),
+		slog.Int64("remaining", e.Remaining),
+		slog.Int64("cost", e.Cost),
+		slog.Duration("latency", e.Latency),
+	)
+	if e.Fallback {
+		attrs = append(attrs, slog.Bool("fallback", true))
+	}
+	if e.Err != nil {
+		attrs = append(attrs, slog.String("error", e.Err.Error()))
+	}
+	if lg.subjects {
+		attrs = append(attrs, slog.String("subject", e.Subject))
+	}
+	lg.l.LogAttrs(ctx, lg.level, "ratekit decision", attrs...)
+}

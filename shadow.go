@@ -1,0 +1,86 @@
+package ratekit
+
+import (
+	"context"
+	"strings"
+)
+
+// newLimiter splits limits into enforced and shadow ones; they are valid.
+func newLimiter(store Store, limits []Limit) *Limiter {
+	l := &Limiter{store: store, limits: append([]Limit(nil), limits...)}
+	names := make([]string, len(limits))
+	for i, lim := range l.limits {
+		names[i] = lim.name
+		if lim.shadow {
+			l.shadow = append(l.shadow, lim)
+		} else {
+			l.enforced = append(l.enforced, lim)
+		}
+	}
+	l.names = strings.Join(names, ",")
+	if len(l.enforced) > 0 {
+		l.policy = policyHeader(l.enforced)
+	} else {
+		l.policy = policyHeader(l.shadow)
+	}
+	return l
+}
+
+// decider is a Store's Take, or its Peek in the same shape.
+type decider func(ctx context.Context, key string, limits []Limit, cost int64) (Decision, error)
+
+// decide asks the store about the enforced limits, then, when they admit
+// the request, about the shadow limits: a shadow limit counts what it would
+// count if it were enforced, and never refuses.
+func (l *Limiter) decide(ctx context.Context, key string, cost int64, ask decider) (Decision, error) {
+	if len(l.shadow) == 0 {
+		d, err := ask(ctx, key, l.enforced, cost)
+		if err != nil {
+			return Decision{}, err
+		}
+		d.policy = l.policy
+		return d, nil
+	}
+	if len(l.enforced) == 0 {
+		d, err := ask(ctx, key, l.shadow, cost)
+		if err != nil {
+			return Decision{}, err
+		}
+		d.policy = l.policy
+		return passShadow(d), nil
+	}
+	d, err := ask(ctx, key, l.enforced, cost)
+	if err != nil {
+		return Decision{}, err
+	}
+	if !d.Allowed {
+		d.policy = l.policy
+		return d, nil
+	}
+	s, err := ask(ctx, key, l.shadow, cost)
+	if err != nil {
+		return Decision{}, err
+	}
+	d.policy = l.policy
+	if !s.Allowed {
+		d.ShadowDenied, d.shadow = true, &s.Limit
+	}
+	d.Fallback = d.Fallback || s.Fallback
+	return d, nil
+}
+
+// passShadow turns a decision of shadow limits alone into one that admits
+// the request, recording whether it would have been refused.
+func passShadow(d Decision) Decision {
+	if d.Allowed {
+		return d
+	}
+	lim := d.Limit
+	d.Allowed, d.ShadowDenied, d.shadow = true, true, &lim
+	d.RetryAfter, d.Blocked, d.Unsatisfiable = 0, false, false
+	for i := range d.States {
+		d.States[i].Allowed = true
+		d.States[i].RetryAfter, d.States[i].Blocked, d.States[i].Unsatisfiable = 0, false, false
+	}
+	return d
+}
