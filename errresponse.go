@@ -42,6 +42,10 @@ type ErrorContext struct {
 	Limit      int64  `json:"limit,omitempty"`      // the binding limit's quota
 	Remaining  int64  `json:"remaining"`            // the binding limit's remaining quota
 	Policy     string `json:"policy,omitempty"`     // the binding limit's name
+	// Violated names the limits that refused the request (a 429): the
+	// binding one and any other that denied too. RenderProblem writes them
+	// as violated-policies; RenderJSON leaves them out.
+	Violated []string `json:"-"`
 }
 
 // Error implements error with the response's message.
@@ -61,7 +65,21 @@ func DeniedResponse(d Decision, code ErrorCode) *ErrorResponse {
 	if d.Unsatisfiable {
 		retry = 0
 	}
-	return tooMany(code, retry, q, d.Remaining, d.Limit.Name())
+	e := tooMany(code, retry, q, d.Remaining, d.Limit.Name())
+	e.Context.Violated = violated(d)
+	return e
+}
+
+// violated lists the names of the limits that refused d: the binding limit
+// first, then the others that denied, in the Limiter's order.
+func violated(d Decision) []string {
+	names := []string{d.Limit.name}
+	for _, s := range d.States {
+		if !s.Allowed && s.Limit.name != d.Limit.name {
+			names = append(names, s.Limit.name)
+		}
+	}
+	return names
 }
 
 // tooMany builds a 429 body; a retry of 0 means the request can never pass.
@@ -153,30 +171,6 @@ func jsonContext(c ErrorContext) any {
 		return retryOnly{c.RetryAfter}
 	}
 	return withLimit{c.RetryAfter, c.Limit, c.Remaining, c.Policy}
-}
-
-// RenderProblem renders an RFC 9457 problem (application/problem+json) with
-// type about:blank, the status text as title, the message as detail, and the
-// code and context as extension members.
-func RenderProblem(e *ErrorResponse) (string, []byte) {
-	type problem struct {
-		Type       string    `json:"type"`
-		Title      string    `json:"title"`
-		Status     int       `json:"status"`
-		Detail     string    `json:"detail"`
-		Code       ErrorCode `json:"code"`
-		RetryAfter int64     `json:"retryAfter,omitempty"`
-		Limit      int64     `json:"limit,omitempty"`
-		Remaining  *int64    `json:"remaining,omitempty"`
-		Policy     string    `json:"policy,omitempty"`
-	}
-	p := problem{Type: "about:blank", Title: http.StatusText(e.Status), Status: e.Status, Detail: e.Message,
-		Code: e.Code, RetryAfter: e.Context.RetryAfter, Limit: e.Context.Limit, Policy: e.Context.Policy}
-	if e.Context.Policy != "" {
-		p.Remaining = &e.Context.Remaining
-	}
-	b, _ := json.Marshal(p)
-	return "application/problem+json", b
 }
 
 // render returns the response's headers and body through render (nil means

@@ -78,7 +78,7 @@ func TestProblemJSON(t *testing.T) {
 	srv := serve(t, l, ratekit.ByIP(), ratekit.WithRenderer(ratekit.RenderProblem), ratekit.WithHeaders(ratekit.HeadersNone))
 	get(t, srv.URL)
 	r := get(t, srv.URL)
-	want := `{"type":"about:blank","title":"Too Many Requests","status":429,"detail":"Too many requests. Try again in 3600 seconds.","code":"RATE_LIMITED","retryAfter":3600,"limit":1,"remaining":0,"policy":"api"}`
+	want := `{"type":"https://iana.org/assignments/http-problem-types#quota-exceeded","title":"Request cannot be satisfied as assigned quota has been exceeded","status":429,"detail":"Too many requests. Try again in 3600 seconds.","violated-policies":["api"],"code":"RATE_LIMITED","retryAfter":3600,"limit":1,"remaining":0,"policy":"api"}`
 	if r.Status != 429 || r.Body != want || r.Header.Get("Content-Type") != "application/problem+json" {
 		t.Errorf("%d %s %q", r.Status, r.Header.Get("Content-Type"), r.Body)
 	}

@@ -1,0 +1,53 @@
+package ratekit
+
+import (
+	"encoding/json"
+	"net/http"
+)
+
+// The problem types of the IETF RateLimit header fields draft
+// (draft-ietf-httpapi-ratelimit-headers-11, section 5), registered with IANA.
+const (
+	problemQuotaExceeded   = "https://iana.org/assignments/http-problem-types#quota-exceeded"
+	problemReducedCapacity = "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity"
+)
+
+// RenderProblem renders an RFC 9457 problem (application/problem+json). A
+// 429 has the IETF RateLimit draft's problem type
+// https://iana.org/assignments/http-problem-types#quota-exceeded with the
+// extension member violated-policies (the names of the limits that refused
+// the request); a 503 of a fail-closed store failure has
+// https://iana.org/assignments/http-problem-types#temporary-reduced-capacity;
+// a 400 has about:blank. The message is the detail; the code, retryAfter,
+// limit, remaining and policy are extension members as in RenderJSON.
+func RenderProblem(e *ErrorResponse) (string, []byte) {
+	type problem struct {
+		Type       string    `json:"type"`
+		Title      string    `json:"title"`
+		Status     int       `json:"status"`
+		Detail     string    `json:"detail"`
+		Violated   []string  `json:"violated-policies,omitempty"`
+		Code       ErrorCode `json:"code"`
+		RetryAfter int64     `json:"retryAfter,omitempty"`
+		Limit      int64     `json:"limit,omitempty"`
+		Remaining  *int64    `json:"remaining,omitempty"`
+		Policy     string    `json:"policy,omitempty"`
+	}
+	p := problem{Type: "about:blank", Title: http.StatusText(e.Status), Status: e.Status, Detail: e.Message,
+		Code: e.Code, RetryAfter: e.Context.RetryAfter, Limit: e.Context.Limit, Policy: e.Context.Policy}
+	switch e.Status {
+	case http.StatusTooManyRequests:
+		p.Type, p.Title = problemQuotaExceeded, "Request cannot be satisfied as assigned quota has been exceeded"
+		p.Violated = e.Context.Violated
+		if len(p.Violated) == 0 && e.Context.Policy != "" {
+			p.Violated = []string{e.Context.Policy}
+		}
+	case http.StatusServiceUnavailable:
+		p.Type, p.Title = problemReducedCapacity, "Temporary reduced capacity"
+	}
+	if e.Context.Policy != "" {
+		p.Remaining = &e.Context.Remaining
+	}
+	b, _ := json.Marshal(p)
+	return "application/problem+json", b
+}
