@@ -1,12 +1,14 @@
 package ratekit_test
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/observe"
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
@@ -57,6 +59,8 @@ func BenchmarkMiddleware(b *testing.B) {
 		{"gcra", []ratekit.Limit{ratekit.GCRA(1e6, time.Second, 1<<40)}, nil},
 		{"fixed/no-timeout", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour)}, []ratekit.Option{ratekit.WithTimeout(0)}},
 		{"fixed/no-headers", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour)}, []ratekit.Option{ratekit.WithHeaders(ratekit.HeadersNone)}},
+		{"fixed/observed", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour)}, []ratekit.Option{ratekit.WithObserver(observe.Func(func(context.Context, observe.Event) {}))}},
+		{"fixed/shadow", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour).Shadow()}, nil},
 		{"fixed+gcra", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour), ratekit.GCRA(1e6, time.Second, 1<<40)}, nil},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
