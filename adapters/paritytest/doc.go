@@ -5,7 +5,9 @@
 // the one shape Middleware(limiter, key, opts...), its own key functions
 // (ByIP, ByHeader) and its own options of ratekit's names (WithClock,
 // WithErrorPolicy, WithErrorCode, WithRenderer, WithHeaders,
-// WithErrorHandler, WithSkip, WithCostFunc), each route group configured
-// from one framework-neutral description. It is its own module so that the
-// adapters' modules never depend on each other's frameworks.
+// WithErrorHandler, WithSkip, WithCostFunc, WithObserver), each route group
+// configured from one framework-neutral description. The same script, with
+// a Prometheus observer (observe/prometheus), must leave identical metrics
+// on every framework. It is its own module so that the adapters' modules
+// never depend on each other's frameworks, nor on a metrics client.
 package paritytest

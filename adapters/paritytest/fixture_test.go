@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/observe"
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
@@ -63,7 +64,8 @@ var trust = []ratekit.IPOption{
 // TOO_MANY_ATTEMPTS, IETF headers only).
 type fixture struct {
 	clock  *clock
-	errors atomic.Int64 // errors the error policy reported
+	errors atomic.Int64     // errors the error policy reported
+	obs    observe.Observer // every group's observer, when set
 
 	api, keyed, login, broken, hung *ratekit.Limiter
 }
@@ -99,26 +101,29 @@ type options[O any] struct {
 	onError  func(report func(err error)) O       // WithErrorHandler, adapted
 	skip     func(skip func(path string) bool) O  // WithSkip, adapted
 	cost     func(cost func(path string) int64) O // WithCostFunc, adapted
+	observer func(obs ...observe.Observer) O      // WithObserver
 }
 
 // Options of each group.
 func apiOpts[O any](f *fixture, o options[O]) []O {
-	return []O{o.clock(f.clock.Now), o.onError(f.report), o.skip(skip), o.cost(cost)}
+	return []O{o.clock(f.clock.Now), o.onError(f.report), o.skip(skip), o.cost(cost), o.observer(f.obs)}
 }
 
 func keyedOpts[O any](f *fixture, o options[O]) []O {
-	return []O{o.clock(f.clock.Now), o.onError(f.report)}
+	return []O{o.clock(f.clock.Now), o.onError(f.report), o.observer(f.obs)}
 }
 
-func openOpts[O any](f *fixture, o options[O]) []O { return []O{o.onError(f.report)} }
+func openOpts[O any](f *fixture, o options[O]) []O {
+	return []O{o.onError(f.report), o.observer(f.obs)}
+}
 
 func closedOpts[O any](f *fixture, o options[O]) []O {
-	return []O{o.policy(ratekit.FailClosed), o.onError(f.report)}
+	return []O{o.policy(ratekit.FailClosed), o.onError(f.report), o.observer(f.obs)}
 }
 
 func loginOpts[O any](f *fixture, o options[O]) []O {
 	return []O{o.clock(f.clock.Now), o.code(ratekit.CodeTooManyAttempts),
-		o.renderer(ratekit.RenderProblem), o.headers(ratekit.HeadersIETF), o.onError(f.report)}
+		o.renderer(ratekit.RenderProblem), o.headers(ratekit.HeadersIETF), o.onError(f.report), o.observer(f.obs)}
 }
 
 // report counts an error the error policy handled.

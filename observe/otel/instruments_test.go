@@ -1,0 +1,112 @@
+package ratekitotel_test
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/ratekit/ratekit/observe"
+	ratekitotel "github.com/ratekit/ratekit/observe/otel"
+)
+
+// TestInstruments: the instruments' scope, names, units, kinds and
+// temporality, and the latency histogram's default buckets.
+func TestInstruments(t *testing.T) {
+	m, reader := newMetrics(t)
+	m.Observe(context.Background(), observe.Event{Outcome: observe.Error, Policy: "api", Fallback: true, Latency: time.Millisecond})
+	rm := collect(t, reader)
+	if len(rm.ScopeMetrics) != 1 || rm.ScopeMetrics[0].Scope.Name != ratekitotel.ScopeName {
+		t.Fatalf("scopes: %+v", rm.ScopeMetrics)
+	}
+	type kind struct{ unit, data string }
+	wantKinds := map[string]kind{
+		"ratekit.decisions":          {"{decision}", "counter"},
+		"ratekit.near_limit":         {"{decision}", "counter"},
+		"ratekit.store.errors":       {"{error}", "counter"},
+		"ratekit.fallback.decisions": {"{decision}", "counter"},
+		"ratekit.fallback.active":    {"{state}", "gauge"},
+		"ratekit.store.latency":      {"s", "histogram"},
+	}
+	seen := map[string]bool{}
+	for _, im := range rm.ScopeMetrics[0].Metrics {
+		seen[im.Name] = true
+		var data string
+		switch d := im.Data.(type) {
+		case metricdata.Sum[int64]:
+			if d.IsMonotonic && d.Temporality == metricdata.CumulativeTemporality {
+				data = "counter"
+			}
+		case metricdata.Gauge[int64]:
+			data = "gauge"
+		case metricdata.Histogram[float64]:
+			data = "histogram"
+			if b := d.DataPoints[0].Bounds; !slices.Equal(b, ratekitotel.DefaultBuckets) {
+				t.Errorf("latency bounds %v, want %v", b, ratekitotel.DefaultBuckets)
+			}
+		}
+		if w, ok := wantKinds[im.Name]; !ok || im.Unit != w.unit || data != w.data || im.Description == "" {
+			t.Errorf("%s: unit %q, %s, description %q; want %+v", im.Name, im.Unit, data, im.Description, w)
+		}
+	}
+	// Recorded: decisions, store errors, fallback decisions, latency; and the
+	// gauge, always observed. A near limit was not.
+	if len(seen) != 5 || seen["ratekit.near_limit"] {
+		t.Fatalf("instruments with data: %v", seen)
+	}
+}
+
+// TestBuckets: the buckets of WithBuckets reach the histogram; invalid ones
+// are refused with a prefixed error.
+func TestBuckets(t *testing.T) {
+	m, reader := newMetrics(t, ratekitotel.WithBuckets([]float64{0.01, 1}))
+	m.Observe(context.Background(), observe.Event{Policy: "api", Latency: 20 * time.Millisecond})
+	for _, im := range collect(t, reader).ScopeMetrics[0].Metrics {
+		if h, ok := im.Data.(metricdata.Histogram[float64]); ok {
+			p := h.DataPoints[0]
+			if !slices.Equal(p.Bounds, []float64{0.01, 1}) || !slices.Equal(p.BucketCounts, []uint64{0, 1, 0}) {
+				t.Fatalf("bounds %v, counts %v", p.Bounds, p.BucketCounts)
+			}
+		}
+	}
+	for _, b := range [][]float64{{0.1, 0.1}, {1, 0.5}, {math.NaN()}, {0.1, math.Inf(1)}} {
+		m, err := ratekitotel.New(ratekitotel.WithBuckets(b))
+		if err == nil || m != nil || !strings.HasPrefix(err.Error(), "ratekit: latency buckets must be finite and increase") {
+			t.Errorf("buckets %v: %v", b, err)
+		}
+	}
+}
+
+// TestGlobalProvider: without WithMeterProvider, the instruments live on
+// the global MeterProvider.
+func TestGlobalProvider(t *testing.T) {
+	prev := otel.GetMeterProvider()
+	t.Cleanup(func() { otel.SetMeterProvider(prev) })
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
+	otel.SetMeterProvider(mp)
+	m, err := ratekitotel.New(ratekitotel.WithMeterProvider(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Observe(context.Background(), observe.Event{Outcome: observe.Denied, Policy: "api"})
+	check(t, reader, want(0, policy("api", counts{denied: 1})))
+}
+
+// TestUnknownOutcome: an outcome this version does not know is recorded as
+// "unknown" and touches nothing else.
+func TestUnknownOutcome(t *testing.T) {
+	m, reader := newMetrics(t)
+	m.Observe(context.Background(), observe.Event{Outcome: observe.Allowed, Policy: "api", Fallback: true})
+	m.Observe(context.Background(), observe.Event{Outcome: 99, Policy: "api"})
+	w := want(1, policy("api", counts{allowed: 1, fallback: 1}))
+	w["ratekit.decisions{ratekit.outcome=unknown,ratekit.policy=api}"] = 1
+	check(t, reader, w)
+}

@@ -1,0 +1,100 @@
+package ratekitotel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/ratekit/ratekit/observe"
+)
+
+// Metrics records ratekit's decisions on OpenTelemetry instruments (see the
+// package documentation for the list). It is an observe.Observer: give it
+// to the paths to measure (ratekit.WithObserver, an adapter's WithObserver,
+// lockout.Config.Observer). One Metrics may serve every path of a process.
+//
+// A Metrics is safe for concurrent use. The zero value is not usable: build
+// it with New.
+type Metrics struct {
+	decisions   metric.Int64Counter
+	nearLimit   metric.Int64Counter
+	storeErrors metric.Int64Counter
+	fallback    metric.Int64Counter
+	latency     metric.Float64Histogram
+	active      atomic.Int64 // ratekit.fallback.active, read by its callback
+	policies    policies
+}
+
+var _ observe.Observer = (*Metrics)(nil)
+
+// New creates the instruments on a Meter of ScopeName from the
+// MeterProvider of WithMeterProvider (the global one by default). It reports
+// an invalid option, or an instrument the provider refused, as an error.
+func New(opts ...Option) (*Metrics, error) {
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	meter := c.provider.Meter(ScopeName)
+	m := &Metrics{}
+	var errs [6]error
+	m.decisions, errs[0] = meter.Int64Counter("ratekit.decisions", metric.WithUnit("{decision}"),
+		metric.WithDescription("Rate-limit decisions by binding policy and outcome (allowed, denied, shadow_denied, error, invalid)."))
+	m.nearLimit, errs[1] = meter.Int64Counter("ratekit.near_limit", metric.WithUnit("{decision}"),
+		metric.WithDescription("Allowed decisions whose binding limit had at most a fifth of its quota left."))
+	m.storeErrors, errs[2] = meter.Int64Counter("ratekit.store.errors", metric.WithUnit("{error}"),
+		metric.WithDescription("Decisions the rate-limit store failed or ran out of time to make."))
+	m.fallback, errs[3] = meter.Int64Counter("ratekit.fallback.decisions", metric.WithUnit("{decision}"),
+		metric.WithDescription("Decisions made by a fallback store while the primary store was unavailable."))
+	m.latency, errs[4] = meter.Float64Histogram("ratekit.store.latency", metric.WithUnit("s"),
+		metric.WithExplicitBucketBoundaries(c.buckets...),
+		metric.WithDescription("Time the rate-limit store took to answer, for every decision that asked it (errors included)."))
+	_, errs[5] = meter.Int64ObservableGauge("ratekit.fallback.active", metric.WithUnit("{state}"),
+		metric.WithDescription("1 when the latest decision made by a store came from a fallback store, 0 otherwise."),
+		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
+			o.Observe(m.active.Load())
+			return nil
+		}))
+	if err := errors.Join(errs[:]...); err != nil {
+		return nil, fmt.Errorf("ratekit: creating metric instruments: %w", err)
+	}
+	return m, nil
+}
+
+// Observe records one decision: the decision itself, a near-limit, a store
+// error or a fallback decision as the Event says, and the store's latency
+// when it was asked. A decision made by a store (allowed, denied,
+// shadow_denied) sets ratekit.fallback.active to whether a fallback store
+// made it; errors and invalid requests leave it as it was. ctx reaches the
+// instruments (for exemplars). Once a policy's attribute sets exist,
+// Observe itself allocates nothing.
+func (m *Metrics) Observe(ctx context.Context, e observe.Event) {
+	s := m.policies.get(e.Policy)
+	if int(e.Outcome) < len(s.decisions) {
+		m.decisions.Add(ctx, 1, s.decisions[e.Outcome]...)
+	} else {
+		m.decisions.Add(ctx, 1, outcomeOption(e.Policy, e.Outcome))
+	}
+	switch e.Outcome {
+	case observe.Allowed, observe.Denied, observe.ShadowDenied:
+		if e.Fallback {
+			m.active.Store(1)
+		} else {
+			m.active.Store(0)
+		}
+	case observe.Error:
+		m.storeErrors.Add(ctx, 1, s.policy...)
+	}
+	if e.Fallback {
+		m.fallback.Add(ctx, 1, s.policy...)
+	}
+	if e.NearLimit() {
+		m.nearLimit.Add(ctx, 1, s.policy...)
+	}
+	if e.Latency > 0 {
+		m.latency.Record(ctx, e.Latency.Seconds(), s.latency...)
+	}
+}

@@ -1,0 +1,137 @@
+package ratekitprom
+
+import (
+	"context"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ratekit/ratekit/observe"
+)
+
+// Metrics counts ratekit's decisions as Prometheus series (see the package
+// documentation for the list). It is an observe.Observer: give it to the
+// paths to count (ratekit.WithObserver, an adapter's WithObserver,
+// lockout.Config.Observer); and a prometheus.Collector: register it once,
+// reg.MustRegister(m). One Metrics may serve every path of a process.
+//
+// A Metrics is safe for concurrent use. The zero value is not usable: build
+// it with New.
+type Metrics struct {
+	decisions      *prometheus.CounterVec
+	nearLimit      *prometheus.CounterVec
+	storeErrors    *prometheus.CounterVec
+	fallback       *prometheus.CounterVec
+	latency        *prometheus.HistogramVec
+	fallbackActive prometheus.Gauge
+	policies       policies
+}
+
+var (
+	_ observe.Observer     = (*Metrics)(nil)
+	_ prometheus.Collector = (*Metrics)(nil)
+)
+
+// New returns Metrics configured by opts; every invalid option is reported
+// at once, as an error. Nothing is registered: register the Metrics with
+// the registry that serves your /metrics (prometheus.MustRegister for the
+// default one).
+func New(opts ...Option) (*Metrics, error) {
+	c, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: c.namespace, Name: name, Help: help, ConstLabels: c.labels,
+		}, labels)
+	}
+	m := &Metrics{
+		decisions: counter("decisions_total",
+			"Rate-limit decisions by binding policy and outcome (allowed, denied, shadow_denied, error, invalid).",
+			"policy", "outcome"),
+		nearLimit: counter("near_limit_total",
+			"Allowed decisions whose binding limit had at most a fifth of its quota left.", "policy"),
+		storeErrors: counter("store_errors_total",
+			"Decisions the rate-limit store failed or ran out of time to make.", "policy"),
+		fallback: counter("fallback_decisions_total",
+			"Decisions made by a fallback store while the primary store was unavailable.", "policy"),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: c.namespace, Name: "store_latency_seconds", ConstLabels: c.labels, Buckets: c.buckets,
+			Help: "Time the rate-limit store took to answer, for every decision that asked it (errors included).",
+		}, []string{"policy"}),
+		fallbackActive: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: c.namespace, Name: "fallback_active", ConstLabels: c.labels,
+			Help: "1 when the latest decision made by a store came from a fallback store, 0 otherwise.",
+		}),
+	}
+	m.policies.build = m.series
+	return m, nil
+}
+
+// series creates policy's children of every vector.
+func (m *Metrics) series(policy string) *series {
+	s := &series{
+		nearLimit:   m.nearLimit.WithLabelValues(policy),
+		storeErrors: m.storeErrors.WithLabelValues(policy),
+		fallback:    m.fallback.WithLabelValues(policy),
+		latency:     m.latency.WithLabelValues(policy),
+	}
+	for o := range s.decisions {
+		s.decisions[o] = m.decisions.WithLabelValues(policy, observe.Outcome(o).String())
+	}
+	return s
+}
+
+// Observe counts one decision: the decision itself, a near-limit, a store
+// error or a fallback decision as the Event says, and the store's latency
+// when it was asked. A decision made by a store (allowed, denied,
+// shadow_denied) sets ratekit_fallback_active to whether a fallback store
+// made it; errors and invalid requests leave it as it was. It never
+// allocates once the policy's series exist, and ignores ctx.
+func (m *Metrics) Observe(_ context.Context, e observe.Event) {
+	s := m.policies.get(e.Policy)
+	if int(e.Outcome) < len(s.decisions) {
+		s.decisions[e.Outcome].Inc()
+	} else {
+		m.decisions.WithLabelValues(e.Policy, e.Outcome.String()).Inc()
+	}
+	switch e.Outcome {
+	case observe.Allowed, observe.Denied, observe.ShadowDenied:
+		if e.Fallback {
+			m.fallbackActive.Set(1)
+		} else {
+			m.fallbackActive.Set(0)
+		}
+	case observe.Error:
+		s.storeErrors.Inc()
+	}
+	if e.Fallback {
+		s.fallback.Inc()
+	}
+	if e.NearLimit() {
+		s.nearLimit.Inc()
+	}
+	if e.Latency > 0 {
+		s.latency.Observe(e.Latency.Seconds())
+	}
+}
+
+// Describe sends the descriptions of every series to ch
+// (prometheus.Collector).
+func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
+	for _, c := range m.collectors() {
+		c.Describe(ch)
+	}
+}
+
+// Collect sends the current value of every series to ch
+// (prometheus.Collector).
+func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
+	for _, c := range m.collectors() {
+		c.Collect(ch)
+	}
+}
+
+func (m *Metrics) collectors() [6]prometheus.Collector {
+	return [6]prometheus.Collector{m.decisions, m.nearLimit, m.storeErrors, m.fallback, m.latency, m.fallbackActive}
+}
