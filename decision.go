@@ -39,6 +39,9 @@ type Decision struct {
 	// Fallback reports a decision made by a fallback store while the primary
 	// store was unavailable (store/fallback).
 	Fallback bool
+	// Cached reports a denial answered by a local deny cache, without asking
+	// the store (store/denycache).
+	Cached bool
 	// States holds every limit's state, in the Limiter's order; in a Limiter
 	// that mixes enforced and shadow limits, the enforced ones'.
 	States []LimitState

@@ -38,7 +38,7 @@ func fillEvent(e *observe.Event, d Decision, err error, invalid bool, names stri
 		e.Outcome, e.Policy = observe.Error, names
 		return
 	}
-	e.Fallback = d.Fallback
+	e.Fallback, e.Cached = d.Fallback, d.Cached
 	binding, remaining := d.Limit, d.Remaining
 	switch {
 	case !d.Allowed:

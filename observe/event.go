@@ -56,6 +56,9 @@ type Event struct {
 	// Fallback reports a decision made by a fallback store while the
 	// primary store was unavailable (store/fallback).
 	Fallback bool
+	// Cached reports a denial answered by a local deny cache without asking
+	// the store (store/denycache); Latency is then the cache's.
+	Cached bool
 	// Subject is the key the decision was about: an IP, an account, a
 	// tenant. It is personal data: never use it as a metric label, and log
 	// it only where that is allowed.
