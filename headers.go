@@ -103,7 +103,7 @@ func headerValues(vals *[5]string, d Decision, mode HeaderMode, now time.Time) i
 	}
 	if mode&HeadersIETF != 0 {
 		policy := d.policy
-		if policy == "" {
+		if policy == "" || d.Fallback { // a fallback decides on scaled limits
 			policy = statesPolicy(d.States)
 		}
 		var buf [128]byte

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/lockout"
+	"github.com/ratekit/ratekit/observe"
 )
 
 // demoUsers are the demo's credentials, listed by GET /.
@@ -28,12 +29,12 @@ var defaultLogin = loginLimits{
 
 // loginRoute protects POST /login per account and per IP, counting failures
 // only. When the store is down the route fails closed (503).
-func loginRoute(store lockout.Store, l loginLimits) (http.Handler, []string, error) {
-	account, err := lockout.New(store, lockout.Config{Name: "login", Windows: []lockout.Window{l.account, l.accountDay}})
+func loginRoute(store lockout.Store, l loginLimits, obs observe.Observer) (http.Handler, []string, error) {
+	account, err := lockout.New(store, lockout.Config{Name: "login", Windows: []lockout.Window{l.account, l.accountDay}, Observer: obs})
 	if err != nil {
 		return nil, nil, err
 	}
-	ip, err := lockout.New(store, lockout.Config{Name: "login-ip", Windows: []lockout.Window{l.ip}})
+	ip, err := lockout.New(store, lockout.Config{Name: "login-ip", Windows: []lockout.Window{l.ip}, Observer: obs})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -7,12 +7,14 @@
 //	make run ARGS="-quota 2 -window 10s"          # the same through make
 //
 // Routes: GET / (an index), GET /fixed, /gcra, /sliding, /log, /token, /leaky
-// and /multi (two limits at once), each limited per client IP, and POST
-// /login (a lockout per account and per IP, counting failures).
+// and /multi (two limits at once), each limited per client IP, POST /login
+// (a lockout per account and per IP, counting failures), and GET /metrics
+// (Prometheus metrics of every decision). With -debug, every decision is
+// logged.
 //
 // Flags: -addr (default :8080), -redis (default $REDIS_URL; empty means the
 // in-process store), -quota (default 10), -window (default 1m), -prefix
-// (Redis key prefix, default ratekit-demo).
+// (Redis key prefix, default ratekit-demo), -debug (decision logs).
 package main
 
 import (
@@ -42,7 +44,11 @@ func main() {
 	flag.Int64Var(&c.quota, "quota", 10, "requests per window (GCRA: rate per window, burst = quota)")
 	flag.DurationVar(&c.window, "window", time.Minute, "window length")
 	flag.StringVar(&c.prefix, "prefix", "ratekit-demo", "Redis key prefix")
+	debug := flag.Bool("debug", false, "log every decision (slog, debug level)")
 	flag.Parse()
+	if *debug {
+		slog.SetLogLoggerLevel(slog.LevelDebug)
+	}
 	if err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "server:", err)
 		os.Exit(1)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -162,5 +163,37 @@ func TestDemoRedisDown(t *testing.T) {
 	c := config{quota: 3, window: time.Minute, prefix: "x", login: shortLogin, redisURL: "redis://" + redistest.ClosedAddr(t)}
 	if _, err := openStore(context.Background(), c); err == nil || !strings.Contains(err.Error(), "refused") {
 		t.Fatalf("openStore against a closed port: %v, want an error naming the refused connection", err)
+	}
+}
+
+// TestDemoMetrics: GET /metrics counts each route's decisions by outcome,
+// and no client address appears in it.
+func TestDemoMetrics(t *testing.T) {
+	srv := demo(t, false, 3, time.Minute)
+	for range 4 {
+		res, err := http.Get(srv.URL + "/fixed")
+		status(t, res, err)
+	}
+	res, err := http.PostForm(srv.URL+"/login", url.Values{"username": {"bob"}, "password": {"nope"}})
+	status(t, res, err)
+	res, err = http.Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	text := string(b)
+	for _, want := range []string{
+		`ratekit_decisions_total{outcome="allowed",policy="fixed"} 3`,
+		`ratekit_decisions_total{outcome="denied",policy="fixed"} 1`,
+		`ratekit_decisions_total{outcome="allowed",policy="login"} 1`,
+		`ratekit_decisions_total{outcome="allowed",policy="login-ip"} 1`,
+	} {
+		if !strings.Contains(text, want+"\n") {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if strings.Contains(text, "127.0.0.1") || strings.Contains(text, "bob") {
+		t.Error("/metrics names a client")
 	}
 }

@@ -2,9 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"log/slog"
 	"net/http"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/observe"
+	ratekitprom "github.com/ratekit/ratekit/observe/prometheus"
 )
 
 // route is one limited route of the demo.
@@ -30,7 +36,15 @@ func newHandler(s *demoStore, c config) (http.Handler, error) {
 			ratekit.FixedWindow(q, w).Named("multi-window"),
 		}},
 	}
+	metrics, err := ratekitprom.New()
+	if err != nil {
+		return nil, err
+	}
+	registry := prometheus.NewRegistry()
+	registry.MustRegister(metrics)
+	observers := ratekit.WithObserver(metrics, observe.Log(slog.Default()))
 	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(registry, promhttp.HandlerOpts{}))
 	for i := range routes {
 		r := &routes[i]
 		limiter, err := ratekit.New(s.limits, r.limits...)
@@ -38,15 +52,15 @@ func newHandler(s *demoStore, c config) (http.Handler, error) {
 			return nil, err
 		}
 		r.Limit = describe(r.limits)
-		mux.Handle(r.Method+" "+r.Path, ratekit.Middleware(limiter, ratekit.ByIP())(allowed(r.Path)))
+		mux.Handle(r.Method+" "+r.Path, ratekit.Middleware(limiter, ratekit.ByIP(), observers)(allowed(r.Path)))
 	}
-	login, loginLimits, err := loginRoute(s.lockouts, c.login)
+	login, loginLimits, err := loginRoute(s.lockouts, c.login, metrics)
 	if err != nil {
 		return nil, err
 	}
 	mux.Handle("POST /login", login)
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, map[string]any{"service": "ratekit demo", "store": s.where, "key": "client IP (socket peer)", "routes": routes,
+		writeJSON(w, map[string]any{"service": "ratekit demo", "store": s.where, "key": "client IP (socket peer)", "routes": routes, "metrics": "GET /metrics",
 			"login": map[string]any{"route": "POST /login (form fields username, password; failures count)", "limits": loginLimits, "demo_users": demoUsers}})
 	})
 	return mux, nil

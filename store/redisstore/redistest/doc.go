@@ -15,7 +15,8 @@
 // leaves the options as the test gives them.
 //
 // Private starts a server of one test's own (with Freeze and Thaw, SIGSTOP
-// and SIGCONT); StartReplicated a private 6-node cluster (3 masters, a
+// and SIGCONT, and Kill and Restart, SIGKILL and a new process on the same
+// port); StartReplicated a private 6-node cluster (3 masters, a
 // replica each) with Kill, Freeze and WaitPromoted; NewProxy, NewDelayProxy,
 // ClosedAddr and Blackhole play a lost reply, a slow, a refused and a hung
 // Redis.

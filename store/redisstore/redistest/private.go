@@ -3,17 +3,22 @@ package redistest
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os/exec"
+	"strconv"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // A PrivateServer is a redis-server that one test owns: started with its own
 // configuration, stopped by PID when the test ends, and able to be frozen
-// (SIGSTOP) and thawed (SIGCONT) to play a hung Redis.
+// (SIGSTOP) and thawed (SIGCONT) to play a hung Redis, or killed (SIGKILL)
+// and restarted on the same port to play a crash.
 type PrivateServer struct {
 	Server
-	proc *process
+	proc  *process
+	extra []string
 }
 
 // Private starts a redis-server for t alone on a random loopback port, with
@@ -35,10 +40,10 @@ func Private(t testing.TB, extra ...string) *PrivateServer {
 		}
 		p, err := startProcess(port, extra...)
 		if err == nil {
-			s := &PrivateServer{Server: Server{Addr: p.addr, Kind: Real}, proc: p}
+			s := &PrivateServer{Server: Server{Addr: p.addr, Kind: Real}, proc: p, extra: extra}
 			t.Cleanup(func() {
 				s.Thaw()
-				p.stop()
+				s.proc.stop()
 			})
 			return s
 		}
@@ -62,5 +67,44 @@ func (s *PrivateServer) signal(sig syscall.Signal) error {
 	if err := s.proc.cmd.Process.Signal(sig); err != nil {
 		return fmt.Errorf("redistest: signal %v to redis-server on %s: %w", sig, s.Addr, err)
 	}
+	return nil
+}
+
+// Kill stops the server with SIGKILL, by its PID, and returns when the
+// process has exited: connections are refused, as after a crash. Restart
+// starts it again.
+func (s *PrivateServer) Kill() error {
+	if err := s.signal(syscall.SIGKILL); err != nil {
+		return err
+	}
+	select {
+	case <-s.proc.done:
+		return nil
+	case <-time.After(5 * time.Second):
+		return fmt.Errorf("redistest: redis-server on %s still runs 5 s after SIGKILL", s.Addr)
+	}
+}
+
+// Restart starts a killed server again on the same port with the same
+// configuration and no data (nothing was saved), and returns when it
+// answers PING. It is not safe to call while another goroutine freezes,
+// thaws or kills the server.
+func (s *PrivateServer) Restart() error {
+	select {
+	case <-s.proc.done:
+	default:
+		return fmt.Errorf("redistest: redis-server on %s still runs; Kill it before Restart", s.Addr)
+	}
+	s.proc.stop() // removes its directory
+	_, port, _ := net.SplitHostPort(s.Addr)
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		return fmt.Errorf("redistest: address %s: %w", s.Addr, err)
+	}
+	p, err := startProcess(n, s.extra...)
+	if err != nil {
+		return err
+	}
+	s.proc = p
 	return nil
 }

@@ -1,0 +1,93 @@
+package fallback
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/ratekit/ratekit"
+)
+
+// Defaults of the Config fields left zero.
+const (
+	DefaultFailures     = 3
+	DefaultRetry        = 250 * time.Millisecond
+	DefaultProbeTimeout = 100 * time.Millisecond
+)
+
+// Config configures a Store. The zero Config is valid: every field has a
+// default, stated with it. A Config is a plain value; New copies it.
+type Config struct {
+	// Instances is how many instances of the service share the primary's
+	// limits (default 1). While falling back, each limit is scaled to one
+	// instance's share: quotas, bursts and capacities divided by Instances,
+	// rounded down but at least 1, rates divided by Instances (see the
+	// package documentation). With 1, limits are used unchanged.
+	Instances int
+	// Failures is how many consecutive failed calls to the primary open the
+	// breaker (default DefaultFailures, 3). Every failed call is decided
+	// locally, before and after the breaker opens.
+	Failures int
+	// Retry is how often, while the breaker is open, a background probe asks
+	// the primary whether it is back (default DefaultRetry, 250 ms; at least
+	// 1 ms). Decisions return to the primary within about Retry plus a round
+	// trip of its recovery.
+	Retry time.Duration
+	// ProbeTimeout bounds each probe (default DefaultProbeTimeout, 100 ms; at
+	// least 1 ms). A probe runs in the background and never delays a request.
+	ProbeTimeout time.Duration
+	// OnChange, when set, is called when the breaker opens, with the
+	// primary's last error, and when it closes, with nil: log it, count it,
+	// alert on it. It is called on the goroutine that changed the state (a
+	// request's, or a probe's), at most once per change; it must be quick and
+	// safe for concurrent use.
+	OnChange func(open bool, err error)
+}
+
+// withDefaults returns c with its zero fields set to their defaults, or an
+// error naming every field that is out of range and how to fix it.
+func (c Config) withDefaults() (Config, error) {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("ratekit: fallback: "+format, args...))
+	}
+	switch {
+	case c.Instances == 0:
+		c.Instances = 1
+	case c.Instances < 0:
+		bad("Config.Instances is %d; set it to the number of instances that share the primary store's limits (0 means 1)", c.Instances)
+	}
+	switch {
+	case c.Failures == 0:
+		c.Failures = DefaultFailures
+	case c.Failures < 0:
+		bad("Config.Failures is %d; set it to 1 or more consecutive failures (0 means %d)", c.Failures, DefaultFailures)
+	}
+	switch {
+	case c.Retry == 0:
+		c.Retry = DefaultRetry
+	case c.Retry < time.Millisecond:
+		bad("Config.Retry is %v; set it to 1ms or more (0 means %v)", c.Retry, DefaultRetry)
+	}
+	switch {
+	case c.ProbeTimeout == 0:
+		c.ProbeTimeout = DefaultProbeTimeout
+	case c.ProbeTimeout < time.Millisecond:
+		bad("Config.ProbeTimeout is %v; set it to 1ms or more (0 means %v)", c.ProbeTimeout, DefaultProbeTimeout)
+	}
+	return c, errors.Join(errs...)
+}
+
+// checkStores reports a missing store, or one store passed as both.
+func checkStores(primary, local ratekit.Store) error {
+	switch {
+	case primary == nil:
+		return errors.New("ratekit: fallback: the primary store is nil; pass the shared store, e.g. a redisstore.Store")
+	case local == nil:
+		return errors.New("ratekit: fallback: the local store is nil; pass memstore.New()")
+	case reflect.TypeOf(primary) == reflect.TypeOf(local) && reflect.TypeOf(primary).Comparable() && primary == local:
+		return errors.New("ratekit: fallback: the primary and the local store are the same store; pass memstore.New() as the local one")
+	}
+	return nil
+}

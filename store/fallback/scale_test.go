@@ -1,0 +1,130 @@
+package fallback_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/httpcheck"
+	"github.com/ratekit/ratekit/store/fallback"
+	"github.com/ratekit/ratekit/store/memstore"
+)
+
+// FixedWindow(100) over 4 instances: the local store admits exactly 25 per
+// subject per window, and its decisions carry the scaled limit.
+func TestScaledFixedWindow(t *testing.T) {
+	r := newRig(t, fallback.Config{Instances: 4, Failures: 1})
+	r.primary.state.Store(refused)
+	for window := range 3 {
+		for _, subject := range []string{"alice", "bob"} {
+			admitted := 0
+			for range 60 {
+				d := r.take(t, subject, api)
+				if !d.Fallback || d.Limit.Name() != "api" || d.Limit.Spec().Quota != 25 {
+					t.Fatalf("window %d: %+v; want a local decision on api with quota 25", window, d)
+				}
+				if d.Allowed {
+					admitted++
+				}
+			}
+			if admitted != 25 {
+				t.Fatalf("window %d, %s: %d admitted, want exactly 25", window, subject, admitted)
+			}
+		}
+		r.clock.Advance(time.Minute)
+	}
+}
+
+// Every algorithm keeps its shape: quotas divided and floored at 1, rates
+// divided, windows, precision, queue, block, factor and name kept; custom
+// algorithms unchanged; every scaled limit valid.
+func TestScaleEveryAlgorithm(t *testing.T) {
+	cases := []struct {
+		in          ratekit.Limit
+		n           int64
+		quota       int64
+		rate        float64
+		unchanged   bool
+		description string
+	}{
+		{in: ratekit.FixedWindow(100, time.Minute), n: 4, quota: 25, rate: 25},
+		{in: ratekit.FixedWindow(3, time.Minute).Named("tiny"), n: 4, quota: 1, rate: 1},
+		{in: ratekit.SlidingWindow(101, time.Hour).Precision(6 * time.Minute).Block(time.Hour), n: 2, quota: 50, rate: 50},
+		{in: ratekit.SlidingLog(5, time.Minute).Named("login").Block(15 * time.Minute), n: 2, quota: 2, rate: 2},
+		{in: ratekit.TokenBucket(10, time.Second, 50), n: 4, quota: 12, rate: 2.5},
+		{in: ratekit.LeakyBucket(40, 8, time.Second).Queue(2 * time.Second).Named("shaper"), n: 3, quota: 13, rate: 8.0 / 3},
+		{in: ratekit.GCRA(100, time.Minute, 20), n: 8, quota: 2, rate: 12.5},
+		{in: ratekit.Suppressed(100, time.Minute, 1.5), n: 4, quota: 25, rate: 25},
+		{in: ratekit.Custom("mine", 10, time.Minute, [3]int64{7}), n: 4, unchanged: true},
+		{in: ratekit.GCRA(1, 300*24*time.Hour, 1), n: 2, unchanged: true, description: "share past 366 days"},
+	}
+	for _, c := range cases {
+		t.Run(c.in.String(), func(t *testing.T) {
+			got, in := fallback.Scale(c.in, c.n).Spec(), c.in.Spec()
+			if c.unchanged {
+				if got != in {
+					t.Fatalf("%s: got %+v, want it unchanged", c.description, got)
+				}
+				return
+			}
+			if got.Quota != c.quota || got.Rate != c.rate {
+				t.Fatalf("quota %d rate %v, want %d and %v", got.Quota, got.Rate, c.quota, c.rate)
+			}
+			if got.Algorithm != in.Algorithm || got.Name != in.Name || got.Window != in.Window || got.Precision != in.Precision ||
+				got.MaxWait != in.MaxWait || got.Block != in.Block || got.Factor != in.Factor || got.Params != in.Params {
+				t.Fatalf("shape changed:\n got %+v\nfrom %+v", got, in)
+			}
+			if got.ID == in.ID {
+				t.Fatal("the scaled limit shares the original's storage identity")
+			}
+			if _, err := ratekit.New(memstore.New(), fallback.Scale(c.in, c.n).Named("check")); err != nil {
+				t.Fatalf("scaled limit invalid: %v", err)
+			}
+		})
+	}
+}
+
+// The scaled lists are built once per list of limits: a second call gets the
+// same slice without allocating; one instance uses the limits as given.
+func TestScaledListsCached(t *testing.T) {
+	limits := []ratekit.Limit{api, ratekit.GCRA(10, time.Second, 5).Named("burst")}
+	s, err := fallback.New(&primary{}, memstore.New(), fallback.Config{Instances: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := fallback.Scaled(s, limits)
+	again := fallback.Scaled(s, append([]ratekit.Limit(nil), limits...)) // another slice, same limits
+	if &first[0] != &again[0] || first[0].Spec().Quota != 50 || first[1].Spec().Quota != 2 {
+		t.Fatalf("not cached, or not scaled: %v, %v", first, again)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { fallback.Scaled(s, limits) }); allocs != 0 {
+		t.Fatalf("%v allocations per cached lookup, want 0", allocs)
+	}
+	one, _ := fallback.New(&primary{}, memstore.New(), fallback.Config{})
+	if got := fallback.Scaled(one, limits); &got[0] != &limits[0] {
+		t.Fatal("Instances 1 rebuilt the limits")
+	}
+}
+
+// Decisions while falling back carry the per-instance quota, and the
+// middleware's headers show it.
+func TestLimiterSeesScaledLimit(t *testing.T) {
+	r := newRig(t, fallback.Config{Instances: 2, Failures: 1})
+	r.primary.state.Store(refused)
+	l, err := ratekit.New(r.store, ratekit.FixedWindow(40, time.Minute).Named("api"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := l.Allow(context.Background(), "192.0.2.1")
+	if err != nil || !d.Fallback || d.Limit.Spec().Quota != 20 || d.Remaining != 19 {
+		t.Fatalf("%+v, %v; want a local decision of quota 20", d, err)
+	}
+	rec := httptest.NewRecorder()
+	ratekit.Middleware(l, ratekit.ByIP())(httpcheck.OK).ServeHTTP(rec, httptest.NewRequest("GET", "/", nil)) // from 192.0.2.1
+	if h := rec.Header(); rec.Code != 200 || h.Get("X-RateLimit-Limit") != "20" || h.Get("X-RateLimit-Remaining") != "18" ||
+		h.Get("RateLimit") != `"api";r=18;t=60` || h.Get("RateLimit-Policy") != `"api";q=20;w=60` {
+		t.Fatalf("%d %v; want the local share in the headers", rec.Code, h)
+	}
+}
