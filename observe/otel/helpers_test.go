@@ -2,11 +2,6 @@ package ratekitotel_test
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"maps"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -14,32 +9,9 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
-	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/observetest"
 	ratekitotel "github.com/ratekit/ratekit/observe/otel"
 )
-
-// failingStore fails every call, as a Redis that is down would.
-type failingStore struct{}
-
-var errDown = errors.New("ratekit: test store is down")
-
-func (failingStore) Take(context.Context, string, []ratekit.Limit, int64) (ratekit.Decision, error) {
-	return ratekit.Decision{}, errDown
-}
-func (failingStore) Peek(context.Context, string, []ratekit.Limit) (ratekit.Decision, error) {
-	return ratekit.Decision{}, errDown
-}
-func (failingStore) Reset(context.Context, string, []ratekit.Limit) error { return errDown }
-
-// fallbackStore marks every decision of a working store as a fallback
-// store's, as store/fallback does while the primary store is down.
-type fallbackStore struct{ ratekit.Store }
-
-func (s fallbackStore) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
-	d, err := s.Store.Take(ctx, key, limits, cost)
-	d.Fallback = true
-	return d, err
-}
 
 // newMetrics returns Metrics on an SDK MeterProvider of their own, read by
 // the returned ManualReader.
@@ -112,83 +84,23 @@ func values(t *testing.T, r *sdkmetric.ManualReader) map[string]float64 {
 	return got
 }
 
-// counts are what one policy's data points should read.
-type counts struct {
-	allowed, denied, shadowDenied, errors, invalid int
-	near, fallback, latency                        int
+// format writes the data points as values does. An OpenTelemetry
+// instrument has a data point per attribute set measured, so zeros are
+// absent, but for the gauge, observed at every collection.
+var format = observetest.Format{
+	Names: map[observetest.Metric]string{
+		observetest.Decisions:         "ratekit.decisions",
+		observetest.NearLimit:         "ratekit.near_limit",
+		observetest.StoreErrors:       "ratekit.store.errors",
+		observetest.FallbackDecisions: "ratekit.fallback.decisions",
+		observetest.LatencyCount:      "ratekit.store.latency_count",
+		observetest.FallbackActive:    "ratekit.fallback.active",
+	},
+	Policy: "ratekit.policy", Outcome: "ratekit.outcome",
 }
 
-// policy returns the data points of one policy that have been recorded:
-// an OpenTelemetry instrument has a data point per attribute set measured,
-// so zeros are absent.
-func policy(name string, c counts) map[string]float64 {
-	out := map[string]float64{}
-	add := func(k string, n int) {
-		if n > 0 {
-			out[k] = float64(n)
-		}
-	}
-	p := "ratekit.policy=" + name
-	add("ratekit.near_limit{"+p+"}", c.near)
-	add("ratekit.store.errors{"+p+"}", c.errors)
-	add("ratekit.fallback.decisions{"+p+"}", c.fallback)
-	add("ratekit.store.latency_count{"+p+"}", c.latency)
-	for outcome, n := range map[string]int{"allowed": c.allowed, "denied": c.denied,
-		"shadow_denied": c.shadowDenied, "error": c.errors, "invalid": c.invalid} {
-		add(fmt.Sprintf("ratekit.decisions{ratekit.outcome=%s,%s}", outcome, p), n)
-	}
-	return out
-}
-
-// want merges the data points of several policies with the fallback gauge.
-func want(active float64, policies ...map[string]float64) map[string]float64 {
-	out := map[string]float64{"ratekit.fallback.active{}": active}
-	for _, p := range policies {
-		maps.Copy(out, p)
-	}
-	return out
-}
-
-// check compares every data point r collects with w.
-func check(t *testing.T, r *sdkmetric.ManualReader, w map[string]float64) {
+// check fails t unless r collects exactly the data points w describes.
+func check(t *testing.T, r *sdkmetric.ManualReader, w observetest.Want) {
 	t.Helper()
-	got := values(t, r)
-	for k, v := range w {
-		if g, ok := got[k]; !ok || g != v {
-			t.Errorf("%s = %v (present: %v), want %v", k, g, ok, v)
-		}
-	}
-	for k, v := range got {
-		if _, ok := w[k]; !ok {
-			t.Errorf("unexpected data point %s = %v", k, v)
-		}
-	}
-}
-
-var okHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})
-
-// send makes n requests to h from the test client 192.0.2.1 and returns
-// how many got each status.
-func send(h http.Handler, n int, prepare ...func(*http.Request)) map[int]int {
-	statuses := map[int]int{}
-	for range n {
-		req := httptest.NewRequest(http.MethodGet, "/", nil)
-		for _, p := range prepare {
-			p(req)
-		}
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		statuses[rec.Code]++
-	}
-	return statuses
-}
-
-// limiter builds a Limiter or fails the test.
-func limiter(t *testing.T, s ratekit.Store, limits ...ratekit.Limit) *ratekit.Limiter {
-	t.Helper()
-	l, err := ratekit.New(s, limits...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
+	observetest.Compare(t, values(t, r), format.Render(w))
 }

@@ -8,6 +8,8 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/ratekit/ratekit/internal/metricrule"
+	"github.com/ratekit/ratekit/internal/policycache"
 	"github.com/ratekit/ratekit/observe"
 )
 
@@ -25,7 +27,7 @@ type Metrics struct {
 	fallback    metric.Int64Counter
 	latency     metric.Float64Histogram
 	active      atomic.Int64 // ratekit.fallback.active, read by its callback
-	policies    policies
+	policies    *policycache.Cache[*series]
 }
 
 var _ observe.Observer = (*Metrics)(nil)
@@ -39,7 +41,7 @@ func New(opts ...Option) (*Metrics, error) {
 		return nil, err
 	}
 	meter := c.provider.Meter(ScopeName)
-	m := &Metrics{}
+	m := &Metrics{policies: policycache.New(newSeries)}
 	var errs [6]error
 	m.decisions, errs[0] = meter.Int64Counter("ratekit.decisions", metric.WithUnit("{decision}"),
 		metric.WithDescription("Rate-limit decisions by binding policy and outcome (allowed, denied, shadow_denied, error, invalid)."))
@@ -72,20 +74,16 @@ func New(opts ...Option) (*Metrics, error) {
 // instruments (for exemplars). Once a policy's attribute sets exist,
 // Observe itself allocates nothing.
 func (m *Metrics) Observe(ctx context.Context, e observe.Event) {
-	s := m.policies.get(e.Policy)
+	s := m.policies.Get(e.Policy)
 	if int(e.Outcome) < len(s.decisions) {
 		m.decisions.Add(ctx, 1, s.decisions[e.Outcome]...)
 	} else {
 		m.decisions.Add(ctx, 1, outcomeOption(e.Policy, e.Outcome))
 	}
-	switch e.Outcome {
-	case observe.Allowed, observe.Denied, observe.ShadowDenied:
-		if e.Fallback {
-			m.active.Store(1)
-		} else {
-			m.active.Store(0)
-		}
-	case observe.Error:
+	if v, set := metricrule.FallbackActive(e); set {
+		m.active.Store(v)
+	}
+	if e.Outcome == observe.Error {
 		m.storeErrors.Add(ctx, 1, s.policy...)
 	}
 	if e.Fallback {

@@ -1,9 +1,6 @@
 package ratekitotel
 
 import (
-	"sync"
-	"sync/atomic"
-
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
@@ -19,7 +16,8 @@ const (
 )
 
 // series are one policy's measurement options, with their attribute sets
-// built once: an Event then costs no attribute sorting and no allocation.
+// built once (the Metrics' policycache.Cache holds them): an Event then
+// costs no attribute sorting and no allocation.
 type series struct {
 	decisions [observe.Invalid + 1][]metric.AddOption // by Outcome
 	policy    []metric.AddOption
@@ -40,38 +38,4 @@ func newSeries(policy string) *series {
 
 func outcomeOption(policy string, o observe.Outcome) metric.MeasurementOption {
 	return metric.WithAttributeSet(attribute.NewSet(PolicyKey.String(policy), OutcomeKey.String(o.String())))
-}
-
-// policies maps policy names to their series. Reads are lock-free: the map
-// is never changed once published; a new policy publishes a copy. Policy
-// names come from configuration, so copies are rare and small.
-type policies struct {
-	mu sync.Mutex
-	m  atomic.Pointer[map[string]*series]
-}
-
-// get returns policy's series, building them on the policy's first event.
-func (p *policies) get(policy string) *series {
-	if m := p.m.Load(); m != nil {
-		if s, ok := (*m)[policy]; ok {
-			return s
-		}
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	old := p.m.Load()
-	next := map[string]*series{}
-	if old != nil {
-		if s, ok := (*old)[policy]; ok {
-			return s
-		}
-		next = make(map[string]*series, len(*old)+1)
-		for k, v := range *old {
-			next[k] = v
-		}
-	}
-	s := newSeries(policy)
-	next[policy] = s
-	p.m.Store(&next)
-	return s
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/ratekit/ratekit/internal/metricrule"
+	"github.com/ratekit/ratekit/internal/policycache"
 	"github.com/ratekit/ratekit/observe"
 )
 
@@ -23,7 +25,7 @@ type Metrics struct {
 	fallback       *prometheus.CounterVec
 	latency        *prometheus.HistogramVec
 	fallbackActive prometheus.Gauge
-	policies       policies
+	policies       *policycache.Cache[*series] // built by series
 }
 
 var (
@@ -64,7 +66,7 @@ func New(opts ...Option) (*Metrics, error) {
 			Help: "1 when the latest decision made by a store came from a fallback store, 0 otherwise.",
 		}),
 	}
-	m.policies.build = m.series
+	m.policies = policycache.New(m.series)
 	return m, nil
 }
 
@@ -89,20 +91,16 @@ func (m *Metrics) series(policy string) *series {
 // made it; errors and invalid requests leave it as it was. It never
 // allocates once the policy's series exist, and ignores ctx.
 func (m *Metrics) Observe(_ context.Context, e observe.Event) {
-	s := m.policies.get(e.Policy)
+	s := m.policies.Get(e.Policy)
 	if int(e.Outcome) < len(s.decisions) {
 		s.decisions[e.Outcome].Inc()
 	} else {
 		m.decisions.WithLabelValues(e.Policy, e.Outcome.String()).Inc()
 	}
-	switch e.Outcome {
-	case observe.Allowed, observe.Denied, observe.ShadowDenied:
-		if e.Fallback {
-			m.fallbackActive.Set(1)
-		} else {
-			m.fallbackActive.Set(0)
-		}
-	case observe.Error:
+	if v, set := metricrule.FallbackActive(e); set {
+		m.fallbackActive.Set(float64(v))
+	}
+	if e.Outcome == observe.Error {
 		s.storeErrors.Inc()
 	}
 	if e.Fallback {
