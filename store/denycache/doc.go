@@ -75,9 +75,12 @@
 // it trades the cross-instance Reset (an unlock by a support tool or another
 // instance takes effect here only at the Retry-After) and up to
 // WithMaxEntries of memory per instance for store calls: under a flood from
-// one subject, every instance asks the store about once per Retry-After
-// (the Redis figures are in docs/performance.md). A service whose limits are
-// reset by an operator, or whose denials are rare, gains little from it.
+// one subject, every instance asks the store about once per Retry-After.
+// Against real Redis, one subject denied to 64 goroutines went from one
+// Redis call per decision to a few per million, and from tens of thousands
+// to millions of decisions per second (docs/operations.md, "A local deny
+// cache"). A service whose limits are reset by an operator, or whose
+// denials are rare, gains little from it.
 //
 // Wrap only the store given to ratekit.New (and to packages that take a
 // ratekit.Store, such as plans or levels); lockouts and reputations take
