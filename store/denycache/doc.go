@@ -63,7 +63,7 @@
 // reading and the hashing of the limits' IDs; it allocates only the States
 // of its Decision (one slice), which must be a copy: its times are the
 // caller's and the caller may change it. Memory is bounded by
-// WithMaxEntries (DefaultMaxEntries, about 200 bytes each); expired entries
+// WithMaxEntries (DefaultMaxEntries, about 160 bytes each); expired entries
 // are dropped by calls that find them, by a sweep of one shard that a call
 // makes every 1/64 s of the cache's clock, before a full cache refuses an
 // entry, and by Sweep. New starts no goroutine, and there is nothing to

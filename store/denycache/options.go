@@ -3,9 +3,10 @@ package denycache
 import "time"
 
 // DefaultMaxEntries is the number of denials a Store holds unless
-// WithMaxEntries says otherwise. An entry costs about 200 bytes for a
-// subject of up to 64 bytes and one limit, so the default bounds the cache
-// to some 20 MB.
+// WithMaxEntries says otherwise. An entry costs about 160 bytes for an IP
+// address and one limit (TestMemoryPerEntry), some 50 more for a 64-byte
+// subject (longer ones are held as a 32-byte digest), so the default bounds
+// the cache to some 16 to 21 MB.
 const DefaultMaxEntries = 100_000
 
 // DefaultMargin is how long before a denial's Retry-After a Store stops
