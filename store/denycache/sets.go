@@ -140,17 +140,20 @@ func (t *sets) sharing(limits []ratekit.Limit, f func(*limitSet)) {
 	if tab == nil {
 		return
 	}
+	ids := make([]string, len(limits))
+	for i, l := range limits {
+		ids[i] = l.Spec().ID
+	}
 	for _, s := range tab.all {
-		if s.shares(limits) {
+		if s.shares(ids) {
 			f(s)
 		}
 	}
 }
 
-// shares reports whether one of limits is in s.
-func (s *limitSet) shares(limits []ratekit.Limit) bool {
-	for _, l := range limits {
-		id := l.Spec().ID
+// shares reports whether one of ids is in s.
+func (s *limitSet) shares(ids []string) bool {
+	for _, id := range ids {
 		for _, sid := range s.ids {
 			if sid == id {
 				return true
