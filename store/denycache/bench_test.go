@@ -1,0 +1,95 @@
+package denycache_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store/denycache"
+	"github.com/ratekit/ratekit/store/memstore"
+)
+
+// TestAllocs: a cached answer allocates one slice, its Decision's States;
+// the lookup, long subjects included, allocates nothing.
+func TestAllocs(t *testing.T) {
+	for _, tc := range []struct {
+		name, key string
+		limits    []ratekit.Limit
+	}{
+		{"one limit", "203.0.113.9", []ratekit.Limit{ratekit.GCRA(1, time.Hour, 1)}},
+		{"three limits", "203.0.113.9", []ratekit.Limit{
+			ratekit.FixedWindow(1, time.Hour).Named("a"), ratekit.GCRA(10, time.Hour, 10).Named("b"), ratekit.SlidingLog(10, time.Hour).Named("c")}},
+		{"long subject", strings.Repeat("k", 500), []ratekit.Limit{ratekit.GCRA(1, time.Hour, 1)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t)
+			f.deny(t, tc.key, tc.limits...)
+			ctx := context.Background()
+			n := testing.AllocsPerRun(1000, func() {
+				if d, _ := f.cache.Take(ctx, tc.key, tc.limits, 1); !d.Cached {
+					t.Fatal("not cached")
+				}
+			})
+			if n != 1 {
+				t.Fatalf("%v allocations per cached answer, want 1 (States)", n)
+			}
+		})
+	}
+}
+
+// BenchmarkCachedDenial: parallel cached denials of one hot subject, the
+// attack path (compare BenchmarkStoreDenial, the same over memstore alone).
+func BenchmarkCachedDenial(b *testing.B) {
+	for _, tc := range []struct {
+		name   string
+		limits []ratekit.Limit
+	}{
+		{"1limit", []ratekit.Limit{ratekit.GCRA(1, time.Hour, 1)}},
+		{"3limits", []ratekit.Limit{ratekit.FixedWindow(1, time.Hour).Named("a"), ratekit.GCRA(10, time.Hour, 10).Named("b"), ratekit.SlidingLog(10, time.Hour).Named("c")}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			f := realFixture(b)
+			ctx := context.Background()
+			for {
+				if d, _ := f.cache.Take(ctx, "hot", tc.limits, 1); d.Cached {
+					break
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					_, _ = f.cache.Take(ctx, "hot", tc.limits, 1)
+				}
+			})
+			if n := f.inner.calls(); n > 3 {
+				b.Fatalf("%d store calls", n)
+			}
+		})
+	}
+}
+
+// BenchmarkStoreDenial is BenchmarkCachedDenial/1limit on memstore alone.
+func BenchmarkStoreDenial(b *testing.B) {
+	f := realFixture(b)
+	limits := []ratekit.Limit{ratekit.GCRA(1, time.Hour, 1)}
+	ctx := context.Background()
+	f.take(b, "hot", 1, limits...)
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			_, _ = f.inner.Take(ctx, "hot", limits, 1)
+		}
+	})
+}
+
+// realFixture is a deny cache over a counting memstore on the real clock.
+func realFixture(b *testing.B) *fixture {
+	ms := memstore.New()
+	b.Cleanup(func() { ms.Close() })
+	inner := &counting{Store: ms}
+	return &fixture{inner: inner, cache: denycache.New(inner)}
+}

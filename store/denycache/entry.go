@@ -1,0 +1,112 @@
+package denycache
+
+import (
+	"time"
+
+	"github.com/ratekit/ratekit"
+)
+
+// An entry is one cached denial: the store's Decision for a subject, a limit
+// set and a cost, as numbers; the Limits come from the call it answers.
+// Entries are immutable once stored.
+type entry struct {
+	start   int64 // the cache's clock (ns) read before the store call
+	until   int64 // the cache answers while its clock reads less
+	cost    int64 // the cost that was denied
+	binding int   // the index of the binding limit
+	blocked bool  // Decision.Blocked: every cost is denied until until
+	states  []state
+}
+
+// state is what an entry keeps of one limit's LimitState.
+type state struct {
+	remaining              int64
+	resetAfter, retryAfter time.Duration
+	allowed, blocked       bool
+}
+
+// newEntry returns the entry for d, the store's answer to a call of cost
+// with the limits of set, asked at start (the cache's clock before the
+// call); ok is false when d is not a denial the cache may repeat.
+//
+// The entry lasts until start + RetryAfter − margin: the store decided
+// after start, so a request of that cost cannot pass before then. With
+// limits that have a penalty block it is cached only when every such limit
+// is in its block, and only until the first block ends: a call the cache
+// answered instead of the store could otherwise have started a block.
+func newEntry(set *limitSet, d ratekit.Decision, cost, start int64, margin time.Duration) (e entry, ok bool) {
+	if d.Allowed || d.Unsatisfiable || d.Fallback || d.RetryAfter <= 0 || len(d.States) != len(set.ids) {
+		return entry{}, false
+	}
+	e = entry{start: start, cost: cost, binding: -1, blocked: d.Blocked, states: make([]state, len(d.States))}
+	bound := d.Limit.Spec().ID
+	for i, st := range d.States {
+		id := st.Limit.Spec().ID
+		if id != set.ids[i] || st.Unsatisfiable {
+			return entry{}, false
+		}
+		if id == bound {
+			e.binding = i
+		}
+		e.states[i] = state{remaining: st.Remaining, resetAfter: st.ResetAfter, retryAfter: st.RetryAfter, allowed: st.Allowed, blocked: st.Blocked}
+	}
+	wait := d.RetryAfter
+	for _, i := range set.blocks {
+		if !d.States[i].Blocked {
+			return entry{}, false
+		}
+		wait = min(wait, d.States[i].RetryAfter)
+	}
+	if wait -= margin; wait <= 0 || e.binding < 0 {
+		return entry{}, false
+	}
+	e.until = start + int64(wait)
+	return e, true
+}
+
+// serves reports whether e answers a request of cost at now. A request of
+// a smaller cost might pass sooner, so it goes to the store unless e is a
+// block, which denies every cost. A larger cost is denied at least as long
+// (every algorithm's wait grows with the cost); the caller sends a cost
+// above the set's smallest quota, which is unsatisfiable, to the store.
+func (e *entry) serves(cost, now int64) bool {
+	return now < e.until && (cost >= e.cost || e.blocked)
+}
+
+// covers reports whether e answers every cost that o answers.
+func (e *entry) covers(o entry) bool {
+	return e.blocked || (!o.blocked && e.cost <= o.cost)
+}
+
+// decision returns e as the Decision for a call with limits at now: the
+// store's numbers with RetryAfter and ResetAfter reduced by the time since
+// the store was asked, Remaining as recorded, and Cached set. A limit
+// whose own wait has run out reports that it admits.
+func (e *entry) decision(limits []ratekit.Limit, now int64) ratekit.Decision {
+	elapsed := time.Duration(now - e.start)
+	states := make([]ratekit.LimitState, len(e.states))
+	for i, st := range e.states {
+		ls := ratekit.LimitState{
+			Limit:      limits[i],
+			Allowed:    st.allowed,
+			Remaining:  st.remaining,
+			ResetAfter: max(st.resetAfter-elapsed, 0),
+			RetryAfter: max(st.retryAfter-elapsed, 0),
+			Blocked:    st.blocked,
+		}
+		if !ls.Allowed && ls.RetryAfter == 0 {
+			ls.Allowed, ls.Blocked = true, false
+		}
+		states[i] = ls
+	}
+	b := states[e.binding]
+	return ratekit.Decision{
+		Limit:      b.Limit,
+		Remaining:  b.Remaining,
+		ResetAfter: b.ResetAfter,
+		RetryAfter: b.RetryAfter,
+		Blocked:    e.blocked,
+		Cached:     true,
+		States:     states,
+	}
+}
