@@ -3,7 +3,7 @@ GO      ?= go
 MODULES := . store/redisstore examples adapters/gin adapters/echo adapters/fiber adapters/paritytest examples/gin examples/echo examples/fiber observe/prometheus observe/otel
 ARGS    ?=
 
-.PHONY: run test bench lint
+.PHONY: run test bench bench-peers lint
 
 # The demo server on :8080, on the in-process store unless -redis or
 # REDIS_URL names a Redis: make run ARGS="-addr 127.0.0.1:8080 -quota 5".
@@ -24,3 +24,9 @@ lint:
 	@set -e; for m in $(MODULES); do (cd $$m && $(GO) vet ./...); done
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	@if command -v staticcheck >/dev/null 2>&1; then for m in $(MODULES); do (cd $$m && staticcheck ./...); done; fi
+
+# Ratekit against a floor and other Go limiters on a private redis-server
+# (bench/ is its own module, outside MODULES: it pulls in the peers).
+bench-peers:
+	cd bench && $(GO) run ./cmd/compare -rounds 3 -duration 2s $(ARGS)
+	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 3 .

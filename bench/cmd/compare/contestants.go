@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/httprate"
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/rueidis"
+	"github.com/throttled/throttled/v2"
+	goredisstore "github.com/throttled/throttled/v2/store/goredisstore.v9"
+	"github.com/ulule/limiter/v3"
+	"github.com/ulule/limiter/v3/drivers/middleware/stdlib"
+	ululeredis "github.com/ulule/limiter/v3/drivers/store/redis"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store/denycache"
+	"github.com/ratekit/ratekit/store/redisstore"
+)
+
+// A Contestant is one limiter under test. Allow decides one call for key;
+// Middleware wraps a handler, keying by the X-Client header and answering
+// 429 on denial. Either may be nil when the contestant has no such form.
+type Contestant struct {
+	Name       string
+	Allow      func(ctx context.Context, key string) (bool, error)
+	Middleware func(http.Handler) http.Handler
+	Close      func()
+}
+
+// Params is what a constructor needs: the Redis address, a key prefix of its
+// own, and the limit (quota calls per window).
+type Params struct {
+	Addr   string
+	Prefix string
+	Quota  int64
+	Window time.Duration
+}
+
+// header is the request header the middlewares key by.
+const header = "X-Client"
+
+// registry lists the contestants in the order they run. A new variant is one
+// line here and, if needed, one constructor below.
+var registry = []struct {
+	name string
+	make func(p Params) (*Contestant, error)
+}{
+	{"ratekit-fixed", ratekitFixed(false)},
+	{"ratekit-fixed+denycache", ratekitFixed(true)},
+	{"ratekit-gcra", ratekitGCRA(false)},
+	{"ratekit-gcra+denycache", ratekitGCRA(true)},
+	{"floor", floorGoRedis},
+	{"floor-rueidis", floorRueidis},
+	{"ulule-limiter", ulule},
+	{"redis_rate", redisRate},
+	{"throttled", throttledGCRA},
+	{"httprate-memory", httprateMemory},
+}
+
+func ratekitFixed(cache bool) func(Params) (*Contestant, error) {
+	return func(p Params) (*Contestant, error) {
+		return ratekitWith(p, cache, ratekit.FixedWindow(p.Quota, p.Window))
+	}
+}
+
+func ratekitGCRA(cache bool) func(Params) (*Contestant, error) {
+	return func(p Params) (*Contestant, error) {
+		// ratekit's GCRA admits at most one call per microsecond; for the
+		// huge quotas a rate of 1e6/s with the quota as burst never denies.
+		if float64(p.Quota)/p.Window.Seconds() > 1e6 {
+			return ratekitWith(p, cache, ratekit.GCRA(1e6, time.Second, p.Quota))
+		}
+		return ratekitWith(p, cache, ratekit.GCRA(float64(p.Quota), p.Window, p.Quota))
+	}
+}
+
+func ratekitWith(p Params, cache bool, limit ratekit.Limit) (*Contestant, error) {
+	client := redis.NewClient(redisstore.ClientOptions(p.Addr))
+	rs, err := redisstore.New(client, redisstore.WithPrefix(p.Prefix))
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
+	var st ratekit.Store = rs
+	if cache {
+		st = denycache.New(rs)
+	}
+	l, err := ratekit.New(st, limit)
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
+	return &Contestant{
+		Allow: func(ctx context.Context, key string) (bool, error) {
+			d, err := l.Allow(ctx, key)
+			return d.Allowed, err
+		},
+		Middleware: ratekit.Middleware(l, ratekit.ByHeader(header)),
+		Close:      func() { client.Close() },
+	}, nil
+}
+
+// floorScript is the least a Redis counter can do per decision: one script
+// call that increments and, on the first call of a window, sets the expiry.
+const floorScript = `local n = redis.call('INCRBY', KEYS[1], ARGV[1]) if n == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return n`
+
+func floorGoRedis(p Params) (*Contestant, error) {
+	client := redis.NewClient(&redis.Options{Addr: p.Addr, PoolSize: 128, DisableIdentity: true})
+	script := redis.NewScript(floorScript)
+	ms := strconv.FormatInt(p.Window.Milliseconds(), 10)
+	allow := func(ctx context.Context, key string) (bool, error) {
+		n, err := script.Run(ctx, client, []string{p.Prefix + key}, 1, ms).Int64()
+		return n <= p.Quota, err
+	}
+	return &Contestant{Allow: allow, Middleware: plainMiddleware(allow), Close: func() { client.Close() }}, nil
+}
+
+func floorRueidis(p Params) (*Contestant, error) {
+	client, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{p.Addr}, DisableCache: true})
+	if err != nil {
+		return nil, err
+	}
+	script := rueidis.NewLuaScript(floorScript)
+	ms := strconv.FormatInt(p.Window.Milliseconds(), 10)
+	allow := func(ctx context.Context, key string) (bool, error) {
+		n, err := script.Exec(ctx, client, []string{p.Prefix + key}, []string{"1", ms}).AsInt64()
+		return n <= p.Quota, err
+	}
+	return &Contestant{Allow: allow, Middleware: plainMiddleware(allow), Close: client.Close}, nil
+}
+
+func ulule(p Params) (*Contestant, error) {
+	client := redis.NewClient(&redis.Options{Addr: p.Addr, PoolSize: 128, DisableIdentity: true})
+	st, err := ululeredis.NewStoreWithOptions(client, limiter.StoreOptions{Prefix: p.Prefix})
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
+	l := limiter.New(st, limiter.Rate{Period: p.Window, Limit: p.Quota})
+	mw := stdlib.NewMiddleware(l, stdlib.WithKeyGetter(func(r *http.Request) string { return r.Header.Get(header) }))
+	return &Contestant{
+		Allow: func(ctx context.Context, key string) (bool, error) {
+			c, err := l.Get(ctx, key)
+			return !c.Reached, err
+		},
+		Middleware: mw.Handler,
+		Close:      func() { client.Close() },
+	}, nil
+}
+
+func redisRate(p Params) (*Contestant, error) {
+	client := redis.NewClient(&redis.Options{Addr: p.Addr, PoolSize: 128, DisableIdentity: true})
+	l := redis_rate.NewLimiter(client)
+	limit := redis_rate.Limit{Rate: int(p.Quota), Burst: int(p.Quota), Period: p.Window}
+	allow := func(ctx context.Context, key string) (bool, error) {
+		res, err := l.Allow(ctx, p.Prefix+key, limit)
+		if err != nil {
+			return false, err
+		}
+		return res.Allowed > 0, nil
+	}
+	return &Contestant{Allow: allow, Middleware: plainMiddleware(allow), Close: func() { client.Close() }}, nil
+}
+
+func throttledGCRA(p Params) (*Contestant, error) {
+	client := redis.NewClient(&redis.Options{Addr: p.Addr, PoolSize: 128, DisableIdentity: true})
+	st, err := goredisstore.NewCtx(client, p.Prefix)
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
+	l, err := throttled.NewGCRARateLimiterCtx(st, throttled.RateQuota{
+		MaxRate:  throttled.PerDuration(int(p.Quota), p.Window),
+		MaxBurst: int(p.Quota) - 1,
+	})
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
+	h := &throttled.HTTPRateLimiterCtx{RateLimiter: l, VaryBy: &throttled.VaryBy{Headers: []string{header}}}
+	return &Contestant{
+		Allow: func(ctx context.Context, key string) (bool, error) {
+			limited, _, err := l.RateLimitCtx(ctx, key, 1)
+			return !limited, err
+		},
+		Middleware: h.RateLimit,
+		Close:      func() { client.Close() },
+	}, nil
+}
+
+// httprateMemory is HTTP only and in-process (no Redis): a reference for
+// scenario C, where its Redis columns read zero.
+func httprateMemory(p Params) (*Contestant, error) {
+	mw := httprate.LimitBy(int(p.Quota), p.Window, func(r *http.Request) (string, error) {
+		return r.Header.Get(header), nil
+	})
+	return &Contestant{Middleware: mw, Close: func() {}}, nil
+}
+
+// plainMiddleware is a minimal net/http middleware around an Allow func for
+// the contestants that ship none: key by header, 429 on denial, 500 on error.
+func plainMiddleware(allow func(ctx context.Context, key string) (bool, error)) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ok, err := allow(r.Context(), r.Header.Get(header))
+			switch {
+			case err != nil:
+				http.Error(w, "rate limiter unavailable", http.StatusInternalServerError)
+			case !ok:
+				http.Error(w, "too many requests", http.StatusTooManyRequests)
+			default:
+				next.ServeHTTP(w, r)
+			}
+		})
+	}
+}

@@ -1,0 +1,297 @@
+// Command compare measures ratekit's Redis-backed limiters against a floor
+// (one script call per decision) and other Go rate limiters, on a private
+// redis-server it starts and stops.
+//
+//	go run ./cmd/compare -rounds 3 -duration 2s -scenarios A,B,C
+//
+// Scenarios: A, 64 goroutines over 10,000 keys, every call allowed; B, 64
+// goroutines on one exhausted key, every call denied; C, HTTP through each
+// contestant's middleware with 64 keep-alive clients and 10,000 identities.
+// Each scenario runs every contestant once per round, interleaved, and prints
+// the median of the rounds.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+const (
+	workers = 64
+	nkeys   = 10_000
+	huge    = int64(1) << 40
+)
+
+// result is one run of one contestant in one scenario.
+type result struct {
+	decisions  float64
+	elapsed    time.Duration
+	redisUsec  float64
+	redisCalls float64
+	goCPU      time.Duration
+	mallocs    float64
+	wrong      int64 // outcomes other than the scenario's expected one
+	errs       int64
+}
+
+func (r result) perSec() float64 { return r.decisions / r.elapsed.Seconds() }
+
+type scenario struct {
+	name, desc string
+	quota      int64
+	http       bool
+	hot        bool // one key instead of nkeys
+	allowed    bool // the expected outcome
+}
+
+var scenarios = map[string]scenario{
+	"A": {name: "A", desc: "64 goroutines, 10,000 keys round-robin, every call allowed", quota: huge, allowed: true},
+	"B": {name: "B", desc: "64 goroutines, one hot key, every call denied (quota 1 per hour, exhausted first)", quota: 1, hot: true},
+	"C": {name: "C", desc: "HTTP middleware, 64 keep-alive clients, 10,000 X-Client identities, every request allowed", quota: huge, http: true, allowed: true},
+}
+
+func main() {
+	rounds := flag.Int("rounds", 3, "rounds; each runs every contestant once per scenario")
+	duration := flag.Duration("duration", 2*time.Second, "measured time of one run")
+	which := flag.String("scenarios", "A,B,C", "comma-separated scenarios")
+	only := flag.String("contestants", "", "comma-separated contestant names (default all)")
+	flag.Parse()
+
+	srv, err := startRedis()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "compare:", err)
+		os.Exit(1)
+	}
+	code := run(srv, *rounds, *duration, *which, *only)
+	srv.stop()
+	os.Exit(code)
+}
+
+func run(srv *server, rounds int, duration time.Duration, which, only string) int {
+	fmt.Printf("machine: %s, %d cores; %s; redis-server %s\n", cpuModel(), runtime.NumCPU(), runtime.Version(), srv.version)
+	fmt.Printf("command: %s\n", strings.Join(append([]string{"go run ./cmd/compare"}, os.Args[1:]...), " "))
+	fmt.Printf("date: %s\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"))
+	entries := registry[:0:0]
+	for _, e := range registry {
+		if only == "" || slices.Contains(strings.Split(only, ","), e.name) {
+			entries = append(entries, e)
+		}
+	}
+	for _, name := range strings.Split(which, ",") {
+		sc, ok := scenarios[strings.TrimSpace(name)]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "compare: unknown scenario %q\n", name)
+			return 2
+		}
+		if err := srv.admin.FlushAll(context.Background()).Err(); err != nil {
+			fmt.Fprintln(os.Stderr, "compare:", err)
+			return 1
+		}
+		results := map[string][]result{}
+		var names []string
+		for round := range rounds {
+			for i, e := range entries {
+				c, err := e.make(Params{Addr: srv.addr, Prefix: "c" + strconv.Itoa(i) + ":", Quota: sc.quota, Window: time.Hour})
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "compare: %s: %v\n", e.name, err)
+					return 1
+				}
+				c.Name = e.name
+				if (sc.http && c.Middleware == nil) || (!sc.http && c.Allow == nil) {
+					c.Close()
+					continue
+				}
+				r, err := measure(srv, sc, c, duration)
+				c.Close()
+				if err != nil {
+					fmt.Fprintf(os.Stderr, "compare: %s %s: %v\n", sc.name, e.name, err)
+					return 1
+				}
+				if round == 0 {
+					names = append(names, e.name)
+				}
+				results[e.name] = append(results[e.name], r)
+				fmt.Fprintf(os.Stderr, "%s round %d %-24s %10.0f/s\n", sc.name, round+1, e.name, r.perSec())
+			}
+		}
+		printTable(sc, names, results)
+	}
+	return 0
+}
+
+// measure runs one contestant in one scenario for d and reads the counters
+// around it.
+func measure(srv *server, sc scenario, c *Contestant, d time.Duration) (result, error) {
+	keys := make([]string, nkeys)
+	for i := range keys {
+		keys[i] = "user-" + strconv.Itoa(i)
+	}
+	if sc.hot {
+		keys = []string{"hot"}
+	}
+	var do func(ctx context.Context, i int) (bool, error)
+	if sc.http {
+		ts := httptest.NewServer(c.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})))
+		defer ts.Close()
+		tr := &http.Transport{MaxIdleConnsPerHost: workers, MaxConnsPerHost: workers}
+		defer tr.CloseIdleConnections()
+		client := &http.Client{Transport: tr}
+		reqs := make([]*http.Request, len(keys))
+		for i, k := range keys {
+			req, _ := http.NewRequest(http.MethodGet, ts.URL, nil)
+			req.Header.Set(header, k)
+			reqs[i] = req
+		}
+		do = func(ctx context.Context, i int) (bool, error) {
+			resp, err := client.Do(reqs[i])
+			if err != nil {
+				return false, err
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			switch resp.StatusCode {
+			case http.StatusOK:
+				return true, nil
+			case http.StatusTooManyRequests:
+				return false, nil
+			}
+			return false, fmt.Errorf("status %d", resp.StatusCode)
+		}
+	} else {
+		do = func(ctx context.Context, i int) (bool, error) { return c.Allow(ctx, keys[i]) }
+	}
+
+	// Warm up: exhaust the hot key, load scripts, open the pool's
+	// connections. Not counted.
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 4 {
+				_, _ = do(context.Background(), (w*4+j)%len(keys))
+			}
+		}()
+	}
+	wg.Wait()
+
+	runtime.GC()
+	if err := srv.resetStats(); err != nil {
+		return result{}, err
+	}
+	var ms0, ms1 runtime.MemStats
+	var ru0, ru1 syscall.Rusage
+	runtime.ReadMemStats(&ms0)
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	start := time.Now()
+
+	var stop atomic.Bool
+	var total, wrong, errs atomic.Int64
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx := context.Background()
+			i := w * 7919
+			var n, bad, failed int64
+			for !stop.Load() {
+				ok, err := do(ctx, i%len(keys))
+				switch {
+				case err != nil:
+					failed++
+				case ok != sc.allowed:
+					bad++
+				}
+				n++
+				i++
+			}
+			total.Add(n)
+			wrong.Add(bad)
+			errs.Add(failed)
+		}()
+	}
+	time.Sleep(d)
+	stop.Store(true)
+	wg.Wait()
+
+	elapsed := time.Since(start)
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+	runtime.ReadMemStats(&ms1)
+	calls, usec, err := srv.commandStats()
+	if err != nil {
+		return result{}, err
+	}
+	cpu := time.Duration(syscall.TimevalToNsec(ru1.Utime) - syscall.TimevalToNsec(ru0.Utime) +
+		syscall.TimevalToNsec(ru1.Stime) - syscall.TimevalToNsec(ru0.Stime))
+	return result{
+		decisions:  float64(total.Load()),
+		elapsed:    elapsed,
+		redisUsec:  usec,
+		redisCalls: calls,
+		goCPU:      cpu,
+		mallocs:    float64(ms1.Mallocs - ms0.Mallocs),
+		wrong:      wrong.Load(),
+		errs:       errs.Load(),
+	}, nil
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func printTable(sc scenario, names []string, results map[string][]result) {
+	fmt.Printf("\n### Scenario %s: %s\n\n", sc.name, sc.desc)
+	fmt.Println("| contestant | decisions/s | Redis CPU µs/decision | Redis cmds/decision | Go CPU µs/decision | allocs/decision | unexpected/errors |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|")
+	for _, name := range names {
+		rs := results[name]
+		col := func(f func(r result) float64) float64 {
+			xs := make([]float64, len(rs))
+			for i, r := range rs {
+				xs[i] = f(r)
+			}
+			return median(xs)
+		}
+		var wrong, errs int64
+		for _, r := range rs {
+			wrong += r.wrong
+			errs += r.errs
+		}
+		fmt.Printf("| %s | %.0f | %.2f | %.2f | %.2f | %.1f | %d/%d |\n", name,
+			col(func(r result) float64 { return r.perSec() }),
+			col(func(r result) float64 { return r.redisUsec / r.decisions }),
+			col(func(r result) float64 { return r.redisCalls / r.decisions }),
+			col(func(r result) float64 { return float64(r.goCPU.Microseconds()) / r.decisions }),
+			col(func(r result) float64 { return r.mallocs / r.decisions }),
+			wrong, errs)
+	}
+}
+
+func cpuModel() string {
+	out, err := exec.Command("sh", "-c", "grep -m1 'model name' /proc/cpuinfo").Output()
+	if err != nil {
+		return "unknown CPU"
+	}
+	_, m, _ := strings.Cut(string(out), ":")
+	return strings.TrimSpace(m)
+}

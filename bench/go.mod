@@ -1,0 +1,28 @@
+module github.com/ratekit/ratekit/bench
+
+go 1.24.0
+
+require (
+	github.com/go-chi/httprate v0.16.1
+	github.com/go-redis/redis_rate/v10 v10.0.1
+	github.com/ratekit/ratekit v0.0.0
+	github.com/ratekit/ratekit/store/redisstore v0.0.0
+	github.com/redis/go-redis/v9 v9.22.0
+	github.com/redis/rueidis v1.0.69
+	github.com/throttled/throttled/v2 v2.15.0
+	github.com/ulule/limiter/v3 v3.11.2
+)
+
+require (
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/klauspost/cpuid/v2 v2.2.10 // indirect
+	github.com/pkg/errors v0.9.1 // indirect
+	github.com/zeebo/xxh3 v1.1.0 // indirect
+	go.uber.org/atomic v1.11.0 // indirect
+	golang.org/x/sys v0.31.0 // indirect
+)
+
+replace (
+	github.com/ratekit/ratekit => ../
+	github.com/ratekit/ratekit/store/redisstore => ../store/redisstore
+)
