@@ -9,8 +9,10 @@ require (
 	github.com/ratekit/ratekit/store/redisstore v0.0.0
 	github.com/redis/go-redis/v9 v9.22.0
 	github.com/redis/rueidis v1.0.69
+	github.com/sethvargo/go-limiter v0.7.1
 	github.com/throttled/throttled/v2 v2.15.0
 	github.com/ulule/limiter/v3 v3.11.2
+	golang.org/x/time v0.12.0
 )
 
 require (
