@@ -43,6 +43,8 @@ type result struct {
 	elapsed    time.Duration
 	redisUsec  float64
 	redisCalls float64
+	scripts    float64
+	redisProc  float64 // redis-server process CPU, µs
 	goCPU      time.Duration
 	mallocs    float64
 	wrong      int64 // outcomes other than the scenario's expected one
@@ -194,6 +196,7 @@ func measure(srv *server, sc scenario, c *Contestant, d time.Duration) (result, 
 	if err := srv.resetStats(); err != nil {
 		return result{}, err
 	}
+	proc0 := srv.processCPU()
 	var ms0, ms1 runtime.MemStats
 	var ru0, ru1 syscall.Rusage
 	runtime.ReadMemStats(&ms0)
@@ -232,7 +235,8 @@ func measure(srv *server, sc scenario, c *Contestant, d time.Duration) (result, 
 	elapsed := time.Since(start)
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
 	runtime.ReadMemStats(&ms1)
-	calls, usec, err := srv.commandStats()
+	proc1 := srv.processCPU()
+	calls, scripts, usec, err := srv.commandStats()
 	if err != nil {
 		return result{}, err
 	}
@@ -243,6 +247,8 @@ func measure(srv *server, sc scenario, c *Contestant, d time.Duration) (result, 
 		elapsed:    elapsed,
 		redisUsec:  usec,
 		redisCalls: calls,
+		scripts:    scripts,
+		redisProc:  proc1 - proc0,
 		goCPU:      cpu,
 		mallocs:    float64(ms1.Mallocs - ms0.Mallocs),
 		wrong:      wrong.Load(),
@@ -261,8 +267,8 @@ func median(xs []float64) float64 {
 
 func printTable(sc scenario, names []string, results map[string][]result) {
 	fmt.Printf("\n### Scenario %s: %s\n\n", sc.name, sc.desc)
-	fmt.Println("| contestant | decisions/s | Redis CPU µs/decision | Redis cmds/decision | Go CPU µs/decision | allocs/decision | unexpected/errors |")
-	fmt.Println("|---|---:|---:|---:|---:|---:|---:|")
+	fmt.Println("| contestant | decisions/s | Redis cmd µs/dec | Redis process CPU µs/dec | Redis cmds/dec | scripts/dec | Go CPU µs/dec | allocs/dec | unexpected/errors |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, name := range names {
 		rs := results[name]
 		col := func(f func(r result) float64) float64 {
@@ -277,10 +283,12 @@ func printTable(sc scenario, names []string, results map[string][]result) {
 			wrong += r.wrong
 			errs += r.errs
 		}
-		fmt.Printf("| %s | %.0f | %.2f | %.2f | %.2f | %.1f | %d/%d |\n", name,
+		fmt.Printf("| %s | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %d/%d |\n", name,
 			col(func(r result) float64 { return r.perSec() }),
 			col(func(r result) float64 { return r.redisUsec / r.decisions }),
+			col(func(r result) float64 { return r.redisProc / r.decisions }),
 			col(func(r result) float64 { return r.redisCalls / r.decisions }),
+			col(func(r result) float64 { return r.scripts / r.decisions }),
 			col(func(r result) float64 { return float64(r.goCPU.Microseconds()) / r.decisions }),
 			col(func(r result) float64 { return r.mallocs / r.decisions }),
 			wrong, errs)

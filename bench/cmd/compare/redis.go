@@ -94,12 +94,26 @@ func (s *server) resetStats() error {
 	return s.admin.ConfigResetStat(context.Background()).Err()
 }
 
+// processCPU is the redis-server process's user+system CPU time so far
+// (INFO cpu), in µs.
+func (s *server) processCPU() float64 {
+	var total float64
+	for _, f := range []string{"used_cpu_user", "used_cpu_sys"} {
+		v, _ := strconv.ParseFloat(infoField(s.admin, "cpu", f), 64)
+		total += v
+	}
+	return total * 1e6
+}
+
 // commandStats sums calls and usec over INFO commandstats, leaving out the
-// commands this program's admin connection sends to measure.
-func (s *server) commandStats() (calls, usec float64, err error) {
+// commands this program's admin connection sends to measure. Redis 7 counts a
+// command a script runs on its own line as well as in the script's usec, so
+// calls includes the commands inside scripts and usec counts their time
+// twice; scripts is the EVAL/EVALSHA/FCALL calls alone.
+func (s *server) commandStats() (calls, scripts, usec float64, err error) {
 	info, err := s.admin.Info(context.Background(), "commandstats").Result()
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	for _, line := range strings.Split(info, "\n") {
 		line = strings.TrimSpace(line)
@@ -107,20 +121,25 @@ func (s *server) commandStats() (calls, usec float64, err error) {
 		if !ok || !strings.HasPrefix(name, "cmdstat_") {
 			continue
 		}
-		switch strings.TrimPrefix(name, "cmdstat_") {
+		cmd := strings.TrimPrefix(name, "cmdstat_")
+		switch cmd {
 		case "info", "config|resetstat":
 			continue
 		}
+		script := strings.HasPrefix(cmd, "eval") || strings.HasPrefix(cmd, "fcall")
 		for _, f := range strings.Split(rest, ",") {
 			k, v, _ := strings.Cut(f, "=")
 			n, _ := strconv.ParseFloat(v, 64)
 			switch k {
 			case "calls":
 				calls += n
+				if script {
+					scripts += n
+				}
 			case "usec":
 				usec += n
 			}
 		}
 	}
-	return calls, usec, nil
+	return calls, scripts, usec, nil
 }
