@@ -80,6 +80,7 @@ func BenchmarkTake(b *testing.B) {
 		{"leaky", []ratekit.Limit{ratekit.LeakyBucket(1<<40, 1e6, time.Second)}},
 		{"fixed+gcra", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour), ratekit.GCRA(1e6, time.Second, 1<<40)}},
 		{"fixed+gcra/blocks", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour).Block(time.Minute), ratekit.GCRA(1e6, time.Second, 1<<40).Block(time.Minute)}},
+		{"fixed*8", eightFixed()},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			hook := &roundTrips{}
@@ -98,6 +99,16 @@ func BenchmarkTake(b *testing.B) {
 			})
 		})
 	}
+}
+
+// eightFixed returns 8 fixed windows of different names, the case that
+// shows what each further limit of a call costs in Redis.
+func eightFixed() []ratekit.Limit {
+	limits := make([]ratekit.Limit, 8)
+	for i := range limits {
+		limits[i] = ratekit.FixedWindow(1<<40, time.Hour).Named("f" + strconv.Itoa(i))
+	}
+	return limits
 }
 
 // parallel runs do(i) for subjects i in [0, n), from 32 goroutines per CPU,

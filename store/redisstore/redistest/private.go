@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -13,7 +15,8 @@ import (
 // (SIGSTOP) and thawed (SIGCONT) to play a hung Redis.
 type PrivateServer struct {
 	Server
-	proc *process
+	proc  *process
+	extra []string
 }
 
 // Private starts a redis-server for t alone on a random loopback port, with
@@ -35,16 +38,34 @@ func Private(t testing.TB, extra ...string) *PrivateServer {
 		}
 		p, err := startProcess(port, extra...)
 		if err == nil {
-			s := &PrivateServer{Server: Server{Addr: p.addr, Kind: Real}, proc: p}
+			s := &PrivateServer{Server: Server{Addr: p.addr, Kind: Real}, proc: p, extra: extra}
 			t.Cleanup(func() {
 				s.Thaw()
-				p.stop()
+				s.proc.stop()
 			})
 			return s
 		}
 		lastErr = err
 	}
 	t.Fatalf("redistest: %v", lastErr)
+	return nil
+}
+
+// Restart kills the server (SIGKILL, by its PID) and starts a new one on the
+// same address with the same configuration, waiting until it answers. The
+// harness's servers keep nothing on disk, so the new one starts empty: no
+// keys, no script cache, no Functions, as after a crash without persistence.
+func (s *PrivateServer) Restart() error {
+	port, err := strconv.Atoi(s.Addr[strings.LastIndexByte(s.Addr, ':')+1:])
+	if err != nil {
+		return err
+	}
+	s.proc.stop()
+	p, err := startProcess(port, s.extra...)
+	if err != nil {
+		return fmt.Errorf("redistest: restart on %s: %w", s.Addr, err)
+	}
+	s.proc = p
 	return nil
 }
 
