@@ -58,9 +58,9 @@ func (c *conn) Eval(ctx context.Context, cmd *redisengine.Command) (any, error) 
 	return rc.Val(), nil
 }
 
-// commandName returns name in lower case, as a constant: go-redis looks
-// commands up by their lower-case names.
-func commandName(name string) string {
+// commandName returns name in lower case, boxed without an allocation (a
+// constant): go-redis looks commands up by their lower-case names.
+func commandName(name string) any {
 	switch name {
 	case "FCALL":
 		return "fcall"
@@ -113,6 +113,9 @@ func classify(err error) error {
 // error holds the failure and, when ctx ended, ctx's error too (see cause).
 // Other errors (bad arguments, a reply of the wrong shape) are the engine's.
 func (s *Store) explain(ctx context.Context, start time.Time, err error) error {
+	if err == nil {
+		return nil
+	}
 	var re *redisengine.RunError
 	if !errors.As(err, &re) {
 		return err

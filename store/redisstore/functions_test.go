@@ -172,3 +172,35 @@ func TestRestart(t *testing.T) {
 		}
 	}
 }
+
+// TestTakenBack: fixed windows charge with INCRBY before the later limits
+// decide; when one of those denies, the charge is taken back in the same
+// call (a window the call began is deleted), so the denied call leaves no
+// trace, as the check-then-commit algorithms leave none.
+func TestTakenBack(t *testing.T) {
+	c := redistest.Standalone(t).NewClient(nil)
+	t.Cleanup(func() { c.Close() })
+	ctx := context.Background()
+	s := newStore(t, c, redistest.Prefix(t))
+	wide, tight := ratekit.FixedWindow(10, time.Hour).Named("wide"), ratekit.FixedWindow(1, time.Hour).Named("tight")
+	gcra := ratekit.GCRA(1, time.Hour, 1)
+	for _, limits := range [][]ratekit.Limit{{wide, tight}, {wide, gcra}} {
+		take(t, s, "used", limits[1:], 1) // the second limit is exhausted, the first untouched
+		if d := take(t, s, "used", limits, 1); d.Allowed || d.States[0].Remaining != 10 || d.States[0].ResetAfter != 0 {
+			t.Fatalf("%v: %+v; want denied, the wide window untouched", limits, d)
+		}
+		keys, _ := s.Keys("used", limits)
+		if n := c.Exists(ctx, keys[0]).Val(); n != 0 {
+			t.Fatalf("%v: the denied call began the wide window", limits)
+		}
+		take(t, s, "fresh", limits, 1)
+		if d := take(t, s, "fresh", limits, 1); d.Allowed || d.States[0].Remaining != 9 {
+			t.Fatalf("%v: %+v; want denied, 9 left in the wide window", limits, d)
+		}
+		keys, _ = s.Keys("fresh", limits)
+		if v := c.Get(ctx, keys[0]).Val(); v != "1" {
+			t.Fatalf("%v: wide window holds %q after one admitted call, want 1", limits, v)
+		}
+		s = newStore(t, c, redistest.Prefix(t))
+	}
+}

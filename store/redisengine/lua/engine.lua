@@ -30,8 +30,10 @@
 -- the state after the call is counted. Custom algorithms follow the same
 -- contract; they may read the upvalues cost, charge, draw, ARGV and call
 -- clock() for Redis's time in µs. An algorithm may also have a taker
--- (takers[name]), run instead of it for a single limit charged on its own:
--- it may write, and returns the state after the call (no write to commit).
+-- (takers[name]), run instead of it when a call charges and no limit before
+-- it has denied: it writes its charge at once and returns the state after
+-- it, then the state before it and the write 'untake', which the commit
+-- phase applies when another limit denies the call.
 --
 -- The file is a library body: it defines decide(keys, args) and runs nothing.
 -- The store sends it as a Redis Functions library (FUNCTION LOAD once per
@@ -201,11 +203,12 @@ algorithms.leaky = algorithms.gcra
 --@custom
 
 -- the fixed window's taker: INCRBY first, so an admitted call costs INCRBY
--- and PTTL (PEXPIRE instead of PTTL when the key is new); a denied one is
--- taken back with DECRBY in the same call and never recorded. A failed
--- INCRBY (out of memory, under a script without the allow-oom flag) leaves
--- the decision to the read-only check: a denial stands, an admission fails
--- when its write does.
+-- and PTTL (PEXPIRE instead of PTTL when the key is new); a call it denies
+-- is taken back with DECRBY at once, and one another limit denies with
+-- 'untake' in the commit phase (DEL for a window the call began), so a
+-- denied call is never recorded. A failed INCRBY (out of memory, in a script
+-- run without Functions) leaves the decision to the read-only check: a
+-- denial stands, an admission fails as its write did.
 function takers.fixed(key, quota, window_ms)
   if cost > quota then return algorithms.fixed(key, quota, window_ms) end
   local count = redis.pcall('INCRBY', key, ARGV[1])
@@ -216,18 +219,18 @@ function takers.fixed(key, quota, window_ms)
   end
   if count == cost then -- a new window
     redis.call('PEXPIRE', key, window_ms)
-    return true, quota - count, window_ms * 1000, 0, 0
+    return true, quota - count, window_ms * 1000, 0, 0, quota, 0, 0, 'untake', true
   end
   local ttl = redis.call('PTTL', key)
   if ttl < 0 then -- a counter without a TTL starts afresh, as the check does
     redis.call('SET', key, ARGV[1], 'PX', window_ms)
-    return true, quota - cost, window_ms * 1000, 0, 0
+    return true, quota - cost, window_ms * 1000, 0, 0, quota, 0, 0, 'untake', true
   end
   if count > quota then
     redis.call('DECRBY', key, ARGV[1])
     return false, math.max(quota - count + cost, 0), ttl * 1000, ttl * 1000, 0
   end
-  return true, quota - count, ttl * 1000, 0, 0
+  return true, quota - count, ttl * 1000, 0, 0, quota - count + cost, ttl * 1000, 0, 'untake', false
 end
 
 -- commit applies one write; admitted tells a 'supp' write whether the call
@@ -267,6 +270,12 @@ local function commit(key, op, a, b, c, admitted)
     redis.call('HINCRBY', key, 't' .. int(a), ARGV[1])
     if admitted then redis.call('HINCRBY', key, 'a' .. int(a), ARGV[1]) end
     redis.call('PEXPIRE', key, int(b))
+  elseif op == 'untake' then -- a taker's charge, taken back: a: the call began the window
+    if a then
+      redis.call('DEL', key)
+    else
+      redis.call('DECRBY', key, ARGV[1])
+    end
   elseif op then
     return redis.error_reply('ratekit: unknown write ' .. tostring(op))
   end
@@ -299,7 +308,7 @@ local function decide(keys, args)
   for i = 1, n do
     local a = 5 * i - 2
     local algorithm = algorithms[ARGV[a]]
-    if n == 1 and charge then algorithm = takers[ARGV[a]] or algorithm end
+    if charge and all then algorithm = takers[ARGV[a]] or algorithm end -- no taker once a limit denied
     local block_ms = tonumber(ARGV[a + 4])
     local bkey = nil
     if block_ms > 0 then
@@ -334,7 +343,7 @@ local function decide(keys, args)
     reply[o + 6] = 0
     if n == 1 then
       -- a single limit is all-or-nothing by itself: commit now
-      if charge and op and (ok or op == 'supp') then
+      if charge and op and op ~= 'untake' and (ok or op == 'supp') then
         local err = commit(KEYS[1], op, wa, wb, wc, ok)
         if err then return err end
         if ok then reply[2], reply[3], reply[6] = after_remaining, after_reset, delay end
@@ -358,7 +367,13 @@ local function decide(keys, args)
     for i = 1, n do
       local w = 8 * (i - 1)
       local op = writes[w + 1]
-      if op and (all or op == 'supp') then
+      if op == 'untake' then -- taken already: kept if every limit admits
+        if not all then
+          commit(KEYS[i], op, writes[w + 2])
+          local o = 6 * (i - 1)
+          reply[o + 2], reply[o + 3] = writes[w + 5], writes[w + 6]
+        end
+      elseif op and (all or op == 'supp') then
         local err = commit(KEYS[i], op, writes[w + 2], writes[w + 3], writes[w + 4], all)
         if err then return err end
         if all then
