@@ -70,21 +70,7 @@ func BenchmarkTake(b *testing.B) {
 func parallel(b *testing.B, srv *redistest.Server, hook *roundTrips, n int, do func(i int) error) {
 	calls0, usec0 := redistest.ScriptCPU(srv.Addr)
 	hook.n.Store(0)
-	var next atomic.Int64
-	b.ReportAllocs()
-	b.SetParallelism(32)
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		i := int(next.Add(7919))
-		for pb.Next() {
-			if err := do(i % n); err != nil {
-				b.Error(err)
-				return
-			}
-			i++
-		}
-	})
-	b.StopTimer()
+	redistest.RunParallel(b, n, do)
 	b.ReportMetric(float64(hook.n.Load())/float64(b.N), "roundtrips/op")
 	if calls, usec := redistest.ScriptCPU(srv.Addr); calls > calls0 {
 		b.ReportMetric((usec-usec0)/(calls-calls0), "redis-µs/op")

@@ -10,6 +10,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/lockout"
+	"github.com/ratekit/ratekit/reputation"
 	"github.com/ratekit/ratekit/store/redisengine"
 )
 
@@ -20,6 +22,8 @@ const DefaultPrefix = redisengine.DefaultPrefix
 // the engine in store/redisengine, which holds the Lua programs, keys and
 // reply checks. It is safe for concurrent use.
 type Store struct {
+	extras // Lockout, RecordViolation, RecordGood, Reputation, ResetReputation, ReputationKey
+
 	proc   processor
 	eng    *redisengine.Engine
 	opts   redisengine.Options
@@ -78,9 +82,19 @@ func New(client redis.Scripter, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	s.eng = eng
+	s.extras = extras{Engine: eng, Conn: (*conn)(s), Explain: s.explain}
 	s.dials.watch(client)
 	return s, nil
 }
+
+// extras gives the store the engine's lockout.Store and reputation.Store.
+type extras = redisengine.Extras
+
+var (
+	_ ratekit.Store    = (*Store)(nil)
+	_ lockout.Store    = (*Store)(nil)
+	_ reputation.Store = (*Store)(nil)
+)
 
 var errNilClient = errors.New("ratekit: redisstore: nil client")
 
