@@ -30,7 +30,8 @@ type Conn interface {
 // A Command is one script call: Name is "FCALL" (Script names a function),
 // "EVALSHA" (Script is a SHA-1) or "EVAL" (Script is the source), then the
 // number of keys, the keys and the arguments. The engine builds it; a Conn
-// only reads it, until Eval returns.
+// only reads it, until Eval returns, from the goroutine that called Eval.
+// The zero Command has no arguments.
 type Command struct {
 	// Name is the command: FCALL, EVALSHA or EVAL.
 	Name string
@@ -78,6 +79,7 @@ func (c *Command) AppendArgs(dst []string) []string {
 // the client's own error for it, which Unwrap returns. The engine reads Msg
 // to tell what happened (a missing script or function, a node that is
 // loading, out of memory); callers see Error, which is Err's text when set.
+// A ReplyError is not changed once made, so it may be shared.
 type ReplyError struct {
 	Msg string
 	Err error

@@ -21,7 +21,8 @@ const attempts = 3
 // A RunError is the failure of a call the engine gave up on: Err is the last
 // failure; Ended reports that ctx ended before another attempt could be
 // sent. Its text is Err's; it unwraps to Err. Clients use it to say why a
-// call failed (a context that ended, and the failure behind it).
+// call failed (a context that ended, and the failure behind it). A RunError
+// is not changed once made, so it may be shared.
 type RunError struct {
 	Err   error
 	Ended bool

@@ -21,12 +21,19 @@ type shape struct {
 
 // maxShapes bounds the shapes an engine keeps: a service has a few sets of
 // limits; a caller that makes new ones per call gets them prepared per call.
-const maxShapes = 1024
+// perFirst bounds the sets kept under one first limit (see shapes).
+const (
+	maxShapes = 1024
+	perFirst  = 8
+)
 
-// shapes caches shapes by the ID of their first limit; a set whose IDs
-// differ from the cached one's replaces it.
+// shapes caches shapes by the ID of their first limit: a list of the sets
+// that start with it (Limiters that share their first limit, a shadow
+// split), looked up without building a key. A list is never changed once
+// stored; a new set replaces it with a longer copy, or, at perFirst sets,
+// one without its oldest.
 type shapes struct {
-	m sync.Map // first limit's ID -> *shape
+	m sync.Map // first limit's ID -> []*shape
 	n atomic.Int64
 }
 
@@ -37,20 +44,28 @@ func (e *Engine) shapeOf(limits []ratekit.Limit) (*shape, error) {
 		return nil, store.CheckLimits(limits)
 	}
 	first := limits[0].Spec().ID
-	if v, ok := e.shapes.m.Load(first); ok {
-		if sh := v.(*shape); sh.matches(limits) {
-			return sh, nil
+	v, found := e.shapes.m.Load(first)
+	var list []*shape
+	if found {
+		list = v.([]*shape)
+		for _, sh := range list {
+			if sh.matches(limits) {
+				return sh, nil
+			}
 		}
 	}
 	sh, err := e.newShape(limits)
 	if err != nil {
 		return nil, err
 	}
-	if _, loaded := e.shapes.m.Swap(first, sh); loaded || e.shapes.n.Add(1) <= maxShapes {
-		return sh, nil
+	if !found && e.shapes.n.Add(1) > maxShapes {
+		e.shapes.n.Add(-1)
+		return sh, nil // over the bound: left uncached
 	}
-	e.shapes.m.Delete(first) // over the bound: leave it uncached
-	e.shapes.n.Add(-1)
+	if len(list) >= perFirst {
+		list = list[1:]
+	}
+	e.shapes.m.Store(first, append(append([]*shape(nil), list...), sh))
 	return sh, nil
 }
 

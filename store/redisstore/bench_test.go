@@ -64,6 +64,29 @@ func BenchmarkTake(b *testing.B) {
 	}
 }
 
+// BenchmarkFloor runs redistest.FloorScript (one EVALSHA of INCRBY, and
+// PEXPIRE for a new key) through go-redis as BenchmarkTake runs the store:
+// the floor that BenchmarkTake/fixed is compared with.
+func BenchmarkFloor(b *testing.B) {
+	srv := redistest.Standalone(b)
+	hook := &roundTrips{}
+	c := srv.NewClient(&redis.Options{PoolSize: 64})
+	defer c.Close()
+	c.AddHook(hook)
+	floor := redis.NewScript(redistest.FloorScript)
+	prefix := redistest.Prefix(b)
+	keys := make([]string, 10_000)
+	for i := range keys {
+		keys[i] = prefix + ":{user-" + strconv.Itoa(i) + "}"
+	}
+	if err := floor.Load(context.Background(), c).Err(); err != nil {
+		b.Fatal(err)
+	}
+	parallel(b, srv, hook, len(keys), func(i int) error {
+		return floor.EvalSha(context.Background(), c, keys[i:i+1], 1, 3_600_000).Err()
+	})
+}
+
 // parallel runs do(i) for subjects i in [0, n), from 32 goroutines per CPU,
 // and reports ns/op, allocs/op, round trips per call (counted by hook) and
 // Redis CPU per script call (INFO commandstats).

@@ -73,16 +73,15 @@
 // # Retries
 //
 // go-redis retries a command whose connection failed after it was written
-// (EOF, read timeout), which would run the script twice and charge twice. The
-// store sends its script as a command that reports NoRetry, so go-redis never
-// sends it a second time; a lost reply is an error, handled by the caller's
+// (EOF, read timeout), which would run the call twice and charge twice. The
+// store sends its calls as commands that report NoRetry, so go-redis never
+// sends one a second time; a lost reply is an error, handled by the caller's
 // error policy, and the subject is charged at most once. "Function not found"
 // (a node without the library) is answered by loading it and calling again,
 // and NOSCRIPT (an empty script cache, where scripts are used) by sending the
 // script with EVAL, as redis.Script.Run does: both replies mean the call did
-// not run. A failure that proves the script did not run
-// (a failed dial, a pool timeout, LOADING, TRYAGAIN, CLUSTERDOWN, MASTERDOWN,
-// BUSY) is tried again, at most three attempts in all, 10 and then 20 ms
+// not run. A failure that proves the call did not run (a failed dial, a pool
+// timeout, LOADING, TRYAGAIN, CLUSTERDOWN, MASTERDOWN, BUSY) is tried again, at most three attempts in all, 10 and then 20 ms
 // apart, and never past the context's deadline.
 //
 // On a *redis.ClusterClient, a failure that hints at a changed cluster (a

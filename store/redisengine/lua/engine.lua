@@ -66,6 +66,20 @@ local function int(x)
   return string.format('%d', x)
 end
 
+-- num reads an argument as a number, parsed once per distinct string while
+-- the library lives (tonumber runs strtod each time): a service sends the
+-- same parameters over and over. The cache holds at most 4096 strings.
+local nums, nums_n = {}, 0
+local function num(s)
+  local v = nums[s]
+  if not v then
+    v = tonumber(s)
+    if nums_n >= 4096 then nums, nums_n = {}, 0 end
+    nums[s], nums_n = v, nums_n + 1
+  end
+  return v
+end
+
 local algorithms, takers = {}, {}
 
 -- slide_retry returns the µs until a bucketed window estimate leaves room:
@@ -291,7 +305,7 @@ local function decide(keys, args)
     end
     return {}
   end
-  cost = tonumber(ARGV[1])
+  cost = num(ARGV[1])
   charge = mode == 'take' and cost > 0
   local n = math.floor((#ARGV - 2) / 5)
   draw = tonumber(ARGV[5 * n + 3])
@@ -309,7 +323,7 @@ local function decide(keys, args)
     local a = 5 * i - 2
     local algorithm = algorithms[ARGV[a]]
     if charge and all then algorithm = takers[ARGV[a]] or algorithm end -- no taker once a limit denied
-    local block_ms = tonumber(ARGV[a + 4])
+    local block_ms = num(ARGV[a + 4])
     local bkey = nil
     if block_ms > 0 then
       block_index = block_index + 1
@@ -324,7 +338,7 @@ local function decide(keys, args)
       ok, remaining, reset, retry, flags = false, 0, blocked * 1000, blocked * 1000, 2
     else
       ok, remaining, reset, retry, flags, after_remaining, after_reset, delay, op, wa, wb, wc, factor =
-        algorithm(KEYS[i], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]))
+        algorithm(KEYS[i], num(ARGV[a + 1]), num(ARGV[a + 2]), num(ARGV[a + 3]))
       if not ok and bkey and flags == 0 and charge then
         -- the denial stands on the counters; a block that cannot be written
         -- (out of memory) only leaves the retry to them

@@ -86,3 +86,11 @@ func RunParallel(b *testing.B, n int, do func(i int) error) {
 	})
 	b.StopTimer()
 }
+
+// FloorScript is the least a Redis rate limiter can do per decision, the
+// floor the stores' benchmarks compare with: one script that counts with
+// INCRBY and sets the TTL of a new counter. ARGV[1] is the cost, ARGV[2]
+// the window in ms; it returns the count.
+const FloorScript = `local n = redis.call('INCRBY', KEYS[1], ARGV[1])
+if n == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return n`

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/redis/rueidis"
+
 	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
@@ -36,5 +38,31 @@ func BenchmarkTake(b *testing.B) {
 				b.ReportMetric((usec-usec0)/(calls-calls0), "redis-µs/op")
 			}
 		})
+	}
+}
+
+// BenchmarkFloor runs redistest.FloorScript (one EVALSHA of INCRBY, and
+// PEXPIRE for a new key) through rueidis as BenchmarkTake runs the store:
+// the floor that BenchmarkTake/fixed is compared with.
+func BenchmarkFloor(b *testing.B) {
+	srv := redistest.Standalone(b)
+	c := newClient(b, srv.Addr)
+	floor := rueidis.NewLuaScript(redistest.FloorScript)
+	prefix := redistest.Prefix(b)
+	keys := make([]string, 10_000)
+	for i := range keys {
+		keys[i] = prefix + ":{user-" + strconv.Itoa(i) + "}"
+	}
+	ctx := context.Background()
+	if err := floor.Exec(ctx, c, keys[:1], []string{"1", "3600000"}).Error(); err != nil {
+		b.Fatal(err)
+	}
+	calls0, usec0 := redistest.ScriptCPU(srv.Addr)
+	redistest.RunParallel(b, len(keys), func(i int) error {
+		return floor.Exec(ctx, c, keys[i:i+1], []string{"1", "3600000"}).Error()
+	})
+	if calls, usec := redistest.ScriptCPU(srv.Addr); calls > calls0 {
+		b.ReportMetric((calls-calls0)/float64(b.N), "calls/op")
+		b.ReportMetric((usec-usec0)/(calls-calls0), "redis-µs/op")
 	}
 }

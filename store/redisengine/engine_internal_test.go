@@ -7,6 +7,9 @@ import (
 	"io"
 	"net"
 	"testing"
+	"time"
+
+	"github.com/ratekit/ratekit"
 )
 
 // TestNeverRan classifies errors: only those proving the call did not run
@@ -52,5 +55,29 @@ func TestUnsupported(t *testing.T) {
 		if got := unsupported(&ReplyError{Msg: msg}); got != want {
 			t.Errorf("unsupported(%q) = %v, want %v", msg, got, want)
 		}
+	}
+}
+
+// TestShapes: sets of limits that share their first limit are all kept, and
+// a set's shape is made once.
+func TestShapes(t *testing.T) {
+	e, _ := New(Options{})
+	api := ratekit.FixedWindow(100, time.Minute).Named("api")
+	sets := [][]ratekit.Limit{{api}, {api, ratekit.GCRA(1, time.Second, 1)}, {api, ratekit.SlidingLog(5, time.Minute)}}
+	var first []*shape
+	for _, set := range sets {
+		sh, err := e.shapeOf(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first = append(first, sh)
+	}
+	for i, set := range sets {
+		if sh, _ := e.shapeOf(set); sh != first[i] {
+			t.Errorf("set %d: shape made again", i)
+		}
+	}
+	if _, err := e.shapeOf([]ratekit.Limit{api, api}); err == nil {
+		t.Error("a set with one limit twice was accepted")
 	}
 }
