@@ -1,6 +1,6 @@
 # ratekit: make run (demo server), make test, make bench, make lint.
 GO      ?= go
-MODULES := . store/redisstore examples adapters/gin adapters/echo adapters/fiber adapters/paritytest examples/gin examples/echo examples/fiber observe/prometheus observe/otel
+MODULES := . store/redisstore store/redisstore/rueidisstore examples adapters/gin adapters/echo adapters/fiber adapters/paritytest examples/gin examples/echo examples/fiber observe/prometheus observe/otel
 ARGS    ?=
 
 .PHONY: run test bench bench-peers lint

@@ -12,7 +12,7 @@ import (
 // exists and is live) at time nowUS, in whole microseconds like the Redis
 // engine. It returns the limit's state after the call and, when charge is set
 // and the limit admits the request, the entry to store. The arithmetic mirrors
-// store/redisstore/lua/engine.lua function for function.
+// store/redisengine/lua/engine.lua function for function.
 func check(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS, draw int64) (ratekit.LimitState, entry, error) {
 	var st ratekit.LimitState
 	var n entry

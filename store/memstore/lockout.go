@@ -12,7 +12,7 @@ import (
 )
 
 // Lockout implements lockout.Store with the arithmetic of
-// store/redisstore/lua/lockout.lua: the block first, one log of attempts
+// store/redisengine/lua/lockout.lua: the block first, one log of attempts
 // (capped at the largest allowance + 1), one block per window.
 func (s *Store) Lockout(_ context.Context, key string, p *lockout.Policy, op lockout.Op, attempt string) (lockout.Decision, error) {
 	if key == "" {

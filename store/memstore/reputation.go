@@ -9,7 +9,7 @@ import (
 )
 
 // repState is one tenant's reputation, the fields of the Redis hash of
-// store/redisstore/lua/reputation.lua.
+// store/redisengine/lua/reputation.lua.
 type repState struct {
 	score                      float64
 	violations, good           int64
@@ -47,7 +47,7 @@ func (s *Store) ResetReputation(_ context.Context, tenant string, p reputation.P
 	return err
 }
 
-// reputation mirrors lua/reputation.lua of store/redisstore operation for
+// reputation mirrors lua/reputation.lua of store/redisengine operation for
 // operation, so that both stores compute bit-identical scores.
 func (s *Store) reputation(tenant string, p reputation.Policy, mode repMode) (reputation.Reputation, error) {
 	if tenant == "" {

@@ -3,16 +3,13 @@ package redisstore_test
 import (
 	"context"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/store"
 	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
@@ -26,27 +23,6 @@ func (h *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 }
 func (h *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error { h.n.Add(1); return next(ctx, cmds) }
-}
-
-// scriptStats returns EVALSHA and EVAL calls and their total µs of Redis CPU.
-func scriptStats(c *redis.Client) (calls, usec float64) {
-	info := c.Info(context.Background(), "commandstats").Val()
-	for _, line := range strings.Split(info, "\n") {
-		if !strings.HasPrefix(line, "cmdstat_evalsha:") && !strings.HasPrefix(line, "cmdstat_eval:") {
-			continue
-		}
-		for _, f := range strings.Split(strings.TrimSpace(line[strings.IndexByte(line, ':')+1:]), ",") {
-			k, v, _ := strings.Cut(f, "=")
-			n, _ := strconv.ParseFloat(v, 64)
-			switch k {
-			case "calls":
-				calls += n
-			case "usec":
-				usec += n
-			}
-		}
-	}
-	return calls, usec
 }
 
 // warm runs n concurrent Takes so that the pool's connections (each opened
@@ -68,20 +44,8 @@ func warm(b *testing.B, s ratekit.Store, keys []string, limits []ratekit.Limit, 
 func BenchmarkTake(b *testing.B) {
 	srv := redistest.Standalone(b)
 	b.Logf("server: %s", srv.Kind)
-	for _, tc := range []struct {
-		name   string
-		limits []ratekit.Limit
-	}{
-		{"fixed", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour)}},
-		{"sliding", []ratekit.Limit{ratekit.SlidingWindow(1<<30, time.Hour)}},
-		{"log", []ratekit.Limit{ratekit.SlidingLog(store.MaxLogQuota, time.Hour)}},
-		{"gcra", []ratekit.Limit{ratekit.GCRA(1e6, time.Second, 1<<40)}},
-		{"token", []ratekit.Limit{ratekit.TokenBucket(1e6, time.Second, 1<<40)}},
-		{"leaky", []ratekit.Limit{ratekit.LeakyBucket(1<<40, 1e6, time.Second)}},
-		{"fixed+gcra", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour), ratekit.GCRA(1e6, time.Second, 1<<40)}},
-		{"fixed+gcra/blocks", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour).Block(time.Minute), ratekit.GCRA(1e6, time.Second, 1<<40).Block(time.Minute)}},
-	} {
-		b.Run(tc.name, func(b *testing.B) {
+	for _, tc := range redistest.BenchCases() {
+		b.Run(tc.Name, func(b *testing.B) {
 			hook := &roundTrips{}
 			c := srv.NewClient(&redis.Options{PoolSize: 64})
 			defer c.Close()
@@ -91,40 +55,47 @@ func BenchmarkTake(b *testing.B) {
 			for i := range keys {
 				keys[i] = "user-" + strconv.Itoa(i)
 			}
-			warm(b, s, keys, tc.limits, 64) // load the script and open the pool's connections
+			warm(b, s, keys, tc.Limits, 64) // load the script and open the pool's connections
 			parallel(b, srv, hook, len(keys), func(i int) error {
-				_, err := s.Take(context.Background(), keys[i], tc.limits, 1)
+				_, err := s.Take(context.Background(), keys[i], tc.Limits, 1)
 				return err
 			})
 		})
 	}
 }
 
+// BenchmarkFloor runs redistest.FloorScript (one EVALSHA of INCRBY, and
+// PEXPIRE for a new key) through go-redis as BenchmarkTake runs the store:
+// the floor that BenchmarkTake/fixed is compared with.
+func BenchmarkFloor(b *testing.B) {
+	srv := redistest.Standalone(b)
+	hook := &roundTrips{}
+	c := srv.NewClient(&redis.Options{PoolSize: 64})
+	defer c.Close()
+	c.AddHook(hook)
+	floor := redis.NewScript(redistest.FloorScript)
+	prefix := redistest.Prefix(b)
+	keys := make([]string, 10_000)
+	for i := range keys {
+		keys[i] = prefix + ":{user-" + strconv.Itoa(i) + "}"
+	}
+	if err := floor.Load(context.Background(), c).Err(); err != nil {
+		b.Fatal(err)
+	}
+	parallel(b, srv, hook, len(keys), func(i int) error {
+		return floor.EvalSha(context.Background(), c, keys[i:i+1], 1, 3_600_000).Err()
+	})
+}
+
 // parallel runs do(i) for subjects i in [0, n), from 32 goroutines per CPU,
 // and reports ns/op, allocs/op, round trips per call (counted by hook) and
 // Redis CPU per script call (INFO commandstats).
 func parallel(b *testing.B, srv *redistest.Server, hook *roundTrips, n int, do func(i int) error) {
-	admin := srv.NewClient(nil)
-	defer admin.Close()
-	calls0, usec0 := scriptStats(admin)
+	calls0, usec0 := redistest.ScriptCPU(srv.Addr)
 	hook.n.Store(0)
-	var next atomic.Int64
-	b.ReportAllocs()
-	b.SetParallelism(32)
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		i := int(next.Add(7919))
-		for pb.Next() {
-			if err := do(i % n); err != nil {
-				b.Error(err)
-				return
-			}
-			i++
-		}
-	})
-	b.StopTimer()
+	redistest.RunParallel(b, n, do)
 	b.ReportMetric(float64(hook.n.Load())/float64(b.N), "roundtrips/op")
-	if calls, usec := scriptStats(admin); calls > calls0 {
+	if calls, usec := redistest.ScriptCPU(srv.Addr); calls > calls0 {
 		b.ReportMetric((usec-usec0)/(calls-calls0), "redis-µs/op")
 	}
 }

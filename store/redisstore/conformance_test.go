@@ -7,7 +7,6 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/store/redisstore"
 	"github.com/ratekit/ratekit/store/redisstore/redistest"
 	"github.com/ratekit/ratekit/store/storetest"
@@ -38,13 +37,13 @@ func TestLockoutConformance(t *testing.T) {
 	targets(t, func(t *testing.T, tg target) {
 		storetest.RunLockout(t, func(t *testing.T) storetest.Harness {
 			prefix := redistest.Prefix(t)
-			var stores []ratekit.Store
+			var stores []*redisstore.Store
 			for range 4 {
 				c := tg.newClient()
 				t.Cleanup(func() { c.Close() })
 				stores = append(stores, newStore(t, c, prefix))
 			}
-			return storetest.Harness{Store: roundRobin(stores), Advance: redistest.Sleep}
+			return storetest.Harness{Store: redistest.RoundRobin(stores), Advance: redistest.Sleep}
 		})
 	})
 }

@@ -1,7 +1,16 @@
-// Package redisstore is the Redis ratekit.Store. Every decision is one atomic
-// Lua script (lua/engine.lua) run on Redis's own clock, so all instances of a
-// service that share a Redis share one limit. It works with *redis.Client,
-// *redis.ClusterClient, *redis.Ring and redis.UniversalClient.
+// Package redisstore is the Redis ratekit.Store over go-redis. Every decision
+// is one atomic call of the engine in store/redisengine (its Lua library,
+// lua/engine.lua) run on Redis's own clock, so all instances of a service
+// that share a Redis share one limit. It works with *redis.Client,
+// *redis.ClusterClient, *redis.Ring and redis.UniversalClient. The store is
+// the engine's go-redis Conn; the algorithms, keys and reply checks live in
+// the engine, shared with the rueidis store.
+//
+// On Redis 7 and later the engine runs as a Redis Functions library, loaded
+// once per node (FUNCTION LOAD, on every master of a cluster) and called with
+// FCALL; on Redis 6.2 as scripts (EVALSHA, EVAL on NOSCRIPT). A missing
+// function (a restarted node, FUNCTION FLUSH) is loaded and the call sent
+// again, once: the reply proves the call did not run.
 //
 // # Keys
 //
@@ -19,7 +28,7 @@
 //
 // # Script contract
 //
-// lua/engine.lua documents it in full. KEYS holds one state key per limit,
+// store/redisengine's lua/engine.lua documents it in full. KEYS holds one state key per limit,
 // then the block keys. ARGV[1] is the cost, ARGV[2] the mode ("take", "peek"
 // or "reset"), then five values per limit: algorithm name, three integer
 // parameters and the block in ms; when a call has a Suppressed limit, a last
@@ -30,8 +39,8 @@
 // reports a suppression factor, one string per limit follows ('%.17g'). Every
 // reply element is type-checked; a surprise is an error.
 //
-// Reputations (see reputation.Store) are kept by a second script,
-// lua/reputation.lua, under <prefix>:{<tag>}:<name>:reputation:<fingerprint>:
+// Reputations (see reputation.Store) are kept by a second program of the
+// library, lua/reputation.lua, under <prefix>:{<tag>}:<name>:reputation:<fingerprint>:
 // one call per update, its score returned as a '%.17g' string.
 //
 // # Client settings
@@ -64,15 +73,15 @@
 // # Retries
 //
 // go-redis retries a command whose connection failed after it was written
-// (EOF, read timeout), which would run the script twice and charge twice. The
-// store sends its script as a command that reports NoRetry, so go-redis never
-// sends it a second time; a lost reply is an error, handled by the caller's
-// error policy, and the subject is charged at most once. NOSCRIPT (an empty
-// script cache after a restart, failover or SCRIPT FLUSH) is answered by
-// sending the script with EVAL, as redis.Script.Run does; a NOSCRIPT reply
-// means the script did not run. A failure that proves the script did not run
-// (a failed dial, a pool timeout, LOADING, TRYAGAIN, CLUSTERDOWN, MASTERDOWN,
-// BUSY) is tried again, at most three attempts in all, 10 and then 20 ms
+// (EOF, read timeout), which would run the call twice and charge twice. The
+// store sends its calls as commands that report NoRetry, so go-redis never
+// sends one a second time; a lost reply is an error, handled by the caller's
+// error policy, and the subject is charged at most once. "Function not found"
+// (a node without the library) is answered by loading it and calling again,
+// and NOSCRIPT (an empty script cache, where scripts are used) by sending the
+// script with EVAL, as redis.Script.Run does: both replies mean the call did
+// not run. A failure that proves the call did not run (a failed dial, a pool
+// timeout, LOADING, TRYAGAIN, CLUSTERDOWN, MASTERDOWN, BUSY) is tried again, at most three attempts in all, 10 and then 20 ms
 // apart, and never past the context's deadline.
 //
 // On a *redis.ClusterClient, a failure that hints at a changed cluster (a

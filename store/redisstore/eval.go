@@ -7,12 +7,15 @@ import (
 	"io"
 	"net"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 	"weak"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/ratekit/ratekit/store/redisengine"
 )
 
 // noRetryCmd is a script command that go-redis must not send twice: once it
@@ -25,89 +28,99 @@ func (noRetryCmd) NoRetry() bool { return true }
 // Clone implements redis.Cmder, keeping NoRetry.
 func (c noRetryCmd) Clone() redis.Cmder { return noRetryCmd{c.Cmd.Clone().(*redis.Cmd)} }
 
-// attempts bounds how often eval sends a script that provably did not run.
-const attempts = 3
+// conn is the store as the engine's redisengine.Conn: it sends the engine's
+// calls through go-redis.
+type conn Store
 
-// eval runs the engine; see run.
-func (s *Store) eval(ctx context.Context, keys []string, args []any) (any, error) {
-	return s.run(ctx, s.script, keys, args)
-}
+var _ redisengine.Conn = (*conn)(nil)
 
-// run runs sc with EVALSHA and, when the script cache is empty (NOSCRIPT, so
-// the script did not run), with EVAL. Failures that prove the script never
-// ran (no connection, a loading or resharding node) are tried again a few
-// times within ctx: no pause outlasts ctx, and go-redis bounds each attempt by
-// ctx (ContextTimeoutEnabled). Any other failure may have come after the
-// script ran and is returned as it is. When ctx ends first, the error holds
-// ctx's error and the last underlying failure (see cause). Every script of the
-// store runs here, as a command go-redis will not retry. A failure that hints
-// at a changed cluster also asks a cluster client to reload its slot map (see
-// reloadSlots), whether or not the call may try again.
-func (s *Store) run(ctx context.Context, sc *script, keys []string, args []any) (any, error) {
+// Eval implements redisengine.Conn: cmd goes out as one command that go-redis
+// will not retry, its arguments passed as *string (no copies), routed by its
+// first key. A failure that hints at a changed cluster asks a cluster client
+// to reload its slot map (see reloadSlots).
+func (c *conn) Eval(ctx context.Context, cmd *redisengine.Command) (any, error) {
+	s := (*Store)(c)
 	start := time.Now()
-	var err error
-	ended := false
-	for attempt := range attempts {
-		if attempt > 0 && !pause(ctx, time.Duration(attempt)*10*time.Millisecond) {
-			ended = true
-			break
-		}
-		cmd := s.command(ctx, "evalsha", sc.sha, keys, args)
-		err = s.proc.Process(ctx, cmd)
-		if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
-			cmd = s.command(ctx, "eval", sc.src, keys, args)
-			err = s.proc.Process(ctx, cmd)
-		}
-		if err == nil {
-			return cmd.Val(), nil
-		}
+	all := make([]any, 0, 3+len(cmd.Keys)+cmd.NumArgs())
+	all = append(all, commandName(cmd.Name), &cmd.Script, len(cmd.Keys))
+	for i := range cmd.Keys {
+		all = append(all, &cmd.Keys[i])
+	}
+	for p := range cmd.Args() {
+		all = append(all, p)
+	}
+	rc := redis.NewCmd(ctx, all...)
+	rc.SetFirstKeyPos(3)
+	if err := s.proc.Process(ctx, noRetryCmd{rc}); err != nil {
 		s.reloadSlots(start, err)
-		if !neverRan(err) {
-			break
-		}
+		return nil, classify(err)
 	}
-	return nil, fmt.Errorf("ratekit: redisstore: %w", s.cause(ctx, start, err, ended))
+	return rc.Val(), nil
 }
 
-// neverRan reports whether err proves that Redis did not run the script.
-func neverRan(err error) bool {
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		return true
+// commandName returns name in lower case, boxed without an allocation (a
+// constant): go-redis looks commands up by their lower-case names.
+func commandName(name string) any {
+	switch name {
+	case "FCALL":
+		return "fcall"
+	case "EVALSHA":
+		return "evalsha"
+	case "EVAL":
+		return "eval"
 	}
-	if errors.Is(err, redis.ErrPoolTimeout) || errors.Is(err, redis.ErrPoolExhausted) {
-		return true
-	}
-	for _, prefix := range []string{"LOADING", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN", "BUSY "} {
-		if redis.HasErrorPrefix(err, prefix) {
-			return true
-		}
-	}
-	return false
+	return strings.ToLower(name)
 }
 
-// pause waits d unless ctx ends first; it reports whether it waited.
-func pause(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
+// LoadLibrary implements redisengine.Conn: FUNCTION LOAD REPLACE on the
+// server of a *redis.Client, on every master of a *redis.ClusterClient and
+// on every shard of a *redis.Ring; a client of another type sends it once,
+// as it routes it.
+func (c *conn) LoadLibrary(ctx context.Context, code string) error {
+	load := func(ctx context.Context, cl *redis.Client) error {
+		return classify(cl.FunctionLoadReplace(ctx, code).Err())
+	}
+	switch cl := c.proc.(type) {
+	case *redis.Client:
+		return load(ctx, cl)
+	case *redis.ClusterClient:
+		return cl.ForEachMaster(ctx, load)
+	case *redis.Ring:
+		return cl.ForEachShard(ctx, load)
+	default:
+		return classify(c.proc.Process(ctx, redis.NewStringCmd(ctx, "function", "load", "replace", code)))
 	}
 }
 
-func (s *Store) command(ctx context.Context, name, script string, keys []string, args []any) noRetryCmd {
-	all := make([]any, 0, 3+len(keys)+len(args))
-	all = append(all, name, script, len(keys))
-	for _, k := range keys {
-		all = append(all, k)
+// classify tells the engine what err is: an error reply of Redis, a call
+// that never left the client (no free connection in the pool), or another
+// failure.
+func classify(err error) error {
+	var re redis.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, redis.ErrPoolTimeout) || errors.Is(err, redis.ErrPoolExhausted):
+		return redisengine.NotSent(err)
+	case errors.As(err, &re):
+		return &redisengine.ReplyError{Msg: re.Error(), Err: err}
 	}
-	all = append(all, args...)
-	cmd := redis.NewCmd(ctx, all...)
-	cmd.SetFirstKeyPos(3)
-	return noRetryCmd{cmd}
+	return err
+}
+
+// explain turns the engine's failure of a call that started at start into
+// the store's error: when the engine gave up (a *redisengine.RunError), the
+// error holds the failure and, when ctx ended, ctx's error too (see cause).
+// Other errors (bad arguments, a reply of the wrong shape) are the engine's.
+func (s *Store) explain(ctx context.Context, start time.Time, err error) error {
+	if err == nil {
+		return nil
+	}
+	var re *redisengine.RunError
+	if !errors.As(err, &re) {
+		return err
+	}
+	return fmt.Errorf("ratekit: redisstore: %w", s.cause(ctx, start, re.Err, re.Ended))
 }
 
 // reloadEvery is the shortest time between two slot-map reloads that the
@@ -127,7 +140,7 @@ var noSlotReload atomic.Bool
 // address until the next periodic reload, long after its replica took over.
 //
 // The reload runs in the background (ReloadState returns at once) and serves
-// the calls that follow, among them run's next attempt when the script
+// the calls that follow, among them the engine's next attempt when the script
 // provably did not run; a call whose script may have run is still not sent
 // again. At most one reload per reloadEvery is asked of a client, whatever
 // the number of stores and failing calls, so a failure that lasts asks again

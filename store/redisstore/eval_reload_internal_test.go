@@ -12,6 +12,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ratekit/ratekit"
+
 	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
@@ -114,7 +116,7 @@ func TestReloadSlots(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	time.Sleep(reloadEvery)
-	if _, err := s.eval(ctx, []string{"k"}, []any{1, "peek"}); err == nil {
+	if _, err := s.Peek(ctx, "k", []ratekit.Limit{ratekit.FixedWindow(1, time.Second)}); err == nil {
 		t.Fatal("a call to a closed address succeeded")
 	}
 	if loads.Load() < 3 {

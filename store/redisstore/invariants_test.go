@@ -146,7 +146,7 @@ func TestSameMillisecondBurst(t *testing.T) {
 		var allowed int64
 		if concurrent {
 			var errs int64
-			if allowed, errs = burst([]*redisstore.Store{s}, "k", []ratekit.Limit{l}, 10_000); errs != 0 {
+			if allowed, errs = redistest.Burst([]*redisstore.Store{s}, "k", []ratekit.Limit{l}, 10_000); errs != 0 {
 				t.Fatalf("%d errors", errs)
 			}
 		} else {

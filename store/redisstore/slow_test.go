@@ -239,7 +239,7 @@ func watchStalls(stop <-chan struct{}) time.Duration {
 }
 
 // TestClientOptions: ClientOptions makes a client that New accepts, whose
-// new connection costs a store call two round trips, HELLO and the script:
+// new connection costs a store call two round trips, HELLO and the FCALL:
 // neither CLIENT SETINFO nor CLIENT MAINT_NOTIFICATIONS.
 func TestClientOptions(t *testing.T) {
 	srv := redistest.Standalone(t)
@@ -247,7 +247,7 @@ func TestClientOptions(t *testing.T) {
 	limits := []ratekit.Limit{ratekit.FixedWindow(2, time.Minute)}
 	loader := srv.NewClient(nil)
 	t.Cleanup(func() { loader.Close() })
-	take(t, newStore(t, loader, prefix), "load", limits, 1) // load the script: no NOSCRIPT below
+	take(t, newStore(t, loader, prefix), "load", limits, 1) // load the library: no "Function not found" below
 
 	c := redis.NewClient(redisstore.ClientOptions(srv.Addr))
 	t.Cleanup(func() { c.Close() })
@@ -257,7 +257,7 @@ func TestClientOptions(t *testing.T) {
 	if d := take(t, s, "subject", limits, 1); !d.Allowed || d.Remaining != 1 {
 		t.Fatalf("first Take: %+v", d)
 	}
-	if want := []string{"hello", "evalsha"}; !slices.Equal(trips.names(), want) {
+	if want := []string{"hello", "fcall"}; !slices.Equal(trips.names(), want) {
 		t.Errorf("round trips of a new connection's first call: %q, want %q", trips.names(), want)
 	}
 }

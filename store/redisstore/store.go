@@ -2,36 +2,37 @@ package redisstore
 
 import (
 	"context"
-	_ "embed"
+	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
-	"sync/atomic"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/store"
+	"github.com/ratekit/ratekit/lockout"
+	"github.com/ratekit/ratekit/reputation"
+	"github.com/ratekit/ratekit/store/redisengine"
 )
 
 // DefaultPrefix starts every key unless WithPrefix says otherwise.
-const DefaultPrefix = "ratekit"
+const DefaultPrefix = redisengine.DefaultPrefix
 
-// Store is a ratekit.Store backed by Redis. It is safe for concurrent use.
+// Store is a ratekit.Store backed by Redis through go-redis: a thin client of
+// the engine in store/redisengine, which holds the Lua programs, keys and
+// reply checks. It is safe for concurrent use.
 type Store struct {
-	proc   processor
-	prefix string
-	script *script
-	custom map[string]string
-	random func() float64 // uniform draws in [0, 1) for Suppressed limits
-	logger *slog.Logger   // warnings from Ping (WithLogger)
+	extras // Lockout, RecordViolation, RecordGood, Reputation, ResetReputation, ReputationKey
 
-	lastPolicy atomic.Pointer[compiledPolicy] // the last reputation policy used
-	dials      *dialWatch                     // the client's last failed dial (the client's hook keeps only this)
+	proc   processor
+	eng    *redisengine.Engine
+	opts   redisengine.Options
+	logger *slog.Logger // warnings from Ping (WithLogger)
+	dials  *dialWatch   // the client's last failed dial (the client's hook keeps only this)
 }
 
 // processor is implemented by every go-redis client; the store uses it to
-// send its script as a command that go-redis will not retry.
+// send its calls as commands that go-redis will not retry.
 type processor interface {
 	redis.Scripter
 	Process(ctx context.Context, cmd redis.Cmder) error
@@ -44,10 +45,10 @@ type Option func(*Store)
 // printable ASCII characters without space or braces. Use distinct prefixes to
 // keep applications that share a Redis apart.
 func WithPrefix(prefix string) Option {
-	return func(s *Store) { s.prefix = prefix }
+	return func(s *Store) { s.opts.Prefix = prefix }
 }
 
-// New returns a Store that runs its script through client: a go-redis
+// New returns a Store that runs its calls through client: a go-redis
 // *redis.Client, *redis.ClusterClient, *redis.Ring or redis.UniversalClient.
 // A Scripter without a Process method is rejected, because the store could
 // not stop its retries from charging twice. So is a *redis.Client,
@@ -72,107 +73,89 @@ func New(client redis.Scripter, opts ...Option) (*Store, error) {
 	if err := checkClient(client); err != nil {
 		return nil, err
 	}
-	s := &Store{proc: proc, prefix: DefaultPrefix, random: rand.Float64, dials: &dialWatch{}, logger: slog.Default()}
+	s := &Store{proc: proc, dials: &dialWatch{}, logger: slog.Default(), opts: redisengine.Options{Name: "redisstore"}}
 	for _, o := range opts {
 		o(s)
 	}
-	if err := validatePrefix(s.prefix); err != nil {
-		return nil, err
-	}
-	sc, err := buildScript(s.custom)
+	eng, err := redisengine.New(s.opts)
 	if err != nil {
 		return nil, err
 	}
-	s.script = sc
+	s.eng = eng
+	s.extras = extras{Engine: eng, Conn: (*conn)(s), Explain: s.explain}
 	s.dials.watch(client)
 	return s, nil
 }
 
+// extras gives the store the engine's lockout.Store and reputation.Store.
+type extras = redisengine.Extras
+
+var (
+	_ ratekit.Store    = (*Store)(nil)
+	_ lockout.Store    = (*Store)(nil)
+	_ reputation.Store = (*Store)(nil)
+)
+
+var errNilClient = errors.New("ratekit: redisstore: nil client")
+
 // Take implements ratekit.Store.
 func (s *Store) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
-	if err := store.CheckCost(cost); err != nil {
-		return ratekit.Decision{}, err
-	}
-	return s.decide(ctx, key, limits, cost, "take")
+	start := time.Now()
+	d, err := s.eng.Take(ctx, (*conn)(s), key, limits, cost)
+	return d, s.explain(ctx, start, err)
 }
 
 // Peek implements ratekit.Store.
 func (s *Store) Peek(ctx context.Context, key string, limits []ratekit.Limit) (ratekit.Decision, error) {
-	return s.decide(ctx, key, limits, 1, "peek")
+	start := time.Now()
+	d, err := s.eng.Peek(ctx, (*conn)(s), key, limits)
+	return d, s.explain(ctx, start, err)
 }
 
 // Reset implements ratekit.Store. It forgets blocks too.
 func (s *Store) Reset(ctx context.Context, key string, limits []ratekit.Limit) error {
-	keys, err := s.Keys(key, limits)
-	if err != nil {
-		return err
-	}
-	_, err = s.eval(ctx, keys, []any{0, "reset"})
-	return err
+	start := time.Now()
+	return s.explain(ctx, start, s.eng.Reset(ctx, (*conn)(s), key, limits))
 }
 
-func (s *Store) decide(ctx context.Context, key string, limits []ratekit.Limit, cost int64, mode string) (ratekit.Decision, error) {
-	t, err := tag(key)
-	if err != nil {
-		return ratekit.Decision{}, err
-	}
-	if err := store.CheckLimits(limits); err != nil {
-		return ratekit.Decision{}, err
-	}
-	keys := make([]string, len(limits), len(limits)+blocks(limits))
-	args := make([]any, 2, 2+5*len(limits))
-	args[0], args[1] = cost, mode
-	for i, l := range limits {
-		keys[i] = s.stateKey(t, l)
-		p, err := s.params(l)
-		if err != nil {
-			return ratekit.Decision{}, err
-		}
-		args = append(args, string(l.Spec().Algorithm), p[0], p[1], p[2], l.Spec().Block.Milliseconds())
-	}
-	for _, l := range limits {
-		if l.Spec().Block > 0 {
-			keys = append(keys, s.blockKey(t, l))
-		}
-	}
-	if suppressed(limits) {
-		args = append(args, store.DrawBits(s.random()))
-	}
-	reply, err := s.eval(ctx, keys, args)
-	if err != nil {
-		return ratekit.Decision{}, err
-	}
-	states, err := parseReply(reply, limits)
-	if err != nil {
-		return ratekit.Decision{}, err
-	}
-	return store.Combine(states), nil
+// Keys returns the Redis keys that hold subject's state for limits: one state
+// key per limit in order, then a block key per limit with a block. They all
+// hash to one Redis Cluster slot.
+func (s *Store) Keys(subject string, limits []ratekit.Limit) ([]string, error) {
+	return s.eng.Keys(subject, limits)
 }
 
-func blocks(limits []ratekit.Limit) int {
-	n := 0
-	for _, l := range limits {
-		if l.Spec().Block > 0 {
-			n++
+// WithAlgorithm registers a custom algorithm, run by limits built with
+// ratekit.Custom(name, …). source is a Lua function following the engine's
+// contract (see store/redisengine's lua/engine.lua and its package doc):
+//
+//	function(key, p1, p2, p3)
+//	  -- read state with redis.call; write nothing
+//	  return allowed, remaining, reset_us, retry_us, flags,
+//	         after_remaining, after_reset_us, delay_us, op, a, b, c
+//	end
+//
+// where op is nil, 'incr' (INCRBY cost), 'set' (SET a PX b), 'hincr' or
+// 'zadd', and cost, charge and clock() are in scope. A store with custom
+// algorithms runs its own copy of the engine (its own Functions library).
+func WithAlgorithm(name string, source string) Option {
+	return func(s *Store) {
+		if s.opts.Algorithms == nil {
+			s.opts.Algorithms = map[string]string{}
 		}
+		s.opts.Algorithms[name] = source
 	}
-	return n
 }
 
-// params returns the engine's three parameters for l.
-func (s *Store) params(l ratekit.Limit) ([3]int64, error) {
-	switch a := l.Spec().Algorithm; {
-	case a == store.FixedWindow || a == store.SlidingLog:
-		return [3]int64{l.Spec().Quota, l.Spec().Window.Milliseconds(), 0}, nil
-	case a == store.SlidingWindow:
-		return [3]int64{l.Spec().Quota, l.Spec().Window.Milliseconds(), l.Spec().Precision.Milliseconds()}, nil
-	case a == store.GCRA || a == store.TokenBucket || a == store.LeakyBucket:
-		return [3]int64{l.Spec().Interval.Microseconds(), l.Spec().Quota, l.Spec().MaxWait.Microseconds()}, nil
-	case a == store.Suppressed:
-		return [3]int64{l.Spec().Quota, l.Spec().Hard, l.Spec().Window.Milliseconds()}, nil
-	case s.custom[a] != "":
-		return l.Spec().Params, nil
-	default:
-		return [3]int64{}, unsupported(a)
+// WithRandom sets the source of the uniform draws in [0, 1) that decide
+// calls of Suppressed limits in their probabilistic range (default
+// math/rand/v2's Float64). It must be safe for concurrent use. The draw is
+// made in Go and passed to the script, because Redis seeds Lua's
+// math.random identically for every script; tests inject draws here.
+func WithRandom(f func() float64) Option {
+	return func(s *Store) {
+		if f != nil {
+			s.opts.Random = f
+		}
 	}
 }

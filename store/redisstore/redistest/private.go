@@ -85,17 +85,14 @@ func (s *PrivateServer) Kill() error {
 	}
 }
 
-// Restart starts a killed server again on the same port with the same
-// configuration and no data (nothing was saved), and returns when it
-// answers PING. It is not safe to call while another goroutine freezes,
-// thaws or kills the server.
+// Restart starts the server again on the same address with the same
+// configuration and no data (the harness's servers keep nothing on disk: no
+// keys, no script cache, no Functions), as after a crash without
+// persistence. A server still running is killed first (SIGKILL, by its
+// PID). It returns when the new server answers. It is not safe to call while
+// another goroutine freezes, thaws or kills the server.
 func (s *PrivateServer) Restart() error {
-	select {
-	case <-s.proc.done:
-	default:
-		return fmt.Errorf("redistest: redis-server on %s still runs; Kill it before Restart", s.Addr)
-	}
-	s.proc.stop() // removes its directory
+	s.proc.stop() // kills it if Kill has not; removes its directory
 	_, port, _ := net.SplitHostPort(s.Addr)
 	n, err := strconv.Atoi(port)
 	if err != nil {
@@ -103,7 +100,7 @@ func (s *PrivateServer) Restart() error {
 	}
 	p, err := startProcess(n, s.extra...)
 	if err != nil {
-		return err
+		return fmt.Errorf("redistest: restart on %s: %w", s.Addr, err)
 	}
 	s.proc = p
 	return nil

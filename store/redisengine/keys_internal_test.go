@@ -1,4 +1,4 @@
-package redisstore
+package redisengine
 
 import (
 	"strings"
@@ -12,7 +12,7 @@ import (
 var longest = ratekit.FixedWindow(1, time.Second).Named(strings.Repeat("n", 48))
 
 func checkKey(t *testing.T, subject string) {
-	tg, err := tag(subject)
+	tg, err := Tag(subject)
 	if subject == "" {
 		if err == nil {
 			t.Fatal("empty subject accepted")
@@ -31,11 +31,14 @@ func checkKey(t *testing.T, subject string) {
 	if tg != subject && (tg[0] != '#' || len(tg) != 1+hashedTagLen) {
 		t.Fatalf("tag(%q) = %q: malformed hashed tag", subject, tg)
 	}
-	if again, _ := tag(subject); again != tg {
+	if again, _ := Tag(subject); again != tg {
 		t.Fatal("tag is not deterministic")
 	}
-	s := &Store{prefix: strings.Repeat("p", maxPrefixLen)}
-	keys, err := s.Keys(subject, []ratekit.Limit{longest})
+	e, err := New(Options{Prefix: strings.Repeat("p", maxPrefixLen)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := e.Keys(subject, []ratekit.Limit{longest})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,11 +90,11 @@ func TestParseReply(t *testing.T) {
 		[]any{int64(0), int64(0), int64(0), int64(0), int64(8), int64(0)}, []any{int64(1), int64(0), int64(0), int64(0), int64(1), int64(0)},
 	}
 	for _, r := range bad {
-		if _, err := parseReply(r, one); err == nil {
+		if _, err := testEngine.parseDecision(r, one); err == nil {
 			t.Errorf("reply %#v accepted", r)
 		}
 	}
-	st, err := parseReply([]any{int64(0), int64(3), int64(2000), int64(1500), int64(3), int64(0)}, one)
+	st, err := testEngine.parseDecision([]any{int64(0), int64(3), int64(2000), int64(1500), int64(3), int64(0)}, one)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,3 +103,5 @@ func TestParseReply(t *testing.T) {
 		t.Fatalf("got %+v, want %+v", st[0], want)
 	}
 }
+
+var testEngine, _ = New(Options{})

@@ -1,29 +1,23 @@
-package redisstore
+package redisengine
 
 import (
-	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/ratekit/ratekit"
 )
 
+// replyFields is the number of integers the engine returns per limit.
 const replyFields = 6
 
-var errNilClient = errors.New("ratekit: redisstore: nil client")
-
-func unsupported(a string) error {
-	return fmt.Errorf("ratekit: redisstore: algorithm %q is not supported", a)
-}
-
-// parseReply checks the engine's reply element by element and turns it into
-// one state per limit. A reply of any other shape is an error, never a panic.
-func parseReply(reply any, limits []ratekit.Limit) ([]ratekit.LimitState, error) {
+// parseDecision checks the engine's reply element by element and turns it
+// into one state per limit. A reply of any other shape is an error, never a
+// panic.
+func (e *Engine) parseDecision(reply any, limits []ratekit.Limit) ([]ratekit.LimitState, error) {
 	vals, ok := reply.([]any)
 	factors := ok && len(vals) == (replyFields+1)*len(limits) // suppression factors follow the integers
 	if !ok || len(vals) != replyFields*len(limits) && !factors {
-		return nil, fmt.Errorf("ratekit: redisstore: unexpected reply %T of %d elements for %d limits", reply, lenOf(vals), len(limits))
+		return nil, e.errorf("unexpected reply %T of %d elements for %d limits", reply, len(vals), len(limits))
 	}
 	states := make([]ratekit.LimitState, len(limits))
 	for i, l := range limits {
@@ -31,12 +25,12 @@ func parseReply(reply any, limits []ratekit.Limit) ([]ratekit.LimitState, error)
 		for j := range f {
 			n, ok := vals[replyFields*i+j].(int64)
 			if !ok {
-				return nil, fmt.Errorf("ratekit: redisstore: reply element %d is %T, want an integer", replyFields*i+j, vals[replyFields*i+j])
+				return nil, e.errorf("reply element %d is %T, want an integer", replyFields*i+j, vals[replyFields*i+j])
 			}
 			f[j] = n
 		}
 		if f[0] != 0 && f[0] != 1 || f[1] < 0 || f[2] < 0 || f[3] < 0 || f[5] < 0 || f[4] < 0 || f[4] > 7 || f[0] == 1 && f[4] != 0 { // flags: 1 unsatisfiable, 2 blocked, 4 declined by a draw
-			return nil, fmt.Errorf("ratekit: redisstore: reply %v for limit %q is out of range", f, l.Name())
+			return nil, e.errorf("reply %v for limit %q is out of range", f, l.Name())
 		}
 		states[i] = ratekit.LimitState{
 			Limit:         l,
@@ -53,12 +47,10 @@ func parseReply(reply any, limits []ratekit.Limit) ([]ratekit.LimitState, error)
 			str, ok := el.(string)
 			x, err := strconv.ParseFloat(str, 64)
 			if !ok || err != nil || !(x >= 0 && x <= 1) {
-				return nil, fmt.Errorf("ratekit: redisstore: suppression factor %v for limit %q is not a number in [0, 1]", el, l.Name())
+				return nil, e.errorf("suppression factor %v for limit %q is not a number in [0, 1]", el, l.Name())
 			}
 			states[i].Suppression = x
 		}
 	}
 	return states, nil
 }
-
-func lenOf(v []any) int { return len(v) }

@@ -29,31 +29,31 @@
 -- declined calls (suppressed) returns it when it declines too, and describes
 -- the state after the call is counted. Custom algorithms follow the same
 -- contract; they may read the upvalues cost, charge, draw, ARGV and call
--- clock() for Redis's time in µs.
+-- clock() for Redis's time in µs. An algorithm may also have a taker
+-- (takers[name]), run instead of it when a call charges and no limit before
+-- it has denied: it writes its charge at once and returns the state after
+-- it, then the state before it and the write 'untake', which the commit
+-- phase applies when another limit denies the call.
+--
+-- The file is a library body: it defines decide(keys, args) and runs nothing.
+-- The store sends it as a Redis Functions library (FUNCTION LOAD once per
+-- node, then FCALL: nothing here is re-created per call) or, where Redis has
+-- no Functions, as a script ending in 'return decide(KEYS, ARGV)'.
 --
 -- Time is Redis's own (TIME, µs), read only if needed. Every number stays
 -- below 2^53 and is written with string.format('%d'): tostring keeps 14
 -- digits. Denied requests are not recorded, and a denial never depends on a
 -- write: a block that cannot be written (out of memory) leaves the denial to
 -- the counters. A blocked call TOUCHes its keys so that eviction by LRU or
--- LFU sees them in use. store/memstore mirrors this
+-- LFU sees them in use; a fixed window's taker undoes its INCRBY on a denial
+-- (DECRBY, in the same atomic call). store/memstore mirrors this
 -- arithmetic. No table or closure is made per limit on the common paths:
 -- Lua allocation costs as much as a Redis command here.
 
-local mode = ARGV[2]
-if mode == 'reset' then
-  for i = 1, #KEYS do
-    redis.call('DEL', KEYS[i])
-  end
-  return {}
-end
+-- the call's keys, arguments and shared values, set by decide: upvalues of
+-- every algorithm, so nothing is made per call to hand them around
+local KEYS, ARGV, cost, charge, draw, now
 
-local cost = tonumber(ARGV[1])
-local charge = mode == 'take' and cost > 0
-local n = math.floor((#ARGV - 2) / 5)
-local draw = tonumber(ARGV[5 * n + 3])
-
-local now
 local function clock()
   if not now then
     local t = redis.call('TIME')
@@ -66,7 +66,21 @@ local function int(x)
   return string.format('%d', x)
 end
 
-local algorithms = {}
+-- num reads an argument as a number, parsed once per distinct string while
+-- the library lives (tonumber runs strtod each time): a service sends the
+-- same parameters over and over. The cache holds at most 4096 strings.
+local nums, nums_n = {}, 0
+local function num(s)
+  local v = nums[s]
+  if not v then
+    v = tonumber(s)
+    if nums_n >= 4096 then nums, nums_n = {}, 0 end
+    nums[s], nums_n = v, nums_n + 1
+  end
+  return v
+end
+
+local algorithms, takers = {}, {}
 
 -- slide_retry returns the µs until a bucketed window estimate leaves room:
 -- with the window start sliding forward bucket by bucket (b) from x in bucket
@@ -202,6 +216,37 @@ algorithms.leaky = algorithms.gcra
 
 --@custom
 
+-- the fixed window's taker: INCRBY first, so an admitted call costs INCRBY
+-- and PTTL (PEXPIRE instead of PTTL when the key is new); a call it denies
+-- is taken back with DECRBY at once, and one another limit denies with
+-- 'untake' in the commit phase (DEL for a window the call began), so a
+-- denied call is never recorded. A failed INCRBY (out of memory, in a script
+-- run without Functions) leaves the decision to the read-only check: a
+-- denial stands, an admission fails as its write did.
+function takers.fixed(key, quota, window_ms)
+  if cost > quota then return algorithms.fixed(key, quota, window_ms) end
+  local count = redis.pcall('INCRBY', key, ARGV[1])
+  if type(count) ~= 'number' then
+    local ok, remaining, reset, retry, flags = algorithms.fixed(key, quota, window_ms)
+    if ok then error(count) end -- the admission needs the write: its error is the reply
+    return ok, remaining, reset, retry, flags
+  end
+  if count == cost then -- a new window
+    redis.call('PEXPIRE', key, window_ms)
+    return true, quota - count, window_ms * 1000, 0, 0, quota, 0, 0, 'untake', true
+  end
+  local ttl = redis.call('PTTL', key)
+  if ttl < 0 then -- a counter without a TTL starts afresh, as the check does
+    redis.call('SET', key, ARGV[1], 'PX', window_ms)
+    return true, quota - cost, window_ms * 1000, 0, 0, quota, 0, 0, 'untake', true
+  end
+  if count > quota then
+    redis.call('DECRBY', key, ARGV[1])
+    return false, math.max(quota - count + cost, 0), ttl * 1000, ttl * 1000, 0
+  end
+  return true, quota - count, ttl * 1000, 0, 0, quota - count + cost, ttl * 1000, 0, 'untake', false
+end
+
 -- commit applies one write; admitted tells a 'supp' write whether the call
 -- was admitted.
 local function commit(key, op, a, b, c, admitted)
@@ -239,94 +284,123 @@ local function commit(key, op, a, b, c, admitted)
     redis.call('HINCRBY', key, 't' .. int(a), ARGV[1])
     if admitted then redis.call('HINCRBY', key, 'a' .. int(a), ARGV[1]) end
     redis.call('PEXPIRE', key, int(b))
+  elseif op == 'untake' then -- a taker's charge, taken back: a: the call began the window
+    if a then
+      redis.call('DEL', key)
+    else
+      redis.call('DECRBY', key, ARGV[1])
+    end
   elseif op then
     return redis.error_reply('ratekit: unknown write ' .. tostring(op))
   end
 end
 
--- check phase: decide every limit, write nothing but blocks
-for i = 1, n do -- every algorithm is known before anything is written
-  if not algorithms[ARGV[5 * i - 2]] then
-    return redis.error_reply('ratekit: unknown algorithm ' .. tostring(ARGV[5 * i - 2]))
-  end
-end
-local reply, writes, factors, all = { 0, 0, 0, 0, 0, 0 }, nil, nil, true -- one limit needs no table of writes
-if n > 1 then writes = {} end
-local block_index = n
-for i = 1, n do
-  local a = 5 * i - 2
-  local algorithm = algorithms[ARGV[a]]
-  local block_ms = tonumber(ARGV[a + 4])
-  local bkey = nil
-  if block_ms > 0 then
-    block_index = block_index + 1
-    bkey = KEYS[block_index]
-  end
-  local ok, remaining, reset, retry, flags, after_remaining, after_reset, delay, op, wa, wb, wc, factor
-  local blocked = bkey and redis.call('PTTL', bkey) or -2
-  if blocked > 0 then
-    -- PTTL leaves a key's LRU/LFU clock alone: TOUCH keeps a block that is
-    -- asked about, and its counters, from looking idle to eviction
-    redis.call('TOUCH', bkey, KEYS[i])
-    ok, remaining, reset, retry, flags = false, 0, blocked * 1000, blocked * 1000, 2
-  else
-    ok, remaining, reset, retry, flags, after_remaining, after_reset, delay, op, wa, wb, wc, factor =
-      algorithm(KEYS[i], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]))
-    if not ok and bkey and flags == 0 and charge then
-      -- the denial stands on the counters; a block that cannot be written
-      -- (out of memory) only leaves the retry to them
-      local set = redis.pcall('SET', bkey, '1', 'PX', int(block_ms))
-      if type(set) ~= 'table' or not set.err then
-        retry, reset, flags = math.max(retry, block_ms * 1000), math.max(reset, block_ms * 1000), 2
-      end
+-- decide runs one call: see the contract above.
+local function decide(keys, args)
+  KEYS, ARGV, now = keys, args, nil
+  local mode = ARGV[2]
+  if mode == 'reset' then
+    for i = 1, #KEYS do
+      redis.call('DEL', KEYS[i])
     end
+    return {}
   end
-  local o = 6 * (i - 1)
-  reply[o + 1] = ok and 1 or 0
-  reply[o + 2] = remaining
-  reply[o + 3] = reset
-  reply[o + 4] = retry
-  reply[o + 5] = flags
-  reply[o + 6] = 0
-  if n == 1 then
-    -- a single limit is all-or-nothing by itself: commit now
-    if charge and op and (ok or op == 'supp') then
-      local err = commit(KEYS[1], op, wa, wb, wc, ok)
-      if err then return err end
-      if ok then reply[2], reply[3], reply[6] = after_remaining, after_reset, delay end
-    end
-    if factor then reply[7] = string.format('%.17g', factor) end
-    return reply
-  end
-  local w = 8 * (i - 1)
-  writes[w + 1], writes[w + 2], writes[w + 3], writes[w + 4] = op, wa, wb, wc
-  writes[w + 5], writes[w + 6], writes[w + 7] = after_remaining, after_reset, delay
-  if factor then
-    factors = factors or {}
-    factors[i] = factor
-  end
-  all = all and ok
-end
+  cost = num(ARGV[1])
+  charge = mode == 'take' and cost > 0
+  local n = math.floor((#ARGV - 2) / 5)
+  draw = tonumber(ARGV[5 * n + 3])
 
--- commit phase: charge every limit, or none; a 'supp' write counts the call
--- either way
-if charge then
+  -- check phase: decide every limit, write nothing but blocks
+  for i = 1, n do -- every algorithm is known before anything is written
+    if not algorithms[ARGV[5 * i - 2]] then
+      return redis.error_reply('ratekit: unknown algorithm ' .. tostring(ARGV[5 * i - 2]))
+    end
+  end
+  local reply, writes, factors, all = { 0, 0, 0, 0, 0, 0 }, nil, nil, true -- one limit needs no table of writes
+  if n > 1 then writes = {} end
+  local block_index = n
   for i = 1, n do
+    local a = 5 * i - 2
+    local algorithm = algorithms[ARGV[a]]
+    if charge and all then algorithm = takers[ARGV[a]] or algorithm end -- no taker once a limit denied
+    local block_ms = num(ARGV[a + 4])
+    local bkey = nil
+    if block_ms > 0 then
+      block_index = block_index + 1
+      bkey = KEYS[block_index]
+    end
+    local ok, remaining, reset, retry, flags, after_remaining, after_reset, delay, op, wa, wb, wc, factor
+    local blocked = bkey and redis.call('PTTL', bkey) or -2
+    if blocked > 0 then
+      -- PTTL leaves a key's LRU/LFU clock alone: TOUCH keeps a block that is
+      -- asked about, and its counters, from looking idle to eviction
+      redis.call('TOUCH', bkey, KEYS[i])
+      ok, remaining, reset, retry, flags = false, 0, blocked * 1000, blocked * 1000, 2
+    else
+      ok, remaining, reset, retry, flags, after_remaining, after_reset, delay, op, wa, wb, wc, factor =
+        algorithm(KEYS[i], num(ARGV[a + 1]), num(ARGV[a + 2]), num(ARGV[a + 3]))
+      if not ok and bkey and flags == 0 and charge then
+        -- the denial stands on the counters; a block that cannot be written
+        -- (out of memory) only leaves the retry to them
+        local set = redis.pcall('SET', bkey, '1', 'PX', int(block_ms))
+        if type(set) ~= 'table' or not set.err then
+          retry, reset, flags = math.max(retry, block_ms * 1000), math.max(reset, block_ms * 1000), 2
+        end
+      end
+    end
+    local o = 6 * (i - 1)
+    reply[o + 1] = ok and 1 or 0
+    reply[o + 2] = remaining
+    reply[o + 3] = reset
+    reply[o + 4] = retry
+    reply[o + 5] = flags
+    reply[o + 6] = 0
+    if n == 1 then
+      -- a single limit is all-or-nothing by itself: commit now
+      if charge and op and op ~= 'untake' and (ok or op == 'supp') then
+        local err = commit(KEYS[1], op, wa, wb, wc, ok)
+        if err then return err end
+        if ok then reply[2], reply[3], reply[6] = after_remaining, after_reset, delay end
+      end
+      if factor then reply[7] = string.format('%.17g', factor) end
+      return reply
+    end
     local w = 8 * (i - 1)
-    local op = writes[w + 1]
-    if op and (all or op == 'supp') then
-      local err = commit(KEYS[i], op, writes[w + 2], writes[w + 3], writes[w + 4], all)
-      if err then return err end
-      if all then
-        local o = 6 * (i - 1)
-        reply[o + 2], reply[o + 3], reply[o + 6] = writes[w + 5], writes[w + 6], writes[w + 7]
+    writes[w + 1], writes[w + 2], writes[w + 3], writes[w + 4] = op, wa, wb, wc
+    writes[w + 5], writes[w + 6], writes[w + 7] = after_remaining, after_reset, delay
+    if factor then
+      factors = factors or {}
+      factors[i] = factor
+    end
+    all = all and ok
+  end
+
+  -- commit phase: charge every limit, or none; a 'supp' write counts the call
+  -- either way
+  if charge then
+    for i = 1, n do
+      local w = 8 * (i - 1)
+      local op = writes[w + 1]
+      if op == 'untake' then -- taken already: kept if every limit admits
+        if not all then
+          commit(KEYS[i], op, writes[w + 2])
+          local o = 6 * (i - 1)
+          reply[o + 2], reply[o + 3] = writes[w + 5], writes[w + 6]
+        end
+      elseif op and (all or op == 'supp') then
+        local err = commit(KEYS[i], op, writes[w + 2], writes[w + 3], writes[w + 4], all)
+        if err then return err end
+        if all then
+          local o = 6 * (i - 1)
+          reply[o + 2], reply[o + 3], reply[o + 6] = writes[w + 5], writes[w + 6], writes[w + 7]
+        end
       end
     end
   end
-end
-if factors then
-  for i = 1, n do
-    reply[6 * n + i] = string.format('%.17g', factors[i] or 0)
+  if factors then
+    for i = 1, n do
+      reply[6 * n + i] = string.format('%.17g', factors[i] or 0)
+    end
   end
+  return reply
 end
-return reply

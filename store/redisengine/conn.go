@@ -1,0 +1,122 @@
+package redisengine
+
+import (
+	"context"
+	"errors"
+	"iter"
+)
+
+// A Conn is what the engine needs of a Redis client: send one script command,
+// and load a Functions library on every primary. A client module (redisstore
+// for go-redis, rueidisstore for rueidis) implements it in a few lines; the
+// engine does everything else. Implementations must be safe for concurrent
+// use.
+type Conn interface {
+	// Eval sends cmd (FCALL, EVALSHA or EVAL: see Command) to the node that
+	// serves cmd's keys, bounded by ctx, and returns its reply normalised:
+	// integers as int64, simple and bulk strings as string, arrays as []any
+	// of these, a null as nil. The command must never be sent twice (no
+	// client retries): once written, it may have run. An error reply of Redis
+	// is returned as a *ReplyError; a failure that proves the command was
+	// never written (a failed dial, no free connection) is wrapped with
+	// NotSent. Eval must not keep cmd, or pointers into it, after it returns.
+	Eval(ctx context.Context, cmd *Command) (any, error)
+	// LoadLibrary runs FUNCTION LOAD REPLACE code on every primary node (one
+	// node for a standalone server), bounded by ctx. Error replies are
+	// *ReplyErrors, as for Eval.
+	LoadLibrary(ctx context.Context, code string) error
+}
+
+// A Command is one script call: Name is "FCALL" (Script names a function),
+// "EVALSHA" (Script is a SHA-1) or "EVAL" (Script is the source), then the
+// number of keys, the keys and the arguments. The engine builds it; a Conn
+// only reads it, until Eval returns, from the goroutine that called Eval.
+// The zero Command has no arguments.
+type Command struct {
+	// Name is the command: FCALL, EVALSHA or EVAL.
+	Name string
+	// Script is the function's name, the script's SHA-1 or its source.
+	Script string
+	// Keys are the keys the call touches, all in one cluster slot.
+	Keys []string
+
+	head   []string  // arguments of this call (cost and mode, or a whole ARGV)
+	static []string  // arguments prepared once per set of limits
+	tail   []string  // after static: a Suppressed call's draw
+	k      [2]string // room for the keys of a call of one or two keys
+	h      [2]string // room for head
+	t      [1]string // room for tail
+}
+
+// NumArgs returns the number of arguments after the keys.
+func (c *Command) NumArgs() int { return len(c.head) + len(c.static) + len(c.tail) }
+
+// Args yields a pointer to each argument after the keys, in order. The
+// strings stay unchanged until Eval returns, so a client that takes
+// arguments as values of type any can pass the pointers (go-redis writes a
+// *string as its string) without copying or boxing them.
+func (c *Command) Args() iter.Seq[*string] {
+	return func(yield func(*string) bool) {
+		for _, part := range [...][]string{c.head, c.static, c.tail} {
+			for i := range part {
+				if !yield(&part[i]) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// AppendArgs appends the arguments after the keys to dst and returns it.
+func (c *Command) AppendArgs(dst []string) []string {
+	dst = append(dst, c.head...)
+	dst = append(dst, c.static...)
+	return append(dst, c.tail...)
+}
+
+// A ReplyError is an error reply of Redis (such as "NOSCRIPT No matching
+// script"), as a Conn reports it. Msg is the reply's text; Err, when set, is
+// the client's own error for it, which Unwrap returns. The engine reads Msg
+// to tell what happened (a missing script or function, a node that is
+// loading, out of memory); callers see Error, which is Err's text when set.
+// A ReplyError is not changed once made, so it may be shared.
+type ReplyError struct {
+	Msg string
+	Err error
+}
+
+// Error implements error.
+func (e *ReplyError) Error() string {
+	if e.Err != nil {
+		return e.Err.Error()
+	}
+	return e.Msg
+}
+
+// Unwrap returns the client's error.
+func (e *ReplyError) Unwrap() error { return e.Err }
+
+// NotSent wraps err, a failure that proves a command never reached Redis
+// (a failed dial, a pool with no free connection), so that the engine may
+// send it again within its context. errors.Is and errors.As see err through
+// it, and its text is err's.
+func NotSent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &notSent{err}
+}
+
+type notSent struct{ err error }
+
+func (e *notSent) Error() string { return e.err.Error() }
+func (e *notSent) Unwrap() error { return e.err }
+
+// replyMsg returns the text of err's error reply, if it is one.
+func replyMsg(err error) (string, bool) {
+	var r *ReplyError
+	if errors.As(err, &r) {
+		return r.Msg, true
+	}
+	return "", false
+}

@@ -1,0 +1,52 @@
+// Package redisengine is ratekit's Redis engine, written once for every Redis
+// client: the Lua programs (lua/engine.lua, lua/suppressed.lua,
+// lua/lockout.lua, lua/reputation.lua), the key schema, the arguments of each
+// call (prepared once per set of limits), the checks of every reply, and the
+// handling of replies that prove a call did not run. It uses the standard
+// library only and talks to Redis through Conn, which a client module
+// implements: store/redisstore for go-redis, store/redisstore/rueidisstore
+// for rueidis. Users pick one of those; this package is for store authors.
+//
+// # Keys
+//
+// A subject's state lives under <prefix>:{<tag>}:<name>:<algorithm>:<fingerprint>,
+// a block under the same key and ":block" (see Tag and Engine.Keys). All keys
+// of a subject share the tag, so a call never crosses Redis Cluster slots.
+//
+// # Programs: Functions where Redis has them, scripts elsewhere
+//
+// The engine's programs form one Redis Functions library, named after a hash
+// of its code (ratekit_<hash>). The first call sends FCALL; where the
+// function is missing ("Function not found": a new or restarted node,
+// FUNCTION FLUSH) the engine loads the library with FUNCTION LOAD REPLACE on
+// every primary (Conn.LoadLibrary) and calls again, once: the reply proves
+// the first call did not run, so nothing is charged twice. A library is
+// loaded once per node and kept by its replicas and across restarts with
+// persistence; each FCALL then runs only the algorithms, without compiling
+// or re-creating the engine's functions and tables. Where FCALL is an
+// unknown command (Redis before 7.0) or FUNCTION is refused (NOPERM), the
+// engine runs the same code as scripts from then on: EVALSHA, and EVAL on
+// NOSCRIPT. A full Redis (noeviction) refuses FCALL before it runs; the
+// engine then sends the script, which decides a denial without a write.
+//
+// # The decide program
+//
+// KEYS: one state key per limit, then one block key per limit with a block.
+// ARGV[1] is the cost, ARGV[2] the mode ("take", "peek" or "reset"), then
+// five values per limit: algorithm, three integer parameters and the block in
+// ms; a call with a Suppressed limit adds its uniform draw. The reply is six
+// integers per limit (allowed, remaining, reset µs, retry-after µs, flags,
+// delay µs), then, when a limit reports a suppression factor, one string per
+// limit. lua/engine.lua documents the contract in full, and custom
+// algorithms (Options.Algorithms) follow it.
+//
+// # Conn
+//
+// A Conn sends one Command (FCALL, EVALSHA or EVAL) to the node of its keys,
+// never twice, and returns the reply as int64, string, []any or nil; error
+// replies come back as *ReplyError, failures that prove the command was not
+// written are wrapped with NotSent. The engine retries what provably did not
+// run (NotSent, a failed dial, LOADING, TRYAGAIN, CLUSTERDOWN, MASTERDOWN,
+// BUSY) up to three attempts within the context, and returns anything else as
+// a *RunError.
+package redisengine

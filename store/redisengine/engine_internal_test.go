@@ -1,0 +1,83 @@
+package redisengine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/ratekit/ratekit"
+)
+
+// TestNeverRan classifies errors: only those proving the call did not run
+// may be sent again.
+func TestNeverRan(t *testing.T) {
+	reply := func(msg string) error { return &ReplyError{Msg: msg, Err: errors.New(msg)} }
+	cases := []struct {
+		err  error
+		want bool
+	}{
+		{&net.OpError{Op: "dial", Err: errors.New("refused")}, true},
+		{NotSent(errors.New("pool timeout")), true},
+		{fmt.Errorf("wrapped: %w", NotSent(errors.New("pool timeout"))), true},
+		{reply("LOADING Redis is loading the dataset in memory"), true},
+		{reply("TRYAGAIN Multiple keys request during rehashing of slot"), true},
+		{reply("CLUSTERDOWN The cluster is down"), true},
+		{reply("MASTERDOWN Link with MASTER is down"), true},
+		{reply("BUSY Redis is busy running a script"), true},
+		{&net.OpError{Op: "read", Err: errors.New("reset")}, false},
+		{io.EOF, false},
+		{context.DeadlineExceeded, false},
+		{reply("ERR something"), false},
+		{reply("BUSYKEY Target key name already exists"), false},
+		{errors.New("LOADING but not a reply"), false},
+	}
+	for _, tc := range cases {
+		if got := neverRan(tc.err); got != tc.want {
+			t.Errorf("neverRan(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}
+
+// TestUnsupported: the replies that send the engine to scripts.
+func TestUnsupported(t *testing.T) {
+	for msg, want := range map[string]bool{
+		"ERR unknown command `FCALL`, with args beginning with: ":                true, // Redis 6.2
+		"ERR unknown command 'fcall', with args beginning with: ":                true,
+		"ERR unknown subcommand 'LOAD'. Try FUNCTION HELP.":                      true,
+		"NOPERM this user has no permissions to run the 'function|load' command": true,
+		"ERR Function not found":                                                 false,
+		"ERR Error compiling function":                                           false,
+	} {
+		if got := unsupported(&ReplyError{Msg: msg}); got != want {
+			t.Errorf("unsupported(%q) = %v, want %v", msg, got, want)
+		}
+	}
+}
+
+// TestShapes: sets of limits that share their first limit are all kept, and
+// a set's shape is made once.
+func TestShapes(t *testing.T) {
+	e, _ := New(Options{})
+	api := ratekit.FixedWindow(100, time.Minute).Named("api")
+	sets := [][]ratekit.Limit{{api}, {api, ratekit.GCRA(1, time.Second, 1)}, {api, ratekit.SlidingLog(5, time.Minute)}}
+	var first []*shape
+	for _, set := range sets {
+		sh, err := e.shapeOf(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first = append(first, sh)
+	}
+	for i, set := range sets {
+		if sh, _ := e.shapeOf(set); sh != first[i] {
+			t.Errorf("set %d: shape made again", i)
+		}
+	}
+	if _, err := e.shapeOf([]ratekit.Limit{api, api}); err == nil {
+		t.Error("a set with one limit twice was accepted")
+	}
+}

@@ -1,0 +1,74 @@
+package redisengine
+
+import (
+	"context"
+	"time"
+
+	"github.com/ratekit/ratekit/lockout"
+	"github.com/ratekit/ratekit/reputation"
+)
+
+// Extras implements lockout.Store and reputation.Store with an Engine and a
+// Conn, so that a client module gets both by embedding it in its store.
+// Explain, when set, turns each failure of a call that started at start
+// into the store's error (adding what the client knows of it). An Extras is
+// a plain value, safe for concurrent use when its Engine and Conn are; the
+// zero Extras is not usable.
+type Extras struct {
+	Engine  *Engine
+	Conn    Conn
+	Explain func(ctx context.Context, start time.Time, err error) error
+}
+
+var (
+	_ lockout.Store    = Extras{}
+	_ reputation.Store = Extras{}
+)
+
+func (x Extras) explain(ctx context.Context, start time.Time, err error) error {
+	if err == nil || x.Explain == nil {
+		return err
+	}
+	return x.Explain(ctx, start, err)
+}
+
+// Lockout implements lockout.Store (see Engine.Lockout).
+func (x Extras) Lockout(ctx context.Context, key string, p *lockout.Policy, op lockout.Op, attempt string) (lockout.Decision, error) {
+	start := time.Now()
+	d, err := x.Engine.Lockout(ctx, x.Conn, key, p, op, attempt)
+	return d, x.explain(ctx, start, err)
+}
+
+// RecordViolation implements reputation.Store.
+func (x Extras) RecordViolation(ctx context.Context, tenant string, p reputation.Policy) (reputation.Reputation, error) {
+	return x.reputation(ctx, tenant, p, "violation")
+}
+
+// RecordGood implements reputation.Store.
+func (x Extras) RecordGood(ctx context.Context, tenant string, p reputation.Policy) (reputation.Reputation, error) {
+	return x.reputation(ctx, tenant, p, "good")
+}
+
+// Reputation implements reputation.Store.
+func (x Extras) Reputation(ctx context.Context, tenant string, p reputation.Policy) (reputation.Reputation, error) {
+	return x.reputation(ctx, tenant, p, "get")
+}
+
+// ResetReputation implements reputation.Store.
+func (x Extras) ResetReputation(ctx context.Context, tenant string, p reputation.Policy) error {
+	_, err := x.reputation(ctx, tenant, p, "reset")
+	return err
+}
+
+// ReputationKey returns the Redis key of tenant's reputation under p,
+// <prefix>:{<tag>}:<name>:reputation:<fingerprint>: in the tenant's cluster
+// slot, beside its limits' keys.
+func (x Extras) ReputationKey(tenant string, p reputation.Policy) (string, error) {
+	return x.Engine.ReputationKey(tenant, p)
+}
+
+func (x Extras) reputation(ctx context.Context, tenant string, p reputation.Policy, mode string) (reputation.Reputation, error) {
+	start := time.Now()
+	r, err := x.Engine.Reputation(ctx, x.Conn, tenant, p, mode)
+	return r, x.explain(ctx, start, err)
+}

@@ -1,0 +1,129 @@
+package redisengine
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"unsafe"
+
+	"github.com/ratekit/ratekit"
+)
+
+const (
+	maxRawTag    = 64
+	hashedTagLen = 22 // base64url characters of SHA-256: 132 bits
+	maxPrefixLen = 32
+)
+
+// Tag returns the hash tag of subject: the subject itself when it is 1 to 64
+// printable ASCII characters without space, braces or '#', else '#' and 22
+// characters of its base64url SHA-256. A raw tag never holds '#', so the two
+// forms cannot collide. An empty subject is ratekit.ErrEmptyKey.
+func Tag(subject string) (string, error) {
+	if subject == "" {
+		return "", ratekit.ErrEmptyKey
+	}
+	if len(subject) <= maxRawTag && safeTag(subject) {
+		return subject, nil
+	}
+	sum := sha256.Sum256([]byte(subject))
+	var buf [1 + 43]byte
+	buf[0] = '#'
+	base64.RawURLEncoding.Encode(buf[1:], sum[:])
+	return string(buf[:1+hashedTagLen]), nil
+}
+
+// safeTag reports whether s is printable ASCII without space, braces or '#'.
+func safeTag(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c > '~' || c == '{' || c == '}' || c == '#' {
+			return false
+		}
+	}
+	return true
+}
+
+// validatePrefix reports whether p can start every key: 1 to 32 printable
+// ASCII characters without space or braces. The error has no "ratekit: "
+// prefix.
+func validatePrefix(p string) error {
+	if p == "" || len(p) > maxPrefixLen {
+		return fmt.Errorf("prefix must be 1 to %d characters (got %d)", maxPrefixLen, len(p))
+	}
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c <= ' ' || c > '~' || c == '{' || c == '}' {
+			return fmt.Errorf("prefix %q may hold only printable ASCII without space or braces", p)
+		}
+	}
+	return nil
+}
+
+// keys returns the keys of one call for tag t: a state key per limit,
+// <prefix>:{<tag>}:<id>, then a block key (":block" added) per limit with a
+// block, in limit order. They are substrings of one string, so a call costs
+// one allocation for its keys (and one for the slice when there are several).
+func (e *Engine) keys(t string, sh *shape, cmd *Command) []string {
+	n := 0
+	for _, id := range sh.ids {
+		n += len(e.prefix) + len(t) + len(id) + 4
+	}
+	n += len(sh.blocks) * len(":block")
+	for _, i := range sh.blocks {
+		n += len(e.prefix) + len(t) + len(sh.ids[i]) + 4
+	}
+	buf := make([]byte, 0, n)
+	var ends [16]int
+	out := ends[:0]
+	add := func(id string, block bool) {
+		buf = append(append(append(append(append(buf, e.prefix...), ":{"...), t...), "}:"...), id...)
+		if block {
+			buf = append(buf, ":block"...)
+		}
+		out = append(out, len(buf))
+	}
+	for _, id := range sh.ids {
+		add(id, false)
+	}
+	for _, i := range sh.blocks {
+		add(sh.ids[i], true)
+	}
+	all := unsafe.String(unsafe.SliceData(buf), len(buf)) // buf is never written again
+	var keys []string
+	if cmd != nil && len(out) <= len(cmd.k) {
+		keys = cmd.k[:len(out)]
+	} else {
+		keys = make([]string, len(out))
+	}
+	from := 0
+	for i, end := range out {
+		keys[i] = all[from:end]
+		from = end
+	}
+	return keys
+}
+
+// Keys returns the Redis keys that hold subject's state for limits: one state
+// key per limit in order, then a block key per limit with a block. They all
+// hash to one Redis Cluster slot.
+func (e *Engine) Keys(subject string, limits []ratekit.Limit) ([]string, error) {
+	t, err := Tag(subject)
+	if err != nil {
+		return nil, err
+	}
+	sh, err := e.shapeOf(limits)
+	if err != nil {
+		return nil, err
+	}
+	return e.keys(t, sh, nil), nil
+}
+
+// subjectKey returns <prefix>:{<tag of subject>}:<id>, the key of a lockout
+// or a reputation.
+func (e *Engine) subjectKey(subject, id string) (string, error) {
+	t, err := Tag(subject)
+	if err != nil {
+		return "", err
+	}
+	return e.prefix + ":{" + t + "}:" + id, nil
+}

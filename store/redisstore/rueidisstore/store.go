@@ -1,0 +1,132 @@
+package rueidisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/rueidis"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/lockout"
+	"github.com/ratekit/ratekit/reputation"
+	"github.com/ratekit/ratekit/store/redisengine"
+)
+
+// Store is a ratekit.Store (and a lockout.Store and a reputation.Store)
+// backed by Redis through a rueidis.Client. It is safe for concurrent use.
+// Build it with New; the zero Store is not usable.
+type Store struct {
+	extras // Lockout, RecordViolation, RecordGood, Reputation, ResetReputation, ReputationKey
+
+	client rueidis.Client
+	eng    *redisengine.Engine
+}
+
+// extras gives the store the engine's lockout.Store and reputation.Store.
+type extras = redisengine.Extras
+
+var (
+	_ ratekit.Store    = (*Store)(nil)
+	_ lockout.Store    = (*Store)(nil)
+	_ reputation.Store = (*Store)(nil)
+)
+
+// An Option configures a Store.
+type Option func(*redisengine.Options)
+
+// WithPrefix sets the first segment of every key (default "ratekit"): 1 to
+// 32 printable ASCII characters without space or braces.
+func WithPrefix(prefix string) Option {
+	return func(o *redisengine.Options) { o.Prefix = prefix }
+}
+
+// WithAlgorithm registers a custom algorithm, run by limits built with
+// ratekit.Custom(name, …): a Lua function following the engine's contract
+// (see redisstore.WithAlgorithm and store/redisengine's lua/engine.lua).
+func WithAlgorithm(name, source string) Option {
+	return func(o *redisengine.Options) {
+		if o.Algorithms == nil {
+			o.Algorithms = map[string]string{}
+		}
+		o.Algorithms[name] = source
+	}
+}
+
+// WithRandom sets the source of uniform draws in [0, 1) for Suppressed
+// limits (default math/rand/v2's Float64); it must be safe for concurrent
+// use.
+func WithRandom(f func() float64) Option {
+	return func(o *redisengine.Options) { o.Random = f }
+}
+
+// New returns a Store that decides through client. It sends nothing to
+// Redis; call Ping at start to learn whether Redis answers.
+func New(client rueidis.Client, opts ...Option) (*Store, error) {
+	if client == nil {
+		return nil, errors.New("ratekit: rueidisstore: nil client")
+	}
+	o := redisengine.Options{Name: "rueidisstore"}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	eng, err := redisengine.New(o)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{client: client, eng: eng}
+	s.extras = extras{Engine: eng, Conn: (*conn)(s), Explain: func(ctx context.Context, _ time.Time, err error) error { return explain(ctx, err) }}
+	return s, nil
+}
+
+// Take implements ratekit.Store.
+func (s *Store) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
+	d, err := s.eng.Take(ctx, (*conn)(s), key, limits, cost)
+	return d, explain(ctx, err)
+}
+
+// Peek implements ratekit.Store.
+func (s *Store) Peek(ctx context.Context, key string, limits []ratekit.Limit) (ratekit.Decision, error) {
+	d, err := s.eng.Peek(ctx, (*conn)(s), key, limits)
+	return d, explain(ctx, err)
+}
+
+// Reset implements ratekit.Store. It forgets blocks too.
+func (s *Store) Reset(ctx context.Context, key string, limits []ratekit.Limit) error {
+	return explain(ctx, s.eng.Reset(ctx, (*conn)(s), key, limits))
+}
+
+// Keys returns the Redis keys that hold subject's state for limits: one
+// state key per limit in order, then a block key per limit with a block.
+func (s *Store) Keys(subject string, limits []ratekit.Limit) ([]string, error) {
+	return s.eng.Keys(subject, limits)
+}
+
+// Ping sends PING (to every node of a cluster) and returns an error naming
+// the cause when Redis does not answer.
+func (s *Store) Ping(ctx context.Context) error {
+	for addr, node := range s.client.Nodes() {
+		if err := node.Do(ctx, node.B().Ping().Build()).Error(); err != nil {
+			return fmt.Errorf("ratekit: rueidisstore: cannot reach Redis at %s: %w", addr, err)
+		}
+	}
+	return nil
+}
+
+// explain turns the engine's failure into the store's error: when ctx
+// ended, it names ctx's error and the last failure behind it.
+func explain(ctx context.Context, err error) error {
+	var re *redisengine.RunError
+	if err == nil || !errors.As(err, &re) {
+		return err
+	}
+	ctxErr := ctx.Err()
+	if d, ok := ctx.Deadline(); ok && ctxErr == nil && !time.Now().Before(d) {
+		ctxErr = context.DeadlineExceeded
+	}
+	if ctxErr == nil || errors.Is(re.Err, ctxErr) {
+		return fmt.Errorf("ratekit: rueidisstore: %w", re.Err)
+	}
+	return fmt.Errorf("ratekit: rueidisstore: %w (last error: %w)", ctxErr, re.Err)
+}
