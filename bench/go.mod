@@ -7,6 +7,7 @@ require (
 	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/ratekit/ratekit v0.0.0
 	github.com/ratekit/ratekit/store/redisstore v0.0.0
+	github.com/ratekit/ratekit/store/redisstore/rueidisstore v0.0.0
 	github.com/redis/go-redis/v9 v9.22.0
 	github.com/redis/rueidis v1.0.69
 	github.com/sethvargo/go-limiter v0.7.1
@@ -27,4 +28,5 @@ require (
 replace (
 	github.com/ratekit/ratekit => ../
 	github.com/ratekit/ratekit/store/redisstore => ../store/redisstore
+	github.com/ratekit/ratekit/store/redisstore/rueidisstore => ../store/redisstore/rueidisstore
 )

@@ -19,6 +19,7 @@ import (
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/store/denycache"
 	"github.com/ratekit/ratekit/store/redisstore"
+	"github.com/ratekit/ratekit/store/redisstore/rueidisstore"
 )
 
 // A Contestant is one limiter under test. Allow decides one call for key;
@@ -53,6 +54,9 @@ var registry = []struct {
 	{"ratekit-fixed+denycache", ratekitFixed(true)},
 	{"ratekit-gcra", ratekitGCRA(false)},
 	{"ratekit-gcra+denycache", ratekitGCRA(true)},
+	{"ratekit-fixed-rueidis", ratekitRueidis(false, fixedLimit)},
+	{"ratekit-fixed-rueidis+denycache", ratekitRueidis(true, fixedLimit)},
+	{"ratekit-gcra-rueidis", ratekitRueidis(false, gcraLimit)},
 	{"floor", floorGoRedis},
 	{"floor-rueidis", floorRueidis},
 	{"ulule-limiter", ulule},
@@ -61,21 +65,23 @@ var registry = []struct {
 	{"httprate-memory", httprateMemory},
 }
 
-func ratekitFixed(cache bool) func(Params) (*Contestant, error) {
-	return func(p Params) (*Contestant, error) {
-		return ratekitWith(p, cache, ratekit.FixedWindow(p.Quota, p.Window))
+func fixedLimit(p Params) ratekit.Limit { return ratekit.FixedWindow(p.Quota, p.Window) }
+
+func gcraLimit(p Params) ratekit.Limit {
+	// ratekit's GCRA admits at most one call per microsecond; for the huge
+	// quotas a rate of 1e6/s with the quota as burst never denies.
+	if float64(p.Quota)/p.Window.Seconds() > 1e6 {
+		return ratekit.GCRA(1e6, time.Second, p.Quota)
 	}
+	return ratekit.GCRA(float64(p.Quota), p.Window, p.Quota)
+}
+
+func ratekitFixed(cache bool) func(Params) (*Contestant, error) {
+	return func(p Params) (*Contestant, error) { return ratekitWith(p, cache, fixedLimit(p)) }
 }
 
 func ratekitGCRA(cache bool) func(Params) (*Contestant, error) {
-	return func(p Params) (*Contestant, error) {
-		// ratekit's GCRA admits at most one call per microsecond; for the
-		// huge quotas a rate of 1e6/s with the quota as burst never denies.
-		if float64(p.Quota)/p.Window.Seconds() > 1e6 {
-			return ratekitWith(p, cache, ratekit.GCRA(1e6, time.Second, p.Quota))
-		}
-		return ratekitWith(p, cache, ratekit.GCRA(float64(p.Quota), p.Window, p.Quota))
-	}
+	return func(p Params) (*Contestant, error) { return ratekitWith(p, cache, gcraLimit(p)) }
 }
 
 func ratekitWith(p Params, cache bool, limit ratekit.Limit) (*Contestant, error) {
@@ -85,13 +91,35 @@ func ratekitWith(p Params, cache bool, limit ratekit.Limit) (*Contestant, error)
 		client.Close()
 		return nil, err
 	}
-	var st ratekit.Store = rs
+	return ratekitOn(rs, cache, limit, func() { client.Close() })
+}
+
+// ratekitRueidis is ratekit's Redis store over rueidis.
+func ratekitRueidis(cache bool, limit func(Params) ratekit.Limit) func(Params) (*Contestant, error) {
+	return func(p Params) (*Contestant, error) {
+		client, err := rueidis.NewClient(rueidisstore.ClientOption(p.Addr))
+		if err != nil {
+			return nil, err
+		}
+		rs, err := rueidisstore.New(client, rueidisstore.WithPrefix(p.Prefix))
+		if err != nil {
+			client.Close()
+			return nil, err
+		}
+		return ratekitOn(rs, cache, limit(p), client.Close)
+	}
+}
+
+// ratekitOn builds the ratekit contestant over a store, with or without a
+// deny cache in front of it.
+func ratekitOn(rs ratekit.Store, cache bool, limit ratekit.Limit, closeClient func()) (*Contestant, error) {
+	st := rs
 	if cache {
 		st = denycache.New(rs)
 	}
 	l, err := ratekit.New(st, limit)
 	if err != nil {
-		client.Close()
+		closeClient()
 		return nil, err
 	}
 	return &Contestant{
@@ -100,7 +128,7 @@ func ratekitWith(p Params, cache bool, limit ratekit.Limit) (*Contestant, error)
 			return d.Allowed, err
 		},
 		Middleware: ratekit.Middleware(l, ratekit.ByHeader(header)),
-		Close:      func() { client.Close() },
+		Close:      closeClient,
 	}, nil
 }
 
