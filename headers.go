@@ -167,7 +167,7 @@ func retryAfterSeconds(retry time.Duration) int64 {
 func policyQuota(l Limit) (quota, windowSeconds int64) {
 	window := l.period
 	if l.alg.bucket() {
-		window = time.Duration(min(float64(l.interval())*float64(l.quota), float64(maxWindow)))
+		window = time.Duration(min(float64(l.interval)*float64(l.quota), float64(maxWindow)))
 	}
 	if window <= 0 {
 		return clampSF(l.quota), 0

@@ -30,6 +30,9 @@ type Limit struct {
 	id        string        // name:algorithm:fingerprint, the storage identity
 	named     bool          // named by Named, not by default
 	shadow    bool          // decides and counts, never refuses (Shadow)
+	// Derived by withID from the fields above, so that Spec is a copy:
+	interval time.Duration // emissionInterval()
+	hard     int64         // hardLimit()
 }
 
 // FixedWindow allows quota requests per window. The window starts with the
@@ -52,9 +55,11 @@ func newLimit(alg algorithm, quota int64, rate float64, period time.Duration) Li
 	return l.withID()
 }
 
-// withID recomputes the storage identity after a change.
+// withID recomputes the storage identity and the derived values after a
+// change.
 func (l Limit) withID() Limit {
 	l.id = l.name + ":" + string(l.alg) + ":" + l.fingerprint()
+	l.interval, l.hard = l.emissionInterval(), l.hardLimit()
 	return l
 }
 
@@ -99,7 +104,8 @@ func (l Limit) Shadow() Limit {
 func (l Limit) Name() string { return l.name }
 
 // Spec describes the limit for stores and tools: its algorithm, identity and
-// parameters.
+// parameters. Its values are computed when the limit is built, so Spec costs
+// a copy.
 func (l Limit) Spec() Spec {
 	return Spec{
 		Algorithm: string(l.alg),
@@ -108,21 +114,21 @@ func (l Limit) Spec() Spec {
 		Quota:     l.quota,
 		Rate:      l.rate,
 		Window:    l.period,
-		Interval:  l.interval(),
+		Interval:  l.interval,
 		Precision: l.precision,
 		MaxWait:   l.maxWait,
 		Block:     l.block,
 		Factor:    l.factor,
-		Hard:      l.hard(),
+		Hard:      l.hard,
 		Params:    l.params,
 	}
 }
 
-// interval is the emission interval of a bucket algorithm (GCRA,
+// emissionInterval is the emission interval of a bucket algorithm (GCRA,
 // TokenBucket, LeakyBucket): period/rate rounded up to whole microseconds,
 // so the rate carries a fixed error below one microsecond per request and
 // never drifts. It is 0 for other algorithms.
-func (l Limit) interval() time.Duration {
+func (l Limit) emissionInterval() time.Duration {
 	if !l.alg.bucket() || !(l.rate > 0) {
 		return 0
 	}
@@ -163,7 +169,7 @@ func (l Limit) String() string {
 	case l.alg == algSlidingWindow:
 		s = fmt.Sprintf("%s: sliding %d per %s, buckets of %s", l.name, l.quota, l.period, l.precision)
 	case l.alg == algSuppressed:
-		s = fmt.Sprintf("%s: suppressed %d per %s, hard %d", l.name, l.quota, l.period, l.hard())
+		s = fmt.Sprintf("%s: suppressed %d per %s, hard %d", l.name, l.quota, l.period, l.hard)
 	default:
 		s = fmt.Sprintf("%s: %s %d per %s", l.name, l.alg, l.quota, l.period)
 	}

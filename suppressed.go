@@ -42,8 +42,8 @@ func Suppressed(soft int64, window time.Duration, factor float64) Limit {
 	return l.withID()
 }
 
-// hard is a Suppressed limit's hard limit, floor(soft × factor), or 0.
-func (l Limit) hard() int64 {
+// hardLimit is a Suppressed limit's hard limit, floor(soft × factor), or 0.
+func (l Limit) hardLimit() int64 {
 	if l.alg != algSuppressed {
 		return 0
 	}
@@ -64,7 +64,7 @@ func (l Limit) validateSuppressed() error {
 	if math.IsNaN(l.factor) || math.IsInf(l.factor, 0) || l.factor < 1 {
 		return l.invalid("factor", fmt.Sprintf("must be a finite number of at least 1 (got %v)", l.factor))
 	}
-	if h := l.hard(); float64(h)*float64(l.precision.Milliseconds()) >= maxQuota {
+	if h := l.hard; float64(h)*float64(l.precision.Milliseconds()) >= maxQuota {
 		return l.invalid("factor", fmt.Sprintf("makes a hard limit (%d) × bucket width in ms at or above 2^53", h))
 	}
 	return nil

@@ -84,8 +84,8 @@ func (l Limit) validateBucket() error {
 	if float64(l.period.Microseconds()) < l.rate {
 		return l.invalid("rate", fmt.Sprintf("must be at most one per microsecond (got %v per %s)", l.rate, l.period))
 	}
-	if horizon := float64(l.interval()) * float64(l.quota); horizon > float64(maxWindow) {
-		return l.invalid("burst", fmt.Sprintf("× interval must be at most %s (got %d × %s)", maxWindow, l.quota, l.interval()))
+	if horizon := float64(l.interval) * float64(l.quota); horizon > float64(maxWindow) {
+		return l.invalid("burst", fmt.Sprintf("× interval must be at most %s (got %d × %s)", maxWindow, l.quota, l.interval))
 	}
 	return nil
 }
