@@ -102,13 +102,15 @@ func headerValues(vals *[5]string, d Decision, mode HeaderMode, now time.Time) i
 		n = 3
 	}
 	if mode&HeadersIETF != 0 {
+		var one [1]LimitState
+		states := d.states(&one)
 		policy := d.policy
 		if policy == "" || d.Fallback { // a fallback decides on scaled limits
-			policy = statesPolicy(d.States)
+			policy = statesPolicy(states)
 		}
 		var buf [128]byte
 		state := buf[:0]
-		for i, s := range d.States {
+		for i, s := range states {
 			if i > 0 {
 				state = append(state, ", "...)
 			}
