@@ -10,32 +10,32 @@ import (
 
 // check decides one limit against its current state e (ok reports whether it
 // exists and is live) at time nowUS, in whole microseconds like the Redis
-// engine. It returns the limit's state after the call and, when charge is set
-// and the limit admits the request, the entry to store. The arithmetic mirrors
+// engine. It returns the limit's state after the call, but for its Limit,
+// which the caller sets, and, when charge is set and the limit admits the
+// request, the entry to store. The arithmetic mirrors
 // store/redisstore/lua/engine.lua function for function.
-func check(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS, draw int64) (ratekit.LimitState, entry, error) {
+func check(sp *ratekit.Spec, e entry, ok bool, cost int64, charge bool, nowUS, draw int64) (ratekit.LimitState, entry, error) {
 	var st ratekit.LimitState
 	var n entry
-	switch a := l.Spec().Algorithm; {
+	switch a := sp.Algorithm; {
 	case a == store.FixedWindow:
-		st, n = fixedWindow(l, e, ok, cost, charge, nowUS)
+		st, n = fixedWindow(sp, e, ok, cost, charge, nowUS)
 	case a == store.SlidingWindow:
-		st, n = slidingWindow(l, e, ok, cost, charge, nowUS)
+		st, n = slidingWindow(sp, e, ok, cost, charge, nowUS)
 	case a == store.SlidingLog:
-		st, n = slidingLog(l, e, ok, cost, charge, nowUS)
+		st, n = slidingLog(sp, e, ok, cost, charge, nowUS)
 	case a == store.GCRA || a == store.TokenBucket || a == store.LeakyBucket:
-		st, n = gcra(l, e, ok, cost, charge, nowUS)
+		st, n = gcra(sp, e, ok, cost, charge, nowUS)
 	case a == store.Suppressed:
-		st, n = suppressed(l, e, ok, cost, charge, nowUS, draw)
+		st, n = suppressed(sp, e, ok, cost, charge, nowUS, draw)
 	default:
 		return st, n, fmt.Errorf("ratekit: memstore: algorithm %q is not supported", a)
 	}
-	st.Limit = l
 	return st, n, nil
 }
 
-func fixedWindow(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry) {
-	quota, windowMS := l.Spec().Quota, l.Spec().Window.Milliseconds()
+func fixedWindow(sp *ratekit.Spec, e entry, ok bool, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry) {
+	quota, windowMS := sp.Quota, sp.Window.Milliseconds()
 	nowMS := nowUS / 1000
 	count, ttlMS, expireMS := int64(0), windowMS, nowMS+windowMS
 	if ok && e.expireMS > nowMS { // at TTL 0 the engine, like PTTL, starts a new window
@@ -61,8 +61,8 @@ func fixedWindow(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, now
 }
 
 // slidingWindow: see algorithms.sliding in the engine.
-func slidingWindow(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry) {
-	quota, windowMS, width := l.Spec().Quota, l.Spec().Window.Milliseconds(), l.Spec().Precision.Milliseconds()
+func slidingWindow(sp *ratekit.Spec, e entry, ok bool, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry) {
+	quota, windowMS, width := sp.Quota, sp.Window.Milliseconds(), sp.Precision.Milliseconds()
 	nowMS := nowUS / 1000
 	c := nowMS / width
 	o := c - windowMS/width
@@ -135,8 +135,8 @@ func slideRetry(counts map[int64]int64, o, full, x, need, width, windowMS, nowMS
 }
 
 // slidingLog: see algorithms.log in the engine. The window is (now-window, now].
-func slidingLog(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry) {
-	quota, windowUS := l.Spec().Quota, l.Spec().Window.Microseconds()
+func slidingLog(sp *ratekit.Spec, e entry, ok bool, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry) {
+	quota, windowUS := sp.Quota, sp.Window.Microseconds()
 	from := nowUS - windowUS
 	var in []int64
 	if ok {
@@ -176,8 +176,8 @@ func slidingLog(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowU
 
 // gcra serves GCRA, TokenBucket and LeakyBucket: see algorithms.gcra in the
 // engine.
-func gcra(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry) {
-	interval, burst, maxWait := l.Spec().Interval.Microseconds(), l.Spec().Quota, l.Spec().MaxWait.Microseconds()
+func gcra(sp *ratekit.Spec, e entry, ok bool, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry) {
+	interval, burst, maxWait := sp.Interval.Microseconds(), sp.Quota, sp.MaxWait.Microseconds()
 	offset := interval * burst
 	tat := nowUS
 	if ok && e.value > nowUS {

@@ -7,9 +7,9 @@ import "github.com/ratekit/ratekit"
 // with the call counted; decide stores it even when the call is declined,
 // and counts the call as admitted in its bucket (the last) only when the
 // whole call is admitted. The state describes the window after the count.
-func suppressed(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS, draw int64) (ratekit.LimitState, entry) {
-	soft, hard := l.Spec().Quota, l.Spec().Hard
-	windowMS, width := l.Spec().Window.Milliseconds(), l.Spec().Precision.Milliseconds()
+func suppressed(sp *ratekit.Spec, e entry, ok bool, cost int64, charge bool, nowUS, draw int64) (ratekit.LimitState, entry) {
+	soft, hard := sp.Quota, sp.Hard
+	windowMS, width := sp.Window.Milliseconds(), sp.Precision.Milliseconds()
 	nowMS := nowUS / 1000
 	c := nowMS / width
 	o := c - windowMS/width
