@@ -130,14 +130,13 @@ func (s *Store) checkLimit(sh *shard, sub string, slots []slot, l *ratekit.Limit
 		*st = ratekit.LimitState{Limit: *l, ResetAfter: left, RetryAfter: left, Blocked: true}
 		return slots, nil
 	}
-	var e entry
+	var none entry
+	e := &none
 	ok := i >= 0 && slots[i].has && slots[i].state.expireMS >= nowMS
 	if ok {
-		e = slots[i].state
+		e = &slots[i].state
 	}
-	var err error
-	*st, p.next, err = check(sp, e, ok, cost, charge, nowUS, draw)
-	if err != nil {
+	if err := check(sp, e, ok, cost, charge, nowUS, draw, st, &p.next); err != nil {
 		return slots, err
 	}
 	st.Limit = *l
