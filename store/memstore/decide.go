@@ -26,31 +26,32 @@ func (s *Store) decide(key string, limits []ratekit.Limit, cost int64, charge bo
 		return ratekit.Decision{}, err
 	}
 	if len(limits) == 1 {
-		var one [1]ratekit.LimitState
-		if err := s.run(key, limits, cost, charge, one[:]); err != nil {
+		var st [1]ratekit.LimitState
+		var p [1]pending
+		if err := s.run(key, limits, cost, charge, st[:], p[:]); err != nil {
 			return ratekit.Decision{}, err
 		}
-		return store.Single(one[0]), nil
+		return store.Single(st[0]), nil
 	}
 	states := make([]ratekit.LimitState, len(limits))
-	if err := s.run(key, limits, cost, charge, states); err != nil {
+	var buf [4]pending
+	p := buf[:]
+	if len(limits) > len(buf) {
+		p = make([]pending, len(limits))
+	}
+	if err := s.run(key, limits, cost, charge, states, p[:len(limits)]); err != nil {
 		return ratekit.Decision{}, err
 	}
 	return store.Combine(states), nil
 }
 
 // run decides limits for key as decide does, writing each limit's state to
-// states (as long as limits).
-func (s *Store) run(key string, limits []ratekit.Limit, cost int64, charge bool, states []ratekit.LimitState) error {
-	var buf [2]pending
-	p := buf[:0]
-	if len(limits) > len(buf) {
-		p = make([]pending, 0, len(limits))
-	}
+// states; p is as long as limits, and zero.
+func (s *Store) run(key string, limits []ratekit.Limit, cost int64, charge bool, states []ratekit.LimitState, p []pending) error {
 	var draw int64
 	drawn := false
 	for i := range limits {
-		p = append(p, pending{sp: limits[i].Spec()})
+		p[i].sp = limits[i].Spec()
 		if p[i].sp.Algorithm == store.Suppressed && !drawn {
 			draw, drawn = store.DrawBits(s.random()), true // one per call, as redisstore
 		}
