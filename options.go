@@ -136,7 +136,8 @@ func WithSkip(f func(r *http.Request) bool) Option {
 
 // WithTimeout bounds each store call (default DefaultTimeout, 100 ms); 0 or
 // less means only the request's own context bounds it. A call that runs out
-// of time follows the error policy.
+// of time follows the error policy. A store that never blocks
+// (store.NonBlocking, such as store/memstore) is called without a timeout.
 func WithTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.timeout = d })
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store"
 )
 
 const (
@@ -153,6 +154,14 @@ func New(opts ...Option) *Store {
 	startSweeper(s)
 	return s
 }
+
+var _ store.NonBlocking = (*Store)(nil)
+
+// NonBlocking implements store.NonBlocking: a call waits for nothing but
+// its shard's lock, which other calls hold for their own computation only
+// (and, with WithClock, for the clock the caller gave). Middleware calls the
+// store without a timeout context.
+func (s *Store) NonBlocking() bool { return true }
 
 // Take implements ratekit.Store.
 func (s *Store) Take(_ context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
