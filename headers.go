@@ -92,32 +92,44 @@ func headerNames(mode HeaderMode) []string {
 }
 
 // headerValues fills vals in headerNames(mode) order and returns how many.
+// The values it builds share one string, allocated once.
 func headerValues(vals *[5]string, d Decision, mode HeaderMode, now time.Time) int {
-	n := 0
+	var buf [192]byte
+	b := buf[:0]
+	var ends [5]int // where each value ends in b
+	n, policy := 0, -1
 	if mode&HeadersLegacy != 0 {
 		q, _ := policyQuota(d.Limit)
-		vals[0] = strconv.FormatInt(q, 10)
-		vals[1] = strconv.FormatInt(clampSF(d.Remaining), 10)
-		vals[2] = strconv.FormatInt(ceilSeconds(now.Add(d.ResetAfter).Sub(time.Unix(0, 0))), 10)
+		b = strconv.AppendInt(b, q, 10)
+		ends[0] = len(b)
+		b = strconv.AppendInt(b, clampSF(d.Remaining), 10)
+		ends[1] = len(b)
+		b = strconv.AppendInt(b, ceilSeconds(time.Duration(now.UnixNano())+d.ResetAfter), 10) // Unix seconds
+		ends[2] = len(b)
 		n = 3
 	}
 	if mode&HeadersIETF != 0 {
 		var one [1]LimitState
 		states := d.states(&one)
-		policy := d.policy
-		if policy == "" || d.Fallback { // a fallback decides on scaled limits
-			policy = statesPolicy(states)
+		policy, vals[n], ends[n] = n, d.policy, len(b) // a value of its own, not built in b
+		if vals[n] == "" || d.Fallback {               // a fallback decides on scaled limits
+			vals[n] = statesPolicy(states)
 		}
-		var buf [128]byte
-		state := buf[:0]
 		for i, s := range states {
 			if i > 0 {
-				state = append(state, ", "...)
+				b = append(b, ", "...)
 			}
-			state = appendItem(state, s.Limit.Name(), "r", clampSF(s.Remaining), "t", ceilSeconds(s.ResetAfter))
+			b = appendItem(b, s.Limit.Name(), "r", clampSF(s.Remaining), "t", ceilSeconds(s.ResetAfter))
 		}
-		vals[n], vals[n+1] = policy, string(state)
+		ends[n+1] = len(b)
 		n += 2
+	}
+	all, from := string(b), 0
+	for i := range n {
+		if i != policy {
+			vals[i] = all[from:ends[i]]
+		}
+		from = ends[i]
 	}
 	return n
 }
