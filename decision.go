@@ -50,7 +50,7 @@ type Decision struct {
 	States []LimitState
 
 	policy string // RateLimit-Policy value, set by the Limiter
-	shadow *Limit // the shadow limit that would have refused, if any
+	shadow Limit  // the shadow limit that would have refused, if any
 }
 
 // LimitState is one limit's part of a Decision: what that limit alone says.
@@ -71,7 +71,7 @@ type LimitState struct {
 // limit (States nil) that limit's state, built from d's fields in *one. A
 // Decision that describes no limit has none.
 func (d *Decision) states(one *[1]LimitState) []LimitState {
-	if d.States != nil || d.Limit.alg == "" {
+	if d.States != nil || d.Limit.d == nil {
 		return d.States
 	}
 	one[0] = LimitState{

@@ -178,7 +178,8 @@ func retryAfterSeconds(retry time.Duration) int64 {
 // interval). A window that is not whole seconds is scaled by
 // the smallest factor up to 1000 that makes it whole (10 per 100 ms is 100
 // per second), else rounded up. Both are clamped to Structured Field integers.
-func policyQuota(l Limit) (quota, windowSeconds int64) {
+func policyQuota(lim Limit) (quota, windowSeconds int64) {
+	l := lim.def()
 	window := l.period
 	if l.alg.bucket() {
 		window = time.Duration(min(float64(l.interval)*float64(l.quota), float64(maxWindow)))

@@ -45,10 +45,10 @@ func New(store Store, limits ...Limit) (*Limiter, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if seen[l.name] {
-			errs = append(errs, &LimitError{Limit: l.name, Field: "name", Reason: "is used by two limits of one Limiter; name them apart with Named"})
+		if seen[l.Name()] {
+			errs = append(errs, &LimitError{Limit: l.Name(), Field: "name", Reason: "is used by two limits of one Limiter; name them apart with Named"})
 		}
-		seen[l.name] = true
+		seen[l.Name()] = true
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

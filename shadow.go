@@ -10,8 +10,8 @@ func newLimiter(store Store, limits []Limit) *Limiter {
 	l := &Limiter{store: store, limits: append([]Limit(nil), limits...)}
 	names := make([]string, len(limits))
 	for i, lim := range l.limits {
-		names[i] = lim.name
-		if lim.shadow {
+		names[i] = lim.Name()
+		if lim.def().shadow {
 			l.shadow = append(l.shadow, lim)
 		} else {
 			l.enforced = append(l.enforced, lim)
@@ -68,7 +68,7 @@ func (l *Limiter) decide(ctx context.Context, key string, cost int64, peek bool)
 	}
 	d.policy = l.policy
 	if !s.Allowed {
-		d.ShadowDenied, d.shadow = true, &s.Limit
+		d.ShadowDenied, d.shadow = true, s.Limit
 	}
 	d.Fallback = d.Fallback || s.Fallback
 	return d, nil
@@ -80,8 +80,7 @@ func passShadow(d Decision) Decision {
 	if d.Allowed {
 		return d
 	}
-	lim := d.Limit
-	d.Allowed, d.ShadowDenied, d.shadow = true, true, &lim
+	d.Allowed, d.ShadowDenied, d.shadow = true, true, d.Limit
 	d.RetryAfter, d.Blocked, d.Unsatisfiable = 0, false, false
 	for i := range d.States {
 		d.States[i].Allowed = true
