@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/wallclock"
 	"github.com/ratekit/ratekit/store"
 )
 
@@ -37,10 +38,10 @@ var ErrFull = errors.New("ratekit: memstore: the store is full (WithMaxEntries)"
 // becomes unreachable without Close stops its sweeper too, once the garbage
 // collector has found it.
 type Store struct {
-	now        func() time.Time
-	ownClock   bool           // WithClock: the sweeper does not call now
-	seenMS     atomic.Int64   // with ownClock, the latest ms read from now
-	random     func() float64 // uniform draws in [0, 1) for Suppressed limits
+	now        func() time.Time // WithClock's clock; without it, the wall clock
+	ownClock   bool             // WithClock: the sweeper does not call now
+	seenMS     atomic.Int64     // with ownClock, the latest ms read from now
+	random     func() float64   // uniform draws in [0, 1) for Suppressed limits
 	seed       maphash.Seed
 	maxEntries int64         // WithMaxEntries; 0: unbounded
 	count      atomic.Int64  // entries and reputations held; kept when maxEntries > 0
@@ -140,7 +141,7 @@ func WithMaxEntries(n int) Option {
 
 // New returns an empty Store and starts its background sweeper (see Store).
 func New(opts ...Option) *Store {
-	s := &Store{now: time.Now, random: rand.Float64, seed: maphash.MakeSeed(), sweepEvery: time.Second}
+	s := &Store{random: rand.Float64, seed: maphash.MakeSeed(), sweepEvery: time.Second}
 	for _, o := range opts {
 		o(s)
 	}
@@ -201,15 +202,16 @@ func (s *Store) Len() int {
 	return n
 }
 
-// clock reads the store's clock, in µs.
+// clock reads the store's clock, in µs: the wall clock, or WithClock's.
 func (s *Store) clock() int64 {
+	if !s.ownClock {
+		return wallclock.UnixMicro() // time.Now reads two clocks
+	}
 	nowUS := s.now().UnixMicro()
-	if s.ownClock {
-		for nowMS := nowUS / 1000; ; {
-			seen := s.seenMS.Load()
-			if nowMS <= seen || s.seenMS.CompareAndSwap(seen, nowMS) {
-				break
-			}
+	for nowMS := nowUS / 1000; ; {
+		seen := s.seenMS.Load()
+		if nowMS <= seen || s.seenMS.CompareAndSwap(seen, nowMS) {
+			break
 		}
 	}
 	return nowUS
