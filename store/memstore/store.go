@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/internal/wallclock"
@@ -51,7 +52,16 @@ type Store struct {
 	shards     [numShards]shard
 }
 
+// A shard is one of a Store's 64 locks and the state it guards, padded to
+// a multiple of 128 bytes so that two shards never share a cache line (nor
+// an adjacent-line prefetch pair): calls on different cores lock different
+// shards without contending.
 type shard struct {
+	shardData
+	_ [(128 - unsafe.Sizeof(shardData{})%128) % 128]byte
+}
+
+type shardData struct {
 	mu       sync.Mutex
 	subjects map[string][]slot     // limit state, by subject (see slot)
 	lockouts map[entryKey]entry    // lockout state, by subject and policy ID
