@@ -64,7 +64,7 @@ func (g *guard) Check(ctx context.Context, key string, keyErr error, cost int64,
 		}
 		return verdict{Pass: true, Err: err}
 	}
-	writeHeaders(h, d, c.headers, c.clock())
+	writeHeaders(h, &d, c.headers, c.clock())
 	if d.Allowed {
 		wait(ctx, d.Delay)
 		return verdict{Pass: true, Decision: d}

@@ -49,7 +49,7 @@ const (
 
 // writeHeaders sets the rate-limit headers of mode for d; now is the time
 // X-RateLimit-Reset counts from.
-func writeHeaders(h headerSetter, d Decision, mode HeaderMode, now time.Time) {
+func writeHeaders(h headerSetter, d *Decision, mode HeaderMode, now time.Time) {
 	if hh, ok := h.(http.Header); ok {
 		writeHTTPHeaders(hh, d, mode, now)
 		return
@@ -63,7 +63,7 @@ func writeHeaders(h headerSetter, d Decision, mode HeaderMode, now time.Time) {
 
 // writeHTTPHeaders is writeHeaders for http.Header with one allocation for
 // all value slices.
-func writeHTTPHeaders(h http.Header, d Decision, mode HeaderMode, now time.Time) {
+func writeHTTPHeaders(h http.Header, d *Decision, mode HeaderMode, now time.Time) {
 	var vals [5]string
 	n := headerValues(&vals, d, mode, now)
 	backing := make([]string, n)
@@ -93,7 +93,7 @@ func headerNames(mode HeaderMode) []string {
 
 // headerValues fills vals in headerNames(mode) order and returns how many.
 // The values it builds share one string, allocated once.
-func headerValues(vals *[5]string, d Decision, mode HeaderMode, now time.Time) int {
+func headerValues(vals *[5]string, d *Decision, mode HeaderMode, now time.Time) int {
 	var buf [192]byte
 	b := buf[:0]
 	var ends [5]int // where each value ends in b
@@ -172,14 +172,20 @@ func retryAfterSeconds(retry time.Duration) int64 {
 }
 
 // policyQuota returns the quota and window (whole seconds) that describe l
+// in headers, as headerQuota computed them when l was built.
+func policyQuota(l Limit) (quota, windowSeconds int64) {
+	d := l.def()
+	return d.headerQ, d.headerW
+}
+
+// headerQuota returns the quota and window (whole seconds) that describe l
 // in headers, such that the remaining count never exceeds the quota: a fixed
 // window's (or sliding window's, or log's) quota per window; a bucket
 // algorithm's burst per the time the burst takes to refill (burst ×
 // interval). A window that is not whole seconds is scaled by
 // the smallest factor up to 1000 that makes it whole (10 per 100 ms is 100
 // per second), else rounded up. Both are clamped to Structured Field integers.
-func policyQuota(lim Limit) (quota, windowSeconds int64) {
-	l := lim.def()
+func (l *limitDef) headerQuota() (quota, windowSeconds int64) {
 	window := l.period
 	if l.alg.bucket() {
 		window = time.Duration(min(float64(l.interval)*float64(l.quota), float64(maxWindow)))

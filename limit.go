@@ -38,8 +38,9 @@ type limitDef struct {
 	named     bool          // named by Named, not by default
 	shadow    bool          // decides and counts, never refuses (Shadow)
 	// Derived by limit from the fields above, so that Spec is a copy:
-	interval time.Duration // emissionInterval()
-	hard     int64         // hardLimit()
+	interval         time.Duration // emissionInterval()
+	hard             int64         // hardLimit()
+	headerQ, headerW int64         // headerQuota(), after interval
 }
 
 // zeroDef is the zero Limit's definition. It is never written.
@@ -78,6 +79,7 @@ func newDef(alg algorithm, quota int64, rate float64, period time.Duration) limi
 func (c limitDef) limit() Limit {
 	c.id = c.name + ":" + string(c.alg) + ":" + c.fingerprint()
 	c.interval, c.hard = c.emissionInterval(), c.hardLimit()
+	c.headerQ, c.headerW = c.headerQuota()
 	return Limit{intern(c)}
 }
 
