@@ -89,11 +89,20 @@ func (s *Store) Lockout(_ context.Context, key string, p *lockout.Policy, op loc
 	return d, nil
 }
 
+// lockState is one lockout policy's state for one subject: its log of
+// attempts, each window's block, and the millisecond at which it expires
+// (it lives through it, as a Redis key does).
+type lockState struct {
+	log      []int64 // the attempts, in µs
+	blocks   []int64 // each window's block expiry, in ms
+	expireMS int64
+}
+
 // lockout returns the lockout state under k if it has not expired at nowMS.
-func (sh *shard) lockout(k entryKey, nowMS int64) (entry, bool) {
+func (sh *shard) lockout(k entryKey, nowMS int64) (lockState, bool) {
 	e, ok := sh.lockouts[k]
 	if !ok || e.expireMS < nowMS {
-		return entry{}, false
+		return lockState{}, false
 	}
 	return e, true
 }
@@ -101,7 +110,7 @@ func (sh *shard) lockout(k entryKey, nowMS int64) (entry, bool) {
 // lockoutRun is one lockout call's working state.
 type lockoutRun struct {
 	p            *lockout.Policy
-	e            *entry
+	e            *lockState
 	nowUS, nowMS int64
 	seq          int64 // the recorded attempt's number within its µs
 }

@@ -63,10 +63,10 @@ type shard struct {
 
 type shardData struct {
 	mu       sync.Mutex
-	subjects map[string][]slot     // limit state, by subject (see slot)
-	lockouts map[entryKey]entry    // lockout state, by subject and policy ID
-	reps     map[entryKey]repState // reputations, by tenant and policy ID
-	held     int                   // the entries in subjects' slots (see slot)
+	subjects map[string][]slot      // limit state, by subject (see slot)
+	lockouts map[entryKey]lockState // lockout state, by subject and policy ID
+	reps     map[entryKey]repState  // reputations, by tenant and policy ID
+	held     int                    // the entries in subjects' slots (see slot)
 	// nextSweepMS is the earliest store time at which a call sweeps the
 	// shard again; minExpireMS is at most the expiry of every entry and
 	// reputation in it, so that a sweep before then has nothing to drop.
@@ -83,15 +83,14 @@ type entryKey struct {
 	subject, id string
 }
 
-// entry is one limit's or lockout's state: a count or a theoretical arrival
-// time, and the millisecond at which it expires. Like a Redis key, it lives
-// through that millisecond (Redis expires a key when now > its expiry time).
+// entry is one limit's state: a count or a theoretical arrival time, and
+// the millisecond at which it expires. Like a Redis key, it lives through
+// that millisecond (Redis expires a key when now > its expiry time).
 type entry struct {
 	value    int64    // a count, or a theoretical arrival time in µs
 	expireMS int64    // like a Redis key's expiry time
 	buckets  []bucket // SlidingWindow: counts by bucket, oldest first
-	log      []int64  // SlidingLog: admitted requests in µs; a Lockout's attempts
-	blocks   []int64  // Lockout: each window's block expiry in ms
+	log      []int64  // SlidingLog: admitted requests in µs
 }
 
 // bucket is one SlidingWindow or Suppressed bucket: its index (ms / width),
@@ -157,7 +156,7 @@ func New(opts ...Option) *Store {
 	}
 	for i := range s.shards {
 		s.shards[i].subjects = make(map[string][]slot)
-		s.shards[i].lockouts = make(map[entryKey]entry)
+		s.shards[i].lockouts = make(map[entryKey]lockState)
 		s.shards[i].reps = make(map[entryKey]repState)
 		s.shards[i].minExpireMS = math.MaxInt64
 	}
