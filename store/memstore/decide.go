@@ -13,25 +13,27 @@ type pending struct {
 }
 
 // decide checks limits for key and, when charge is set and every limit
-// admits cost, charges them all. A call with one limit returns a Decision
-// without States and allocates nothing once its subject has state.
-func (s *Store) decide(key string, limits []ratekit.Limit, cost int64, charge bool) (ratekit.Decision, error) {
+// admits cost, charges them all, writing the Decision to d (left zero on an
+// error). A call with one limit gets a Decision without States and
+// allocates nothing once its subject has state.
+func (s *Store) decide(d *ratekit.Decision, key string, limits []ratekit.Limit, cost int64, charge bool) error {
 	if key == "" {
-		return ratekit.Decision{}, ratekit.ErrEmptyKey
+		return ratekit.ErrEmptyKey
 	}
 	if err := store.CheckCost(cost); err != nil {
-		return ratekit.Decision{}, err
+		return err
 	}
 	if err := store.CheckLimits(limits); err != nil {
-		return ratekit.Decision{}, err
+		return err
 	}
 	if len(limits) == 1 {
 		var st [1]ratekit.LimitState
 		var p [1]pending
 		if err := s.run(key, limits, cost, charge, st[:], p[:]); err != nil {
-			return ratekit.Decision{}, err
+			return err
 		}
-		return store.Single(st[0]), nil
+		*d = store.Single(st[0])
+		return nil
 	}
 	states := make([]ratekit.LimitState, len(limits))
 	var buf [4]pending
@@ -40,9 +42,10 @@ func (s *Store) decide(key string, limits []ratekit.Limit, cost int64, charge bo
 		p = make([]pending, len(limits))
 	}
 	if err := s.run(key, limits, cost, charge, states, p[:len(limits)]); err != nil {
-		return ratekit.Decision{}, err
+		return err
 	}
-	return store.Combine(states), nil
+	*d = store.Combine(states)
+	return nil
 }
 
 // run decides limits for key as decide does, writing each limit's state to
@@ -88,7 +91,7 @@ func (s *Store) run(key string, limits []ratekit.Limit, cost int64, charge bool,
 				b := p[i].next.buckets
 				b[len(b)-1].a += cost // the call's bucket is last
 			}
-			slots = sh.setState(sub, slots, p[i].sp.ID, p[i].next)
+			slots = sh.setState(sub, slots, p[i].sp.ID, &p[i].next)
 		}
 	default:
 		// Nothing is charged: report each admitting limit as it stands. A
@@ -98,7 +101,7 @@ func (s *Store) run(key string, limits []ratekit.Limit, cost int64, charge bool,
 			switch {
 			case p[i].sp.Algorithm == store.Suppressed:
 				if len(p[i].next.buckets) > 0 && s.room(sh, sub, p[i:i+1], nowMS) {
-					slots = sh.setState(sub, sh.subjects[sub], p[i].sp.ID, p[i].next)
+					slots = sh.setState(sub, sh.subjects[sub], p[i].sp.ID, &p[i].next)
 				}
 			case states[i].Allowed:
 				slots, _ = s.checkLimit(sh, sub, slots, &limits[i], &p[i], &states[i], cost, false, nowUS, draw)

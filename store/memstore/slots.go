@@ -45,16 +45,16 @@ func (sh *shard) slotOf(sub string, slots []slot, id string) ([]slot, int) {
 	return slots, len(slots) - 1
 }
 
-// setState stores e as the state of id for sub, and returns sub's slots as
+// setState stores *e as the state of id for sub, and returns sub's slots as
 // they now are. The caller accounts for a new entry (see admit).
-func (sh *shard) setState(sub string, slots []slot, id string, e entry) []slot {
+func (sh *shard) setState(sub string, slots []slot, id string, e *entry) []slot {
 	slots, i := sh.slotOf(sub, slots, id)
 	sl := &slots[i]
 	if !sl.has {
 		sl.has = true
 		sh.held++
 	}
-	sl.state = e
+	sl.state = *e
 	sh.minExpireMS = min(sh.minExpireMS, e.expireMS)
 	return slots
 }

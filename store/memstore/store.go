@@ -174,13 +174,15 @@ var _ store.NonBlocking = (*Store)(nil)
 func (s *Store) NonBlocking() bool { return true }
 
 // Take implements ratekit.Store.
-func (s *Store) Take(_ context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
-	return s.decide(key, limits, cost, cost > 0)
+func (s *Store) Take(_ context.Context, key string, limits []ratekit.Limit, cost int64) (d ratekit.Decision, err error) {
+	err = s.decide(&d, key, limits, cost, cost > 0)
+	return d, err
 }
 
 // Peek implements ratekit.Store.
-func (s *Store) Peek(_ context.Context, key string, limits []ratekit.Limit) (ratekit.Decision, error) {
-	return s.decide(key, limits, 1, false)
+func (s *Store) Peek(_ context.Context, key string, limits []ratekit.Limit) (d ratekit.Decision, err error) {
+	err = s.decide(&d, key, limits, 1, false)
+	return d, err
 }
 
 // Reset implements ratekit.Store.
