@@ -66,7 +66,7 @@ func (s *Store) run(key string, limits []ratekit.Limit, cost int64, charge bool,
 	sh := s.shard(sub)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	s.sweep(sh, nowMS, false)
+	s.maybeSweep(sh, nowMS)
 	slots := sh.subjects[sub]
 	allowed := true
 	for i := range limits {

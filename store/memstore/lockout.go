@@ -28,7 +28,7 @@ func (s *Store) Lockout(_ context.Context, key string, p *lockout.Policy, op loc
 	defer sh.mu.Unlock()
 	nowUS := s.clock()
 	nowMS := nowUS / 1000
-	s.sweep(sh, nowMS, false)
+	s.maybeSweep(sh, nowMS)
 	e, ok := sh.lockout(k, nowMS)
 	switch op {
 	case lockout.Reset:

@@ -63,7 +63,7 @@ func (s *Store) reputation(tenant string, p reputation.Policy, mode repMode) (re
 	sh := s.shard(sub)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	s.sweep(sh, nowMS, false)
+	s.maybeSweep(sh, nowMS)
 	r, ok := sh.reps[k]
 	if ok && r.expireMS < nowMS {
 		forgetKeyed(s, sh.reps, k)

@@ -218,6 +218,12 @@ func (s *Store) clock() int64 {
 	if !s.ownClock {
 		return wallclock.UnixMicro() // time.Now reads two clocks
 	}
+	return s.ownTime()
+}
+
+// ownTime reads WithClock's clock, in µs, and records the latest ms read
+// for the sweeper.
+func (s *Store) ownTime() int64 {
 	nowUS := s.now().UnixMicro()
 	for nowMS := nowUS / 1000; ; {
 		seen := s.seenMS.Load()

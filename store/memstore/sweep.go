@@ -48,6 +48,14 @@ func (s *Store) Close() error {
 	return nil
 }
 
+// maybeSweep sweeps sh if its sweep interval has passed: what a call does
+// before it reads the shard. The caller holds sh.mu.
+func (s *Store) maybeSweep(sh *shard, nowMS int64) {
+	if nowMS >= sh.nextSweepMS {
+		s.sweep(sh, nowMS, false)
+	}
+}
+
 // sweep drops sh's expired entries and reputations, at most once per sweep
 // interval unless forced, then compacts its maps; it returns the number of
 // entries dropped. The caller holds sh.mu.
