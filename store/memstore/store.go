@@ -61,6 +61,7 @@ type shard struct {
 	_ [(128 - unsafe.Sizeof(shardData{})%128) % 128]byte
 }
 
+// shardData is what a shard holds; mu guards the rest.
 type shardData struct {
 	mu       sync.Mutex
 	subjects map[string][]slot      // limit state, by subject (see slot)
