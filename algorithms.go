@@ -44,9 +44,9 @@ const (
 // to a whole window's requests); finer buckets shrink the error and cost one
 // counter per bucket (window/width + 1 of them, at most 1000).
 func SlidingWindow(quota int64, window time.Duration) Limit {
-	l := newLimit(algSlidingWindow, quota, float64(quota), window)
-	l.precision = defaultWidth(window)
-	return l.withID()
+	c := newDef(algSlidingWindow, quota, float64(quota), window)
+	c.precision = defaultWidth(window)
+	return c.limit()
 }
 
 // defaultWidth is the default bucket width of a window: a tenth of it when
@@ -61,8 +61,9 @@ func defaultWidth(window time.Duration) time.Duration {
 // Precision returns a copy of a SlidingWindow with buckets of width d, which
 // must be whole milliseconds and divide the window.
 func (l Limit) Precision(d time.Duration) Limit {
-	l.precision = d
-	return l.withID()
+	c := *l.def()
+	c.precision = d
+	return c.limit()
 }
 
 // SlidingLog allows quota requests in any window of length window, exactly:
@@ -70,7 +71,7 @@ func (l Limit) Precision(d time.Duration) Limit {
 // one microsecond are all counted). For small quotas such as login
 // attempts; quota is at most 10,000.
 func SlidingLog(quota int64, window time.Duration) Limit {
-	return newLimit(algSlidingLog, quota, float64(quota), window)
+	return newDef(algSlidingLog, quota, float64(quota), window).limit()
 }
 
 // TokenBucket allows bursts of up to burst requests and refills rate tokens
@@ -79,14 +80,14 @@ func SlidingLog(quota int64, window time.Duration) Limit {
 // accumulate rounding error; it decides exactly as GCRA with the same
 // parameters, under its familiar name and keys of its own.
 func TokenBucket(rate float64, per time.Duration, burst int64) Limit {
-	return newLimit(algTokenBucket, burst, rate, per)
+	return newDef(algTokenBucket, burst, rate, per).limit()
 }
 
 // LeakyBucket holds up to capacity requests and leaks leak of them per
 // period. As a meter (the default) it denies a request that would overflow
 // the bucket. Queue turns it into a shaper.
 func LeakyBucket(capacity int64, leak float64, per time.Duration) Limit {
-	return newLimit(algLeakyBucket, capacity, leak, per)
+	return newDef(algLeakyBucket, capacity, leak, per).limit()
 }
 
 // Queue returns a copy of a LeakyBucket in queue mode: an admitted request
@@ -95,8 +96,9 @@ func LeakyBucket(capacity int64, leak float64, per time.Duration) Limit {
 // before calling the handler. A request whose delay would exceed maxWait
 // (or that would overflow the bucket) is denied.
 func (l Limit) Queue(maxWait time.Duration) Limit {
-	l.maxWait = maxWait
-	return l.withID()
+	c := *l.def()
+	c.maxWait = maxWait
+	return c.limit()
 }
 
 // Custom returns a limit run by a custom algorithm registered with a store
@@ -105,7 +107,7 @@ func (l Limit) Queue(maxWait time.Duration) Limit {
 // and "can never pass" checks, window its window, params its own
 // parameters.
 func Custom(alg string, capacity int64, window time.Duration, params [3]int64) Limit {
-	l := newLimit(algorithm(alg), capacity, float64(capacity), window)
-	l.params = params
-	return l.withID()
+	c := newDef(algorithm(alg), capacity, float64(capacity), window)
+	c.params = params
+	return c.limit()
 }

@@ -30,8 +30,8 @@ func claim(l *Limiter) error {
 	}
 	var ids []string
 	for _, lim := range l.limits {
-		if !lim.named {
-			ids = append(ids, lim.id)
+		if !lim.def().named {
+			ids = append(ids, lim.def().id)
 		}
 	}
 	if len(ids) == 0 {
@@ -48,10 +48,10 @@ func claim(l *Limiter) error {
 	}
 	for i, id := range ids {
 		if other := byID[id].Value(); other != nil && other != l {
-			name := l.limits[0].name
+			name := l.limits[0].Name()
 			for _, lim := range l.limits {
-				if lim.id == ids[i] {
-					name = lim.name
+				if lim.def().id == ids[i] {
+					name = lim.Name()
 				}
 			}
 			return &LimitError{Limit: name, Field: "name", Reason: "is the default name of a limit that another live Limiter on this store " +

@@ -136,6 +136,22 @@ func (c *ClientIP) Key(a netip.Addr) string {
 	return p.String()
 }
 
+// keyIn returns Key(a) as a substring of s, the text a was read from
+// (RemoteAddr's "ip:port"), when s holds it as Key writes it: a whole IPv4
+// address, followed by nothing or a port. Such a key costs no formatting
+// and no allocation.
+func (c *ClientIP) keyIn(s string, a netip.Addr) (string, bool) {
+	if !a.Is4() || c.v4Bits != 32 {
+		return "", false
+	}
+	var buf [len("255.255.255.255")]byte
+	text := a.AppendTo(buf[:0])
+	if len(s) < len(text) || s[:len(text)] != string(text) || len(s) > len(text) && s[len(text)] != ':' {
+		return "", false
+	}
+	return s[:len(text)], true
+}
+
 // Resolve returns the client address of a request whose socket peer is
 // remoteAddr ("ip:port" or "ip") and whose header values are read through
 // header (http.Header.Values for net/http). Frameworks that are not net/http

@@ -42,12 +42,15 @@ type Decision struct {
 	// Cached reports a denial answered by a local deny cache, without asking
 	// the store (store/denycache).
 	Cached bool
-	// States holds every limit's state, in the Limiter's order; in a Limiter
-	// that mixes enforced and shadow limits, the enforced ones'.
+	// States holds every limit's state, in the Limiter's order, when the
+	// call had more than one limit; in a Limiter that mixes enforced and
+	// shadow limits, the enforced ones'. It is nil when the call had one
+	// limit: the Decision's own fields are then that limit's state, and a
+	// decision costs no allocation.
 	States []LimitState
 
 	policy string // RateLimit-Policy value, set by the Limiter
-	shadow *Limit // the shadow limit that would have refused, if any
+	shadow Limit  // the shadow limit that would have refused, if any
 }
 
 // LimitState is one limit's part of a Decision: what that limit alone says.
@@ -62,4 +65,25 @@ type LimitState struct {
 	Blocked       bool          // denied by the limit's penalty block
 	Delay         time.Duration // queue mode: wait before handling
 	Suppression   float64       // Suppressed: the suppression factor, 0 to 1
+}
+
+// states returns d's per-limit states: d.States, or for a decision about one
+// limit (States nil) that limit's state, built from d's fields in *one. A
+// Decision that describes no limit has none.
+func (d *Decision) states(one *[1]LimitState) []LimitState {
+	if d.States != nil || d.Limit.d == nil {
+		return d.States
+	}
+	one[0] = LimitState{
+		Limit:         d.Limit,
+		Allowed:       d.Allowed,
+		Remaining:     d.Remaining,
+		ResetAfter:    d.ResetAfter,
+		RetryAfter:    d.RetryAfter,
+		Unsatisfiable: d.Unsatisfiable,
+		Blocked:       d.Blocked,
+		Delay:         d.Delay,
+		Suppression:   d.Suppression,
+	}
+	return one[:]
 }

@@ -73,10 +73,10 @@ func DeniedResponse(d Decision, code ErrorCode) *ErrorResponse {
 // violated lists the names of the limits that refused d: the binding limit
 // first, then the others that denied, in the Limiter's order.
 func violated(d Decision) []string {
-	names := []string{d.Limit.name}
+	names := []string{d.Limit.Name()}
 	for _, s := range d.States {
-		if !s.Allowed && s.Limit.name != d.Limit.name {
-			names = append(names, s.Limit.name)
+		if !s.Allowed && s.Limit.Name() != d.Limit.Name() {
+			names = append(names, s.Limit.Name())
 		}
 	}
 	return names

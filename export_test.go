@@ -7,4 +7,4 @@ var PolicyQuota = policyQuota
 func (l Limit) Validate() error { return l.validate() }
 
 // Fingerprint is the hash of the parameters at the end of the storage ID.
-func (l Limit) Fingerprint() string { return l.fingerprint() }
+func (l Limit) Fingerprint() string { return l.def().fingerprint() }

@@ -20,6 +20,22 @@ type verdict = core.Verdict[Decision, ErrorResponse]
 type guard struct {
 	limiter *Limiter
 	cfg     *config
+	// unbounded is set when the Limiter's store never blocks (see
+	// nonBlocking): its calls need no timeout context.
+	unbounded bool
+}
+
+// nonBlocking is store.NonBlocking's method: a Store whose calls never wait
+// on I/O, timers or other processes reports true, and the guard calls it
+// without a timeout context, which would cost more than the call.
+type nonBlocking interface {
+	NonBlocking() bool
+}
+
+// newGuard builds the guard of l with opts.
+func newGuard(l *Limiter, opts []Option) *guard {
+	nb, ok := l.store.(nonBlocking)
+	return &guard{limiter: l, cfg: newConfig(opts), unbounded: ok && nb.NonBlocking()}
 }
 
 func init() {
@@ -27,7 +43,7 @@ func init() {
 		if l == nil {
 			panic("ratekit: a middleware needs a Limiter; build one with ratekit.New")
 		}
-		return &guard{limiter: l, cfg: newConfig(opts)}
+		return newGuard(l, opts)
 	})
 }
 
@@ -48,7 +64,7 @@ func (g *guard) Check(ctx context.Context, key string, keyErr error, cost int64,
 		}
 		return verdict{Pass: true, Err: err}
 	}
-	writeHeaders(h, d, c.headers, c.now())
+	writeHeaders(h, &d, c.headers, c.clock())
 	if d.Allowed {
 		wait(ctx, d.Delay)
 		return verdict{Pass: true, Decision: d}
@@ -123,6 +139,9 @@ func wait(ctx context.Context, d time.Duration) {
 func (g *guard) decide(ctx context.Context, key string, keyErr error, cost int64) (Decision, error) {
 	if keyErr != nil {
 		return Decision{}, keyErr
+	}
+	if g.unbounded { // the call returns without waiting: no timer to set
+		return g.limiter.AllowN(ctx, key, cost)
 	}
 	ctx, cancel := g.cfg.bound(ctx)
 	defer cancel()

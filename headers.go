@@ -49,7 +49,7 @@ const (
 
 // writeHeaders sets the rate-limit headers of mode for d; now is the time
 // X-RateLimit-Reset counts from.
-func writeHeaders(h headerSetter, d Decision, mode HeaderMode, now time.Time) {
+func writeHeaders(h headerSetter, d *Decision, mode HeaderMode, now time.Time) {
 	if hh, ok := h.(http.Header); ok {
 		writeHTTPHeaders(hh, d, mode, now)
 		return
@@ -63,7 +63,7 @@ func writeHeaders(h headerSetter, d Decision, mode HeaderMode, now time.Time) {
 
 // writeHTTPHeaders is writeHeaders for http.Header with one allocation for
 // all value slices.
-func writeHTTPHeaders(h http.Header, d Decision, mode HeaderMode, now time.Time) {
+func writeHTTPHeaders(h http.Header, d *Decision, mode HeaderMode, now time.Time) {
 	var vals [5]string
 	n := headerValues(&vals, d, mode, now)
 	backing := make([]string, n)
@@ -92,30 +92,44 @@ func headerNames(mode HeaderMode) []string {
 }
 
 // headerValues fills vals in headerNames(mode) order and returns how many.
-func headerValues(vals *[5]string, d Decision, mode HeaderMode, now time.Time) int {
-	n := 0
+// The values it builds share one string, allocated once.
+func headerValues(vals *[5]string, d *Decision, mode HeaderMode, now time.Time) int {
+	var buf [192]byte
+	b := buf[:0]
+	var ends [5]int // where each value ends in b
+	n, policy := 0, -1
 	if mode&HeadersLegacy != 0 {
 		q, _ := policyQuota(d.Limit)
-		vals[0] = strconv.FormatInt(q, 10)
-		vals[1] = strconv.FormatInt(clampSF(d.Remaining), 10)
-		vals[2] = strconv.FormatInt(ceilSeconds(now.Add(d.ResetAfter).Sub(time.Unix(0, 0))), 10)
+		b = strconv.AppendInt(b, q, 10)
+		ends[0] = len(b)
+		b = strconv.AppendInt(b, clampSF(d.Remaining), 10)
+		ends[1] = len(b)
+		b = strconv.AppendInt(b, ceilSeconds(time.Duration(now.UnixNano())+d.ResetAfter), 10) // Unix seconds
+		ends[2] = len(b)
 		n = 3
 	}
 	if mode&HeadersIETF != 0 {
-		policy := d.policy
-		if policy == "" || d.Fallback { // a fallback decides on scaled limits
-			policy = statesPolicy(d.States)
+		var one [1]LimitState
+		states := d.states(&one)
+		policy, vals[n], ends[n] = n, d.policy, len(b) // a value of its own, not built in b
+		if vals[n] == "" || d.Fallback {               // a fallback decides on scaled limits
+			vals[n] = statesPolicy(states)
 		}
-		var buf [128]byte
-		state := buf[:0]
-		for i, s := range d.States {
+		for i, s := range states {
 			if i > 0 {
-				state = append(state, ", "...)
+				b = append(b, ", "...)
 			}
-			state = appendItem(state, s.Limit.Name(), "r", clampSF(s.Remaining), "t", ceilSeconds(s.ResetAfter))
+			b = appendItem(b, s.Limit.Name(), "r", clampSF(s.Remaining), "t", ceilSeconds(s.ResetAfter))
 		}
-		vals[n], vals[n+1] = policy, string(state)
+		ends[n+1] = len(b)
 		n += 2
+	}
+	all, from := string(b), 0
+	for i := range n {
+		if i != policy {
+			vals[i] = all[from:ends[i]]
+		}
+		from = ends[i]
 	}
 	return n
 }
@@ -158,16 +172,23 @@ func retryAfterSeconds(retry time.Duration) int64 {
 }
 
 // policyQuota returns the quota and window (whole seconds) that describe l
+// in headers, as headerQuota computed them when l was built.
+func policyQuota(l Limit) (quota, windowSeconds int64) {
+	d := l.def()
+	return d.headerQ, d.headerW
+}
+
+// headerQuota returns the quota and window (whole seconds) that describe l
 // in headers, such that the remaining count never exceeds the quota: a fixed
 // window's (or sliding window's, or log's) quota per window; a bucket
 // algorithm's burst per the time the burst takes to refill (burst ×
 // interval). A window that is not whole seconds is scaled by
 // the smallest factor up to 1000 that makes it whole (10 per 100 ms is 100
 // per second), else rounded up. Both are clamped to Structured Field integers.
-func policyQuota(l Limit) (quota, windowSeconds int64) {
+func (l *limitDef) headerQuota() (quota, windowSeconds int64) {
 	window := l.period
 	if l.alg.bucket() {
-		window = time.Duration(min(float64(l.interval())*float64(l.quota), float64(maxWindow)))
+		window = time.Duration(min(float64(l.interval)*float64(l.quota), float64(maxWindow)))
 	}
 	if window <= 0 {
 		return clampSF(l.quota), 0

@@ -30,6 +30,9 @@ func ByIP(opts ...IPOption) KeyFunc {
 		if err != nil {
 			return "", err
 		}
+		if k, ok := c.keyIn(r.RemoteAddr, a); ok { // the peer's own text
+			return k, nil
+		}
 		return c.Key(a), nil
 	}
 }

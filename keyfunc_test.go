@@ -3,6 +3,7 @@ package ratekit_test
 import (
 	"errors"
 	"net/http"
+	"net/netip"
 	"testing"
 
 	"github.com/ratekit/ratekit"
@@ -37,5 +38,43 @@ func TestEmptyKeys(t *testing.T) {
 		if _, err := k(r); !errors.Is(err, ratekit.ErrEmptyKey) {
 			t.Errorf("%s: %v, want ErrEmptyKey", name, err)
 		}
+	}
+}
+
+// TestByIPKeysAsKeyDoes: ByIP's key is ClientIP.Key of the resolved
+// address, whatever form the peer and the headers take; a plain IPv4 peer
+// costs no allocation (its key is RemoteAddr's own text).
+func TestByIPKeysAsKeyDoes(t *testing.T) {
+	for _, opts := range [][]ratekit.IPOption{
+		nil,
+		{ratekit.IPv4Prefix(24)},
+		{ratekit.TrustProxies(netip.MustParsePrefix("10.0.0.0/8"))},
+	} {
+		c, err := ratekit.NewClientIP(opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := ratekit.ByIP(opts...)
+		for _, remote := range []string{
+			"203.0.113.7:1234", "203.0.113.7", "[::ffff:203.0.113.7]:1234", "[2001:db8::1]:80", "10.1.2.3:80",
+			"1.2.3.4:5", "1.2.3.45:5", "255.255.255.255:65535", "0.0.0.0:1",
+		} {
+			r, _ := http.NewRequest("GET", "/", nil)
+			r.RemoteAddr = remote
+			r.Header.Set("X-Forwarded-For", "198.51.100.9")
+			a, err := c.Resolve(r.RemoteAddr, r.Header.Values)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := key(r); err != nil || got != c.Key(a) {
+				t.Errorf("%v, peer %s: ByIP %q %v, Key %q", opts, remote, got, err, c.Key(a))
+			}
+		}
+	}
+	r, _ := http.NewRequest("GET", "/", nil)
+	r.RemoteAddr = "203.0.113.7:1234"
+	key := ratekit.ByIP()
+	if n := testing.AllocsPerRun(100, func() { _, _ = key(r) }); n != 0 {
+		t.Fatalf("ByIP of an IPv4 peer: %v allocations, want 0", n)
 	}
 }

@@ -9,7 +9,8 @@ import (
 )
 
 // A Limit is one rate limit: an algorithm and its parameters. It is a small
-// value, safe to copy and to share between goroutines. Build it with a
+// value (one pointer to its immutable definition), safe to copy and to share
+// between goroutines; two Limits built alike are equal (==). Build it with a
 // constructor such as FixedWindow or GCRA and name it with Named; the zero
 // Limit is invalid. New checks every parameter, so a bad limit is reported
 // when the Limiter is built, never at request time.
@@ -17,6 +18,12 @@ import (
 // A limit's parameters are fingerprinted into its storage key: changing them
 // starts fresh state, and the old state expires on its own.
 type Limit struct {
+	d *limitDef // nil in the zero Limit
+}
+
+// limitDef is what a Limit is. It is never changed once a Limit holds it:
+// a modifier copies it, changes the copy and interns that.
+type limitDef struct {
 	alg       algorithm
 	name      string
 	quota     int64         // requests per window, or the burst / capacity of a bucket
@@ -30,6 +37,21 @@ type Limit struct {
 	id        string        // name:algorithm:fingerprint, the storage identity
 	named     bool          // named by Named, not by default
 	shadow    bool          // decides and counts, never refuses (Shadow)
+	// Derived by limit from the fields above, so that Spec is a copy:
+	interval         time.Duration // emissionInterval()
+	hard             int64         // hardLimit()
+	headerQ, headerW int64         // headerQuota(), after interval
+}
+
+// zeroDef is the zero Limit's definition. It is never written.
+var zeroDef limitDef
+
+// def returns l's definition, which the caller must not change.
+func (l Limit) def() *limitDef {
+	if l.d == nil {
+		return &zeroDef
+	}
+	return l.d
 }
 
 // FixedWindow allows quota requests per window. The window starts with the
@@ -37,25 +59,28 @@ type Limit struct {
 // pass up to 2 × quota across a window boundary. Window has millisecond
 // resolution.
 func FixedWindow(quota int64, window time.Duration) Limit {
-	return newLimit(algFixedWindow, quota, float64(quota), window)
+	return newDef(algFixedWindow, quota, float64(quota), window).limit()
 }
 
 // GCRA allows rate requests per period as a steady flow (one every
 // period/rate) with bursts of up to burst requests. Its state is a single
 // theoretical arrival time, so memory is constant and Retry-After is exact.
 func GCRA(rate float64, period time.Duration, burst int64) Limit {
-	return newLimit(algGCRA, burst, rate, period)
+	return newDef(algGCRA, burst, rate, period).limit()
 }
 
-func newLimit(alg algorithm, quota int64, rate float64, period time.Duration) Limit {
-	l := Limit{alg: alg, name: string(alg), quota: quota, rate: rate, period: period}
-	return l.withID()
+// newDef returns the definition of a limit of alg, named after it.
+func newDef(alg algorithm, quota int64, rate float64, period time.Duration) limitDef {
+	return limitDef{alg: alg, name: string(alg), quota: quota, rate: rate, period: period}
 }
 
-// withID recomputes the storage identity after a change.
-func (l Limit) withID() Limit {
-	l.id = l.name + ":" + string(l.alg) + ":" + l.fingerprint()
-	return l
+// limit computes c's storage identity and derived values and returns the
+// Limit that c defines.
+func (c limitDef) limit() Limit {
+	c.id = c.name + ":" + string(c.alg) + ":" + c.fingerprint()
+	c.interval, c.hard = c.emissionInterval(), c.hardLimit()
+	c.headerQ, c.headerW = c.headerQuota()
+	return Limit{intern(c)}
 }
 
 // Named returns a copy of l with the policy name name. The name appears in the
@@ -66,16 +91,18 @@ func (l Limit) withID() Limit {
 // Limiters on one store whose unnamed limits would share counters by
 // accident.
 func (l Limit) Named(name string) Limit {
-	l.name, l.named = name, true
-	return l.withID()
+	c := *l.def()
+	c.name, c.named = name, true
+	return c.limit()
 }
 
 // Block returns a copy of l that, once it denies a request, keeps denying
 // the subject for d (a penalty), whatever its counters say. Requests during a
 // block are not recorded. The block's TTL in the store is its truth.
 func (l Limit) Block(d time.Duration) Limit {
-	l.block = d
-	return l.withID()
+	c := *l.def()
+	c.block = d
+	return c.limit()
 }
 
 // Shadow returns a copy of l in shadow mode: it decides and counts as usual,
@@ -90,39 +117,42 @@ func (l Limit) Block(d time.Duration) Limit {
 // rate-limit headers describe the enforced limits, or, when every limit is
 // in shadow mode, the shadow ones (WithHeaders(HeadersNone) leaves them out).
 func (l Limit) Shadow() Limit {
-	l.shadow = true
-	return l
+	c := *l.def()
+	c.shadow = true
+	return Limit{intern(c)}
 }
 
 // Name returns the limit's policy name: the one given to Named, or the
 // algorithm's.
-func (l Limit) Name() string { return l.name }
+func (l Limit) Name() string { return l.def().name }
 
 // Spec describes the limit for stores and tools: its algorithm, identity and
-// parameters.
+// parameters. Its values are computed when the limit is built, so Spec costs
+// a copy.
 func (l Limit) Spec() Spec {
+	d := l.def()
 	return Spec{
-		Algorithm: string(l.alg),
-		Name:      l.name,
-		ID:        l.id,
-		Quota:     l.quota,
-		Rate:      l.rate,
-		Window:    l.period,
-		Interval:  l.interval(),
-		Precision: l.precision,
-		MaxWait:   l.maxWait,
-		Block:     l.block,
-		Factor:    l.factor,
-		Hard:      l.hard(),
-		Params:    l.params,
+		Algorithm: string(d.alg),
+		Name:      d.name,
+		ID:        d.id,
+		Quota:     d.quota,
+		Rate:      d.rate,
+		Window:    d.period,
+		Interval:  d.interval,
+		Precision: d.precision,
+		MaxWait:   d.maxWait,
+		Block:     d.block,
+		Factor:    d.factor,
+		Hard:      d.hard,
+		Params:    d.params,
 	}
 }
 
-// interval is the emission interval of a bucket algorithm (GCRA,
+// emissionInterval is the emission interval of a bucket algorithm (GCRA,
 // TokenBucket, LeakyBucket): period/rate rounded up to whole microseconds,
 // so the rate carries a fixed error below one microsecond per request and
 // never drifts. It is 0 for other algorithms.
-func (l Limit) interval() time.Duration {
+func (l *limitDef) emissionInterval() time.Duration {
 	if !l.alg.bucket() || !(l.rate > 0) {
 		return 0
 	}
@@ -141,7 +171,7 @@ func (a algorithm) bucket() bool {
 
 // fingerprint returns a short hash of the algorithm and its parameters (not
 // the name). Stores put it in the key, so new parameters start fresh state.
-func (l Limit) fingerprint() string {
+func (l *limitDef) fingerprint() string {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s|%d|%s|%d|%d|%d|%d|%v", l.alg, l.quota, strconv.FormatFloat(l.rate, 'g', -1, 64), l.period,
 		l.precision, l.maxWait, l.block, l.params)
@@ -152,7 +182,10 @@ func (l Limit) fingerprint() string {
 }
 
 // String describes the limit, e.g. "api: fixed 100 per 1m0s".
-func (l Limit) String() string {
+func (l Limit) String() string { return l.def().describe() }
+
+// describe is Limit.String.
+func (l *limitDef) describe() string {
 	var s string
 	switch {
 	case l.alg.bucket():
@@ -163,7 +196,7 @@ func (l Limit) String() string {
 	case l.alg == algSlidingWindow:
 		s = fmt.Sprintf("%s: sliding %d per %s, buckets of %s", l.name, l.quota, l.period, l.precision)
 	case l.alg == algSuppressed:
-		s = fmt.Sprintf("%s: suppressed %d per %s, hard %d", l.name, l.quota, l.period, l.hard())
+		s = fmt.Sprintf("%s: suppressed %d per %s, hard %d", l.name, l.quota, l.period, l.hard)
 	default:
 		s = fmt.Sprintf("%s: %s %d per %s", l.name, l.alg, l.quota, l.period)
 	}

@@ -45,10 +45,10 @@ func New(store Store, limits ...Limit) (*Limiter, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if seen[l.name] {
-			errs = append(errs, &LimitError{Limit: l.name, Field: "name", Reason: "is used by two limits of one Limiter; name them apart with Named"})
+		if seen[l.Name()] {
+			errs = append(errs, &LimitError{Limit: l.Name(), Field: "name", Reason: "is used by two limits of one Limiter; name them apart with Named"})
 		}
-		seen[l.name] = true
+		seen[l.Name()] = true
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -76,7 +76,14 @@ func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (Decision,
 	if key == "" {
 		return Decision{}, ErrEmptyKey
 	}
-	return l.decide(ctx, key, cost, l.store.Take)
+	if len(l.shadow) == 0 { // one store call, straight to the caller
+		d, err := l.store.Take(ctx, key, l.enforced, cost)
+		if err == nil {
+			d.policy = l.policy
+		}
+		return d, err
+	}
+	return l.decide(ctx, key, cost, false)
 }
 
 // Peek reports whether one more request for key would pass, without charging.
@@ -84,9 +91,7 @@ func (l *Limiter) Peek(ctx context.Context, key string) (Decision, error) {
 	if key == "" {
 		return Decision{}, ErrEmptyKey
 	}
-	return l.decide(ctx, key, 1, func(ctx context.Context, key string, limits []Limit, _ int64) (Decision, error) {
-		return l.store.Peek(ctx, key, limits)
-	})
+	return l.decide(ctx, key, 1, true)
 }
 
 // Reset forgets key's state for every limit of the Limiter, blocks included.

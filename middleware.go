@@ -15,14 +15,16 @@ import (
 //     fail open on store errors and 400 on key errors by default; a store
 //     error is never a 429.
 //
-// Each store call is bounded by WithTimeout (100 ms by default). Middleware
+// Each store call is bounded by WithTimeout (100 ms by default), but for a
+// store that never blocks (store.NonBlocking, such as store/memstore), which
+// is called without a timer. Middleware
 // panics if l or key is nil: that is a programming error found when the
 // handler is built, never at request time.
 func Middleware(l *Limiter, key KeyFunc, opts ...Option) func(http.Handler) http.Handler {
 	if l == nil || key == nil {
 		panic("ratekit: Middleware needs a Limiter and a KeyFunc")
 	}
-	g := &guard{limiter: l, cfg: newConfig(opts)}
+	g := newGuard(l, opts)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if g.Skip(r) {

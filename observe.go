@@ -45,8 +45,8 @@ func fillEvent(e *observe.Event, d Decision, err error, invalid bool, names stri
 		e.Outcome = observe.Denied
 	case d.ShadowDenied:
 		e.Outcome = observe.ShadowDenied
-		binding, remaining = *d.shadow, 0
+		binding, remaining = d.shadow, 0
 	}
-	e.Policy, e.Remaining = binding.name, max(remaining, 0)
+	e.Policy, e.Remaining = binding.Name(), max(remaining, 0)
 	e.Quota, _ = policyQuota(binding)
 }

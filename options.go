@@ -7,6 +7,7 @@ import (
 
 	"github.com/ratekit/ratekit/internal/core"
 	"github.com/ratekit/ratekit/internal/throttle"
+	"github.com/ratekit/ratekit/internal/wallclock"
 	"github.com/ratekit/ratekit/observe"
 )
 
@@ -52,7 +53,7 @@ type config struct {
 	cost        func(r *http.Request) int64
 	skip        func(r *http.Request) bool
 	timeout     time.Duration
-	now         func() time.Time
+	now         func() time.Time // WithClock; nil: the wall clock (wallclock.Now)
 	observer    observe.Observer
 }
 
@@ -63,7 +64,6 @@ func newConfig(opts []Option) *config {
 		keyPolicy:   FailClosed,
 		closedRetry: time.Second,
 		timeout:     DefaultTimeout,
-		now:         time.Now,
 	}
 	for _, o := range opts {
 		o.apply(c)
@@ -136,7 +136,8 @@ func WithSkip(f func(r *http.Request) bool) Option {
 
 // WithTimeout bounds each store call (default DefaultTimeout, 100 ms); 0 or
 // less means only the request's own context bounds it. A call that runs out
-// of time follows the error policy.
+// of time follows the error policy. A store that never blocks
+// (store.NonBlocking, such as store/memstore) is called without a timeout.
 func WithTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.timeout = d })
 }
@@ -170,4 +171,12 @@ func WithClock(now func() time.Time) Option {
 			c.now = now
 		}
 	})
+}
+
+// clock returns the time X-RateLimit-Reset counts from.
+func (c *config) clock() time.Time {
+	if c.now == nil {
+		return wallclock.Now()
+	}
+	return c.now()
 }

@@ -10,8 +10,8 @@ func newLimiter(store Store, limits []Limit) *Limiter {
 	l := &Limiter{store: store, limits: append([]Limit(nil), limits...)}
 	names := make([]string, len(limits))
 	for i, lim := range l.limits {
-		names[i] = lim.name
-		if lim.shadow {
+		names[i] = lim.Name()
+		if lim.def().shadow {
 			l.shadow = append(l.shadow, lim)
 		} else {
 			l.enforced = append(l.enforced, lim)
@@ -26,15 +26,20 @@ func newLimiter(store Store, limits []Limit) *Limiter {
 	return l
 }
 
-// decider is a Store's Take, or its Peek in the same shape.
-type decider func(ctx context.Context, key string, limits []Limit, cost int64) (Decision, error)
+// ask is one store call: Take, or Peek when peek is set (cost is then 1).
+func (l *Limiter) ask(ctx context.Context, key string, limits []Limit, cost int64, peek bool) (Decision, error) {
+	if peek {
+		return l.store.Peek(ctx, key, limits)
+	}
+	return l.store.Take(ctx, key, limits, cost)
+}
 
 // decide asks the store about the enforced limits, then, when they admit
 // the request, about the shadow limits: a shadow limit counts what it would
 // count if it were enforced, and never refuses.
-func (l *Limiter) decide(ctx context.Context, key string, cost int64, ask decider) (Decision, error) {
+func (l *Limiter) decide(ctx context.Context, key string, cost int64, peek bool) (Decision, error) {
 	if len(l.shadow) == 0 {
-		d, err := ask(ctx, key, l.enforced, cost)
+		d, err := l.ask(ctx, key, l.enforced, cost, peek)
 		if err != nil {
 			return Decision{}, err
 		}
@@ -42,14 +47,14 @@ func (l *Limiter) decide(ctx context.Context, key string, cost int64, ask decide
 		return d, nil
 	}
 	if len(l.enforced) == 0 {
-		d, err := ask(ctx, key, l.shadow, cost)
+		d, err := l.ask(ctx, key, l.shadow, cost, peek)
 		if err != nil {
 			return Decision{}, err
 		}
 		d.policy = l.policy
 		return passShadow(d), nil
 	}
-	d, err := ask(ctx, key, l.enforced, cost)
+	d, err := l.ask(ctx, key, l.enforced, cost, peek)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -57,13 +62,13 @@ func (l *Limiter) decide(ctx context.Context, key string, cost int64, ask decide
 		d.policy = l.policy
 		return d, nil
 	}
-	s, err := ask(ctx, key, l.shadow, cost)
+	s, err := l.ask(ctx, key, l.shadow, cost, peek)
 	if err != nil {
 		return Decision{}, err
 	}
 	d.policy = l.policy
 	if !s.Allowed {
-		d.ShadowDenied, d.shadow = true, &s.Limit
+		d.ShadowDenied, d.shadow = true, s.Limit
 	}
 	d.Fallback = d.Fallback || s.Fallback
 	return d, nil
@@ -75,8 +80,7 @@ func passShadow(d Decision) Decision {
 	if d.Allowed {
 		return d
 	}
-	lim := d.Limit
-	d.Allowed, d.ShadowDenied, d.shadow = true, true, &lim
+	d.Allowed, d.ShadowDenied, d.shadow = true, true, d.Limit
 	d.RetryAfter, d.Blocked, d.Unsatisfiable = 0, false, false
 	for i := range d.States {
 		d.States[i].Allowed = true

@@ -36,14 +36,14 @@ import (
 // them with the probability of the tightest. Peek uses a draw too. A cost
 // above the hard limit can never pass and is not counted.
 func Suppressed(soft int64, window time.Duration, factor float64) Limit {
-	l := newLimit(algSuppressed, soft, float64(soft), window)
-	l.factor = factor
-	l.precision = defaultWidth(window)
-	return l.withID()
+	c := newDef(algSuppressed, soft, float64(soft), window)
+	c.factor = factor
+	c.precision = defaultWidth(window)
+	return c.limit()
 }
 
-// hard is a Suppressed limit's hard limit, floor(soft × factor), or 0.
-func (l Limit) hard() int64 {
+// hardLimit is a Suppressed limit's hard limit, floor(soft × factor), or 0.
+func (l *limitDef) hardLimit() int64 {
 	if l.alg != algSuppressed {
 		return 0
 	}
@@ -54,7 +54,7 @@ func (l Limit) hard() int64 {
 	return int64(h)
 }
 
-func (l Limit) validateSuppressed() error {
+func (l *limitDef) validateSuppressed() error {
 	if err := l.validateCount("soft limit", l.quota); err != nil {
 		return err
 	}
@@ -64,7 +64,7 @@ func (l Limit) validateSuppressed() error {
 	if math.IsNaN(l.factor) || math.IsInf(l.factor, 0) || l.factor < 1 {
 		return l.invalid("factor", fmt.Sprintf("must be a finite number of at least 1 (got %v)", l.factor))
 	}
-	if h := l.hard(); float64(h)*float64(l.precision.Milliseconds()) >= maxQuota {
+	if h := l.hard; float64(h)*float64(l.precision.Milliseconds()) >= maxQuota {
 		return l.invalid("factor", fmt.Sprintf("makes a hard limit (%d) × bucket width in ms at or above 2^53", h))
 	}
 	return nil

@@ -8,9 +8,12 @@ import (
 	"github.com/ratekit/ratekit/internal/bounds"
 )
 
+// validate reports whether l can be enforced (see limitDef.validate).
+func (l Limit) validate() error { return l.def().validate() }
+
 // validate reports whether l can be enforced. The error is a *LimitError
 // (matching ErrInvalidLimit) naming the parameter at fault.
-func (l Limit) validate() error {
+func (l *limitDef) validate() error {
 	if l.alg == "" {
 		return l.invalid("algorithm", "is missing; build limits with a constructor such as ratekit.FixedWindow")
 	}
@@ -50,7 +53,7 @@ func (l Limit) validate() error {
 	}
 }
 
-func (l Limit) validateSliding() error {
+func (l *limitDef) validateSliding() error {
 	if err := l.validateCount("quota", l.quota); err != nil {
 		return err
 	}
@@ -71,7 +74,7 @@ func (l Limit) validateSliding() error {
 	return nil
 }
 
-func (l Limit) validateBucket() error {
+func (l *limitDef) validateBucket() error {
 	if math.IsNaN(l.rate) || math.IsInf(l.rate, 0) || l.rate <= 0 {
 		return l.invalid("rate", fmt.Sprintf("must be a finite number above 0 (got %v)", l.rate))
 	}
@@ -84,14 +87,14 @@ func (l Limit) validateBucket() error {
 	if float64(l.period.Microseconds()) < l.rate {
 		return l.invalid("rate", fmt.Sprintf("must be at most one per microsecond (got %v per %s)", l.rate, l.period))
 	}
-	if horizon := float64(l.interval()) * float64(l.quota); horizon > float64(maxWindow) {
-		return l.invalid("burst", fmt.Sprintf("× interval must be at most %s (got %d × %s)", maxWindow, l.quota, l.interval()))
+	if horizon := float64(l.interval) * float64(l.quota); horizon > float64(maxWindow) {
+		return l.invalid("burst", fmt.Sprintf("× interval must be at most %s (got %d × %s)", maxWindow, l.quota, l.interval))
 	}
 	return nil
 }
 
 // validateModifiers checks Block, Precision and Queue.
-func (l Limit) validateModifiers() error {
+func (l *limitDef) validateModifiers() error {
 	if l.block != 0 {
 		if err := l.validateWindow("block", l.block); err != nil {
 			return err
@@ -127,14 +130,14 @@ func (a algorithm) builtin() bool {
 	return a == algFixedWindow || a == algSlidingWindow || a == algSlidingLog || a.bucket() || a == algSuppressed
 }
 
-func (l Limit) validateCount(field string, n int64) error {
+func (l *limitDef) validateCount(field string, n int64) error {
 	if n < 1 || n > maxQuota {
 		return l.invalid(field, fmt.Sprintf("must be between 1 and 2^53-1 (got %d)", n))
 	}
 	return nil
 }
 
-func (l Limit) validateWindow(field string, d time.Duration) error {
+func (l *limitDef) validateWindow(field string, d time.Duration) error {
 	switch {
 	case d < minWindow:
 		return l.invalid(field, fmt.Sprintf("must be at least %s (got %s)", minWindow, d))
@@ -146,7 +149,7 @@ func (l Limit) validateWindow(field string, d time.Duration) error {
 	return nil
 }
 
-func (l Limit) invalid(field, reason string) error {
+func (l *limitDef) invalid(field, reason string) error {
 	return &LimitError{Limit: l.name, Field: field, Reason: reason}
 }
 

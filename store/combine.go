@@ -11,9 +11,15 @@ import (
 // one if any, else the denying limit with the longest RetryAfter, else the
 // limit with the fewest remaining (the longest ResetAfter on ties). Stores
 // call Combine so that every store picks the binding limit the same way.
+//
+// The Decision keeps states as its States when there are several; for one
+// state it is Single's, with States nil.
 func Combine(states []ratekit.LimitState) ratekit.Decision {
-	if len(states) == 0 {
+	switch len(states) {
+	case 0:
 		return ratekit.Decision{}
+	case 1:
+		return Single(states[0])
 	}
 	b := 0
 	allowed := states[0].Allowed
@@ -23,7 +29,6 @@ func Combine(states []ratekit.LimitState) ratekit.Decision {
 			b = i
 		}
 	}
-	s := states[b]
 	var delay time.Duration
 	var suppression float64
 	for _, st := range states {
@@ -32,17 +37,26 @@ func Combine(states []ratekit.LimitState) ratekit.Decision {
 			delay = max(delay, st.Delay)
 		}
 	}
+	d := Single(states[b])
+	d.Allowed, d.Delay, d.Suppression, d.States = allowed, delay, suppression, states
+	return d
+}
+
+// Single is the Decision of a call with one limit, whose state is st: its
+// fields are st's and its States is nil. A store that decides one limit
+// calls Single rather than Combine so that its states need not outlive the
+// call (Combine keeps them).
+func Single(st ratekit.LimitState) ratekit.Decision {
 	return ratekit.Decision{
-		Suppression:   suppression,
-		Delay:         delay,
-		Blocked:       s.Blocked,
-		Allowed:       allowed,
-		Limit:         s.Limit,
-		Remaining:     s.Remaining,
-		ResetAfter:    s.ResetAfter,
-		RetryAfter:    s.RetryAfter,
-		Unsatisfiable: s.Unsatisfiable,
-		States:        states,
+		Suppression:   st.Suppression,
+		Delay:         st.Delay,
+		Blocked:       st.Blocked,
+		Allowed:       st.Allowed,
+		Limit:         st.Limit,
+		Remaining:     st.Remaining,
+		ResetAfter:    st.ResetAfter,
+		RetryAfter:    st.RetryAfter,
+		Unsatisfiable: st.Unsatisfiable,
 	}
 }
 

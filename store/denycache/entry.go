@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store"
 )
 
 // An entry is one cached denial: the store's Decision for a subject, a limit
@@ -35,12 +36,17 @@ type state struct {
 // is in its block, and only until the first block ends: a call the cache
 // answered instead of the store could otherwise have started a block.
 func newEntry(set *limitSet, d ratekit.Decision, cost, start int64, margin time.Duration) (e entry, ok bool) {
-	if d.Allowed || d.Unsatisfiable || d.Fallback || d.RetryAfter <= 0 || len(d.States) != len(set.ids) {
+	states := d.States
+	if len(states) == 0 && len(set.ids) == 1 { // one limit: the Decision is its state
+		states = []ratekit.LimitState{{Limit: d.Limit, Allowed: d.Allowed, Remaining: d.Remaining,
+			ResetAfter: d.ResetAfter, RetryAfter: d.RetryAfter, Blocked: d.Blocked}}
+	}
+	if d.Allowed || d.Unsatisfiable || d.Fallback || d.RetryAfter <= 0 || len(states) != len(set.ids) {
 		return entry{}, false
 	}
-	e = entry{start: start, cost: cost, binding: -1, blocked: d.Blocked, states: make([]state, len(d.States))}
+	e = entry{start: start, cost: cost, binding: -1, blocked: d.Blocked, states: make([]state, len(states))}
 	bound := d.Limit.Spec().ID
-	for i, st := range d.States {
+	for i, st := range states {
 		id := st.Limit.Spec().ID
 		if id != set.ids[i] || st.Unsatisfiable {
 			return entry{}, false
@@ -52,10 +58,10 @@ func newEntry(set *limitSet, d ratekit.Decision, cost, start int64, margin time.
 	}
 	wait := d.RetryAfter
 	for _, i := range set.blocks {
-		if !d.States[i].Blocked {
+		if !states[i].Blocked {
 			return entry{}, false
 		}
-		wait = min(wait, d.States[i].RetryAfter)
+		wait = min(wait, states[i].RetryAfter)
 	}
 	if wait -= margin; wait <= 0 || e.binding < 0 {
 		return entry{}, false
@@ -84,20 +90,14 @@ func (e *entry) covers(o entry) bool {
 // whose own wait has run out reports that it admits.
 func (e *entry) decision(limits []ratekit.Limit, now int64) ratekit.Decision {
 	elapsed := time.Duration(now - e.start)
+	if len(e.states) == 1 { // one limit: no States slice, as the stores answer
+		d := store.Single(e.state(limits[0], 0, elapsed))
+		d.Blocked, d.Cached = e.blocked, true
+		return d
+	}
 	states := make([]ratekit.LimitState, len(e.states))
-	for i, st := range e.states {
-		ls := ratekit.LimitState{
-			Limit:      limits[i],
-			Allowed:    st.allowed,
-			Remaining:  st.remaining,
-			ResetAfter: max(st.resetAfter-elapsed, 0),
-			RetryAfter: max(st.retryAfter-elapsed, 0),
-			Blocked:    st.blocked,
-		}
-		if !ls.Allowed && ls.RetryAfter == 0 {
-			ls.Allowed, ls.Blocked = true, false
-		}
-		states[i] = ls
+	for i := range e.states {
+		states[i] = e.state(limits[i], i, elapsed)
 	}
 	b := states[e.binding]
 	return ratekit.Decision{
@@ -109,4 +109,22 @@ func (e *entry) decision(limits []ratekit.Limit, now int64) ratekit.Decision {
 		Cached:     true,
 		States:     states,
 	}
+}
+
+// state is limit i's state, its waits reduced by elapsed; a limit whose own
+// wait has run out reports that it admits.
+func (e *entry) state(l ratekit.Limit, i int, elapsed time.Duration) ratekit.LimitState {
+	st := e.states[i]
+	ls := ratekit.LimitState{
+		Limit:      l,
+		Allowed:    st.allowed,
+		Remaining:  st.remaining,
+		ResetAfter: max(st.resetAfter-elapsed, 0),
+		RetryAfter: max(st.retryAfter-elapsed, 0),
+		Blocked:    st.blocked,
+	}
+	if !ls.Allowed && ls.RetryAfter == 0 {
+		ls.Allowed, ls.Blocked = true, false
+	}
+	return ls
 }

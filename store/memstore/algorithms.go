@@ -9,39 +9,40 @@ import (
 )
 
 // check decides one limit against its current state e (ok reports whether it
-// exists and is live) at time nowUS, in whole microseconds like the Redis
-// engine. It returns the limit's state after the call and, when charge is set
-// and the limit admits the request, the entry to store. The arithmetic mirrors
+// exists and is live; e points to a zero entry when not) at time nowUS, in
+// whole microseconds like the Redis engine. It writes to st the limit's
+// state after the call, but for its Limit, which the caller sets, and to n,
+// when charge is set and the limit admits the request, the entry to store
+// (else the zero entry). The arithmetic mirrors
 // store/redisengine/lua/engine.lua function for function.
-func check(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS, draw int64) (ratekit.LimitState, entry, error) {
-	var st ratekit.LimitState
-	var n entry
-	switch a := l.Spec().Algorithm; {
+func check(sp *ratekit.Spec, e *entry, ok bool, cost int64, charge bool, nowUS, draw int64, st *ratekit.LimitState, n *entry) error {
+	*n = entry{}
+	switch a := sp.Algorithm; {
 	case a == store.FixedWindow:
-		st, n = fixedWindow(l, e, ok, cost, charge, nowUS)
+		fixedWindow(sp, e, ok, cost, charge, nowUS, st, n)
 	case a == store.SlidingWindow:
-		st, n = slidingWindow(l, e, ok, cost, charge, nowUS)
+		slidingWindow(sp, e, ok, cost, charge, nowUS, st, n)
 	case a == store.SlidingLog:
-		st, n = slidingLog(l, e, ok, cost, charge, nowUS)
+		slidingLog(sp, e, ok, cost, charge, nowUS, st, n)
 	case a == store.GCRA || a == store.TokenBucket || a == store.LeakyBucket:
-		st, n = gcra(l, e, ok, cost, charge, nowUS)
+		gcra(sp, e, ok, cost, charge, nowUS, st, n)
 	case a == store.Suppressed:
-		st, n = suppressed(l, e, ok, cost, charge, nowUS, draw)
+		suppressed(sp, e, ok, cost, charge, nowUS, draw, st, n)
 	default:
-		return st, n, fmt.Errorf("ratekit: memstore: algorithm %q is not supported", a)
+		*st = ratekit.LimitState{}
+		return fmt.Errorf("ratekit: memstore: algorithm %q is not supported", a)
 	}
-	st.Limit = l
-	return st, n, nil
+	return nil
 }
 
-func fixedWindow(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry) {
-	quota, windowMS := l.Spec().Quota, l.Spec().Window.Milliseconds()
+func fixedWindow(sp *ratekit.Spec, e *entry, ok bool, cost int64, charge bool, nowUS int64, st *ratekit.LimitState, n *entry) {
+	quota, windowMS := sp.Quota, sp.Window.Milliseconds()
 	nowMS := nowUS / 1000
 	count, ttlMS, expireMS := int64(0), windowMS, nowMS+windowMS
 	if ok && e.expireMS > nowMS { // at TTL 0 the engine, like PTTL, starts a new window
 		count, ttlMS, expireMS = e.value, e.expireMS-nowMS, e.expireMS
 	}
-	st := ratekit.LimitState{Allowed: count+cost <= quota}
+	*st = ratekit.LimitState{Allowed: count+cost <= quota}
 	after := count
 	if st.Allowed && charge {
 		after += cost
@@ -57,12 +58,12 @@ func fixedWindow(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, now
 			st.RetryAfter = ms(ttlMS)
 		}
 	}
-	return st, entry{value: after, expireMS: expireMS}
+	*n = entry{value: after, expireMS: expireMS}
 }
 
 // slidingWindow: see algorithms.sliding in the engine.
-func slidingWindow(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry) {
-	quota, windowMS, width := l.Spec().Quota, l.Spec().Window.Milliseconds(), l.Spec().Precision.Milliseconds()
+func slidingWindow(sp *ratekit.Spec, e *entry, ok bool, cost int64, charge bool, nowUS int64, st *ratekit.LimitState, n *entry) {
+	quota, windowMS, width := sp.Quota, sp.Window.Milliseconds(), sp.Precision.Milliseconds()
 	nowMS := nowUS / 1000
 	c := nowMS / width
 	o := c - windowMS/width
@@ -81,22 +82,22 @@ func slidingWindow(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, n
 	}
 	x := nowMS % width
 	scaled := full*width + counts[o]*(width-x)
-	st := ratekit.LimitState{Remaining: max((quota*width-scaled)/width, 0)}
+	*st = ratekit.LimitState{Remaining: max((quota*width-scaled)/width, 0)}
 	if newest >= 0 {
 		st.ResetAfter = ms((newest+1)*width + windowMS - nowMS)
 	}
 	if cost > quota {
 		st.Unsatisfiable = true
-		return st, entry{}
+		return
 	}
 	need := (quota - cost) * width
 	if scaled > need {
 		st.RetryAfter = ms(slideRetry(counts, o, full, x, need, width, windowMS, nowMS))
-		return st, entry{}
+		return
 	}
 	st.Allowed = true
 	if !charge {
-		return st, entry{}
+		return
 	}
 	ttl := (c+1)*width + windowMS - nowMS
 	st.Remaining = (quota*width - scaled - cost*width) / width
@@ -108,7 +109,7 @@ func slidingWindow(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, n
 		}
 	}
 	next.buckets = append(next.buckets, bucket{idx: c, n: counts[c] + cost})
-	return st, next
+	*n = next
 }
 
 // slideRetry returns the ms until a bucketed window estimate leaves room
@@ -135,8 +136,8 @@ func slideRetry(counts map[int64]int64, o, full, x, need, width, windowMS, nowMS
 }
 
 // slidingLog: see algorithms.log in the engine. The window is (now-window, now].
-func slidingLog(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry) {
-	quota, windowUS := l.Spec().Quota, l.Spec().Window.Microseconds()
+func slidingLog(sp *ratekit.Spec, e *entry, ok bool, cost int64, charge bool, nowUS int64, st *ratekit.LimitState, n *entry) {
+	quota, windowUS := sp.Quota, sp.Window.Microseconds()
 	from := nowUS - windowUS
 	var in []int64
 	if ok {
@@ -148,7 +149,7 @@ func slidingLog(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowU
 		}
 	}
 	count := int64(len(in))
-	st := ratekit.LimitState{Remaining: max(quota-count, 0)}
+	*st = ratekit.LimitState{Remaining: max(quota-count, 0)}
 	if count > 0 {
 		st.ResetAfter = us(in[count-1] + windowUS - nowUS)
 	}
@@ -158,11 +159,11 @@ func slidingLog(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowU
 		} else {
 			st.RetryAfter = us(in[count+cost-quota-1] + windowUS - nowUS)
 		}
-		return st, entry{}
+		return
 	}
 	st.Allowed = true
 	if !charge {
-		return st, entry{}
+		return
 	}
 	st.Remaining -= cost
 	st.ResetAfter = us(windowUS)
@@ -171,47 +172,47 @@ func slidingLog(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowU
 	for range cost {
 		next.log = append(next.log, nowUS)
 	}
-	return st, next
+	*n = next
 }
 
 // gcra serves GCRA, TokenBucket and LeakyBucket: see algorithms.gcra in the
 // engine.
-func gcra(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS int64) (ratekit.LimitState, entry) {
-	interval, burst, maxWait := l.Spec().Interval.Microseconds(), l.Spec().Quota, l.Spec().MaxWait.Microseconds()
+func gcra(sp *ratekit.Spec, e *entry, ok bool, cost int64, charge bool, nowUS int64, st *ratekit.LimitState, n *entry) {
+	interval, burst, maxWait := sp.Interval.Microseconds(), sp.Quota, sp.MaxWait.Microseconds()
 	offset := interval * burst
 	tat := nowUS
 	if ok && e.value > nowUS {
 		tat = e.value
 	}
-	st := ratekit.LimitState{}
+	*st = ratekit.LimitState{}
 	st.Remaining = max((nowUS-tat+offset)/interval, 0)
 	st.ResetAfter = us(tat - nowUS)
 	if cost > burst {
 		st.Unsatisfiable = true
-		return st, entry{}
+		return
 	}
 	newTat := tat + interval*cost
 	diff := nowUS - (newTat - offset)
 	if diff < 0 {
 		st.RetryAfter = us(-diff)
-		return st, entry{}
+		return
 	}
 	var delay int64
 	if maxWait > 0 {
 		if delay = tat - nowUS; delay > maxWait {
 			st.RetryAfter = us(delay - maxWait)
-			return st, entry{}
+			return
 		}
 	}
 	st.Allowed = true
 	if !charge {
-		return st, entry{}
+		return
 	}
 	st.Remaining = diff / interval
 	st.ResetAfter = us(newTat - nowUS)
 	st.Delay = us(delay)
 	ttlMS := (newTat - nowUS + 999) / 1000
-	return st, entry{value: newTat, expireMS: nowUS/1000 + ttlMS}
+	*n = entry{value: newTat, expireMS: nowUS/1000 + ttlMS}
 }
 
 func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }

@@ -19,8 +19,8 @@ import (
 
 var benchLimits = map[string][]ratekit.Limit{
 	"fixed":      {ratekit.FixedWindow(1<<40, time.Hour)},
-	"gcra":       {ratekit.GCRA(1e9, time.Second, 1<<30)},
-	"two-limits": {ratekit.FixedWindow(1<<40, time.Hour), ratekit.GCRA(1e9, time.Second, 1<<30).Block(time.Minute)},
+	"gcra":       {ratekit.GCRA(1e6, time.Second, 1<<40)},
+	"two-limits": {ratekit.FixedWindow(1<<40, time.Hour), ratekit.GCRA(1e6, time.Second, 1<<40).Block(time.Minute)},
 }
 
 func benchKeys(n int) []string {
@@ -76,6 +76,36 @@ func BenchmarkTakeParallel(b *testing.B) {
 			i++
 		}
 	})
+}
+
+// BenchmarkAllow is a decision as users ask for it, through
+// ratekit.Limiter.Allow: 10,000 subjects, callers on every core, every call
+// allowed.
+func BenchmarkAllow(b *testing.B) {
+	ctx := context.Background()
+	for _, name := range []string{"fixed", "gcra"} {
+		b.Run(name, func(b *testing.B) {
+			s := memstore.New()
+			defer s.Close()
+			l, err := ratekit.New(s, benchLimits[name]...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			keys := benchKeys(10_000)
+			var next atomic.Int64
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				i := int(next.Add(1)) * 7919
+				for pb.Next() {
+					if _, err := l.Allow(ctx, keys[i%len(keys)]); err != nil {
+						b.Error(err)
+						return
+					}
+					i++
+				}
+			})
+		})
+	}
 }
 
 // BenchmarkTakeLongSubject is the cost of a subject past the raw limit

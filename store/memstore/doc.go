@@ -5,8 +5,10 @@
 //
 // State is held in sharded maps guarded by mutexes; every call locks the one
 // shard that owns its subject, so the limits of one call are decided
-// atomically. A subject longer than 64 bytes is held as its SHA-256, so it
-// costs the store 32 bytes however long it is.
+// atomically. A shard maps each subject to its limits' state, which a call
+// looks up once and updates in place: a call with one limit allocates
+// nothing once its subject has state. A subject longer than 64 bytes is held
+// as its SHA-256, so it costs the store 32 bytes however long it is.
 //
 // Expired state is dropped by a background sweeper every second of real time
 // (see WithClock for a store on its own clock), by Sweep, and from a shard at

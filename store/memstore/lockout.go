@@ -22,22 +22,22 @@ func (s *Store) Lockout(_ context.Context, key string, p *lockout.Policy, op loc
 		return lockout.Decision{}, fmt.Errorf("ratekit: memstore: unknown lockout operation %d", op)
 	}
 	sub := subject(key)
-	k := entryKey{subject: sub, limit: "lockout:" + p.ID()}
+	k := entryKey{subject: sub, id: p.ID()}
 	sh := s.shard(sub)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	nowUS := s.clock()
 	nowMS := nowUS / 1000
-	s.sweep(sh, nowMS, false)
-	e, ok := sh.live(k, nowMS)
+	s.maybeSweep(sh, nowMS)
+	e, ok := sh.lockout(k, nowMS)
 	switch op {
 	case lockout.Reset:
-		s.del(sh, k)
+		forgetKeyed(s, sh.lockouts, k)
 		return lockout.Decision{}, nil
 	case lockout.Refund:
 		if ok { // nothing to refund otherwise
 			e.log = refund(e.log, attempt)
-			sh.put(k, e)
+			keep(sh, sh.lockouts, &sh.peakLockouts, k, e, e.expireMS)
 		}
 		return lockout.Decision{}, nil
 	}
@@ -68,10 +68,10 @@ func (s *Store) Lockout(_ context.Context, key string, p *lockout.Policy, op loc
 		}
 		// A new key's first attempt never trips a block (Attempts >= 1):
 		// refusing it at the bound forgets no denial.
-		if !s.room(sh, nowMS, k) {
+		if _, held := sh.lockouts[k]; !held && s.maxEntries > 0 && !s.admit(sh, nowMS, func() int { return 1 }) {
 			return lockout.Decision{}, ErrFull
 		}
-		sh.put(k, e)
+		keep(sh, sh.lockouts, &sh.peakLockouts, k, e, e.expireMS)
 	}
 	d := lockout.Decision{Allowed: scope == 0, Counts: make([]int64, len(p.Windows))}
 	if scope > 0 {
@@ -89,10 +89,28 @@ func (s *Store) Lockout(_ context.Context, key string, p *lockout.Policy, op loc
 	return d, nil
 }
 
+// lockState is one lockout policy's state for one subject: its log of
+// attempts, each window's block, and the millisecond at which it expires
+// (it lives through it, as a Redis key does).
+type lockState struct {
+	log      []int64 // the attempts, in µs
+	blocks   []int64 // each window's block expiry, in ms
+	expireMS int64
+}
+
+// lockout returns the lockout state under k if it has not expired at nowMS.
+func (sh *shard) lockout(k entryKey, nowMS int64) (lockState, bool) {
+	e, ok := sh.lockouts[k]
+	if !ok || e.expireMS < nowMS {
+		return lockState{}, false
+	}
+	return e, true
+}
+
 // lockoutRun is one lockout call's working state.
 type lockoutRun struct {
 	p            *lockout.Policy
-	e            *entry
+	e            *lockState
 	nowUS, nowMS int64
 	seq          int64 // the recorded attempt's number within its µs
 }

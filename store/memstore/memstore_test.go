@@ -101,3 +101,42 @@ func TestNoLimits(t *testing.T) {
 		t.Fatal("a call without limits was accepted")
 	}
 }
+
+// TestStateAndBlockEntries: a limit's state and its block are two entries
+// of one subject, each expiring on its own; Reset forgets both; the count
+// WithMaxEntries keeps follows every step.
+func TestStateAndBlockEntries(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	s := memstore.New(memstore.WithClock(c.Now), memstore.WithMaxEntries(100), memstore.WithSweepEvery(time.Hour))
+	defer s.Close()
+	blocking := ratekit.FixedWindow(1, time.Second).Block(time.Minute).Named("blocking")
+	other := ratekit.GCRA(10, time.Second, 5).Named("other")
+	limits := []ratekit.Limit{blocking, other}
+	held := func(step string, want int) {
+		t.Helper()
+		if counted, n := memstore.Counted(s); n != want || counted != int64(n) {
+			t.Fatalf("%s: %d entries held (%d counted), want %d", step, n, counted, want)
+		}
+	}
+	s.Take(ctx, "k", limits, 1)
+	s.Take(ctx, "k", limits, 1) // denied: starts the block
+	held("after the block", 3)
+	c.Advance(2 * time.Second) // the window and the GCRA state expire; the block lives
+	s.Sweep()
+	held("after the window", 1)
+	if d, _ := s.Take(ctx, "k", limits, 1); d.Allowed || !d.Blocked {
+		t.Fatalf("take during the block: %+v", d)
+	}
+	if err := s.Reset(ctx, "k", []ratekit.Limit{blocking}); err != nil {
+		t.Fatal(err)
+	}
+	held("after Reset", 0)
+	if d, _ := s.Take(ctx, "k", limits, 1); !d.Allowed {
+		t.Fatalf("take after Reset: %+v", d)
+	}
+	held("after a new take", 2)
+	c.Advance(time.Hour)
+	s.Sweep()
+	held("after expiry", 0)
+}

@@ -59,19 +59,19 @@ func (s *Store) reputation(tenant string, p reputation.Policy, mode repMode) (re
 	nowUS := s.clock()
 	nowMS := nowUS / 1000
 	sub := subject(tenant)
-	k := entryKey{sub, p.ID(), false}
+	k := entryKey{sub, p.ID()}
 	sh := s.shard(sub)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	s.sweep(sh, nowMS, false)
+	s.maybeSweep(sh, nowMS)
 	r, ok := sh.reps[k]
 	if ok && r.expireMS < nowMS {
-		s.delRep(sh, k)
+		forgetKeyed(s, sh.reps, k)
 		ok = false
 	}
 	switch {
 	case mode == repReset:
-		s.delRep(sh, k)
+		forgetKeyed(s, sh.reps, k)
 		return reputation.Reputation{}, nil
 	case !ok && mode == repGet:
 		return reputation.Reputation{Score: 1}, nil
@@ -93,7 +93,7 @@ func (s *Store) reputation(tenant string, p reputation.Policy, mode repMode) (re
 	if !ok && s.maxEntries > 0 && !s.admit(sh, nowMS, func() int { return 1 }) {
 		return reputation.Reputation{}, ErrFull
 	}
-	sh.putRep(k, r)
+	keep(sh, sh.reps, &sh.peakReps, k, r, r.expireMS)
 	return r.view(ttl), nil
 }
 

@@ -9,8 +9,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/wallclock"
 	"github.com/ratekit/ratekit/store"
 )
 
@@ -37,10 +39,10 @@ var ErrFull = errors.New("ratekit: memstore: the store is full (WithMaxEntries)"
 // becomes unreachable without Close stops its sweeper too, once the garbage
 // collector has found it.
 type Store struct {
-	now        func() time.Time
-	ownClock   bool           // WithClock: the sweeper does not call now
-	seenMS     atomic.Int64   // with ownClock, the latest ms read from now
-	random     func() float64 // uniform draws in [0, 1) for Suppressed limits
+	now        func() time.Time // WithClock's clock; without it, the wall clock
+	ownClock   bool             // WithClock: the sweeper does not call now
+	seenMS     atomic.Int64     // with ownClock, the latest ms read from now
+	random     func() float64   // uniform draws in [0, 1) for Suppressed limits
 	seed       maphash.Seed
 	maxEntries int64         // WithMaxEntries; 0: unbounded
 	count      atomic.Int64  // entries and reputations held; kept when maxEntries > 0
@@ -50,36 +52,46 @@ type Store struct {
 	shards     [numShards]shard
 }
 
+// A shard is one of a Store's 64 locks and the state it guards, padded to
+// a multiple of 128 bytes so that two shards never share a cache line (nor
+// an adjacent-line prefetch pair): calls on different cores lock different
+// shards without contending.
 type shard struct {
-	mu      sync.Mutex
-	entries map[entryKey]entry
-	reps    map[entryKey]repState // reputations, keyed by tenant and policy ID
+	shardData
+	_ [(128 - unsafe.Sizeof(shardData{})%128) % 128]byte
+}
+
+// shardData is what a shard holds; mu guards the rest.
+type shardData struct {
+	mu       sync.Mutex
+	subjects map[string][]slot      // limit state, by subject (see slot)
+	lockouts map[entryKey]lockState // lockout state, by subject and policy ID
+	reps     map[entryKey]repState  // reputations, by tenant and policy ID
+	held     int                    // the entries in subjects' slots (see slot)
 	// nextSweepMS is the earliest store time at which a call sweeps the
 	// shard again; minExpireMS is at most the expiry of every entry and
 	// reputation in it, so that a sweep before then has nothing to drop.
 	nextSweepMS, minExpireMS int64
-	// peakEntries and peakReps are the largest sizes of the maps since they
-	// were built: Go maps never shrink, so sweep rebuilds a map that has
-	// shrunk well below its peak.
-	peakEntries, peakReps int
+	// peakSubjects, peakLockouts and peakReps are the largest sizes of the
+	// maps since they were built: Go maps never shrink, so sweep rebuilds a
+	// map that has shrunk well below its peak.
+	peakSubjects, peakLockouts, peakReps int
 }
 
-// entryKey identifies one limit's state, or its block, for one subject (as
-// returned by subject: raw, or a digest).
+// entryKey identifies a lockout's state for one subject, or a reputation's
+// for one tenant (as returned by subject: raw, or a digest).
 type entryKey struct {
-	subject, limit string
-	block          bool
+	subject, id string
 }
 
-// entry is one limit's state: a count or a theoretical arrival time, and the
-// millisecond at which it expires. Like a Redis key, it lives through that
-// millisecond (Redis expires a key when now > its expiry time).
+// entry is one limit's state: a count or a theoretical arrival time, and
+// the millisecond at which it expires. Like a Redis key, it lives through
+// that millisecond (Redis expires a key when now > its expiry time).
 type entry struct {
 	value    int64    // a count, or a theoretical arrival time in µs
 	expireMS int64    // like a Redis key's expiry time
 	buckets  []bucket // SlidingWindow: counts by bucket, oldest first
-	log      []int64  // SlidingLog: admitted requests in µs; a Lockout's attempts
-	blocks   []int64  // Lockout: each window's block expiry in ms
+	log      []int64  // SlidingLog: admitted requests in µs
 }
 
 // bucket is one SlidingWindow or Suppressed bucket: its index (ms / width),
@@ -139,12 +151,13 @@ func WithMaxEntries(n int) Option {
 
 // New returns an empty Store and starts its background sweeper (see Store).
 func New(opts ...Option) *Store {
-	s := &Store{now: time.Now, random: rand.Float64, seed: maphash.MakeSeed(), sweepEvery: time.Second}
+	s := &Store{random: rand.Float64, seed: maphash.MakeSeed(), sweepEvery: time.Second}
 	for _, o := range opts {
 		o(s)
 	}
 	for i := range s.shards {
-		s.shards[i].entries = make(map[entryKey]entry)
+		s.shards[i].subjects = make(map[string][]slot)
+		s.shards[i].lockouts = make(map[entryKey]lockState)
 		s.shards[i].reps = make(map[entryKey]repState)
 		s.shards[i].minExpireMS = math.MaxInt64
 	}
@@ -153,14 +166,24 @@ func New(opts ...Option) *Store {
 	return s
 }
 
+var _ store.NonBlocking = (*Store)(nil)
+
+// NonBlocking implements store.NonBlocking: a call waits for nothing but
+// its shard's lock, which other calls hold for their own computation only
+// (and, with WithClock, for the clock the caller gave). Middleware calls the
+// store without a timeout context.
+func (s *Store) NonBlocking() bool { return true }
+
 // Take implements ratekit.Store.
-func (s *Store) Take(_ context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
-	return s.decide(key, limits, cost, cost > 0)
+func (s *Store) Take(_ context.Context, key string, limits []ratekit.Limit, cost int64) (d ratekit.Decision, err error) {
+	err = s.decide(&d, key, limits, cost, cost > 0)
+	return d, err
 }
 
 // Peek implements ratekit.Store.
-func (s *Store) Peek(_ context.Context, key string, limits []ratekit.Limit) (ratekit.Decision, error) {
-	return s.decide(key, limits, 1, false)
+func (s *Store) Peek(_ context.Context, key string, limits []ratekit.Limit) (d ratekit.Decision, err error) {
+	err = s.decide(&d, key, limits, 1, false)
+	return d, err
 }
 
 // Reset implements ratekit.Store.
@@ -171,9 +194,8 @@ func (s *Store) Reset(_ context.Context, key string, limits []ratekit.Limit) err
 	sub := subject(key)
 	sh := s.shard(sub)
 	sh.mu.Lock()
-	for _, l := range limits {
-		s.del(sh, entryKey{sub, l.Spec().ID, false})
-		s.del(sh, entryKey{sub, l.Spec().ID, true})
+	for i := range limits {
+		s.forget(sh, sub, limits[i].Spec().ID)
 	}
 	sh.mu.Unlock()
 	return nil
@@ -186,96 +208,28 @@ func (s *Store) Len() int {
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
-		n += len(sh.entries) + len(sh.reps)
+		n += sh.held + len(sh.lockouts) + len(sh.reps)
 		sh.mu.Unlock()
 	}
 	return n
 }
 
-func (s *Store) decide(key string, limits []ratekit.Limit, cost int64, charge bool) (ratekit.Decision, error) {
-	if key == "" {
-		return ratekit.Decision{}, ratekit.ErrEmptyKey
+// clock reads the store's clock, in µs: the wall clock, or WithClock's.
+func (s *Store) clock() int64 {
+	if !s.ownClock {
+		return wallclock.UnixMicro() // time.Now reads two clocks
 	}
-	if err := store.CheckCost(cost); err != nil {
-		return ratekit.Decision{}, err
-	}
-	if err := store.CheckLimits(limits); err != nil {
-		return ratekit.Decision{}, err
-	}
-	var draw int64
-	for _, l := range limits {
-		if l.Spec().Algorithm == store.Suppressed {
-			draw = store.DrawBits(s.random()) // one per call, as redisstore
-			break
-		}
-	}
-	sub := subject(key)
-	nowUS := s.clock()
-	nowMS := nowUS / 1000
-	states := make([]ratekit.LimitState, len(limits))
-	var nextBuf [4]entry
-	next := nextBuf[:0]
-
-	sh := s.shard(sub)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	s.sweep(sh, nowMS, false)
-	allowed := true
-	for i, l := range limits {
-		st, n, err := s.checkLimit(sh, sub, l, cost, charge, nowUS, draw)
-		if err != nil {
-			return ratekit.Decision{}, err
-		}
-		states[i] = st
-		next = append(next, n)
-		allowed = allowed && st.Allowed
-	}
-	if !allowed && charge {
-		// Nothing is charged: report each admitting limit as it stands. A
-		// Suppressed limit counts the call anyway, as declined (unless that
-		// needs a new entry and the store is full: the call stays denied).
-		for i, l := range limits {
-			switch {
-			case l.Spec().Algorithm == store.Suppressed:
-				k := entryKey{sub, l.Spec().ID, false}
-				if len(next[i].buckets) > 0 && s.room(sh, nowMS, k) {
-					sh.put(k, next[i])
-				}
-			case states[i].Allowed:
-				states[i], _, _ = s.checkLimit(sh, sub, l, cost, false, nowUS, draw)
-			}
-		}
-	}
-	if allowed && charge {
-		if s.maxEntries > 0 && !s.admit(sh, nowMS, func() (n int) {
-			for _, l := range limits {
-				if _, ok := sh.entries[entryKey{sub, l.Spec().ID, false}]; !ok {
-					n++
-				}
-			}
-			return n
-		}) {
-			return ratekit.Decision{}, ErrFull
-		}
-		for i, l := range limits {
-			if l.Spec().Algorithm == store.Suppressed {
-				next[i].buckets[len(next[i].buckets)-1].a += cost // the call's bucket is last
-			}
-			sh.put(entryKey{sub, l.Spec().ID, false}, next[i])
-		}
-	}
-	return store.Combine(states), nil
+	return s.ownTime()
 }
 
-// clock reads the store's clock, in µs.
-func (s *Store) clock() int64 {
+// ownTime reads WithClock's clock, in µs, and records the latest ms read
+// for the sweeper.
+func (s *Store) ownTime() int64 {
 	nowUS := s.now().UnixMicro()
-	if s.ownClock {
-		for nowMS := nowUS / 1000; ; {
-			seen := s.seenMS.Load()
-			if nowMS <= seen || s.seenMS.CompareAndSwap(seen, nowMS) {
-				break
-			}
+	for nowMS := nowUS / 1000; ; {
+		seen := s.seenMS.Load()
+		if nowMS <= seen || s.seenMS.CompareAndSwap(seen, nowMS) {
+			break
 		}
 	}
 	return nowUS
@@ -284,126 +238,4 @@ func (s *Store) clock() int64 {
 // shard returns the shard of sub, a subject as returned by subject.
 func (s *Store) shard(sub string) *shard {
 	return &s.shards[maphash.String(s.seed, sub)%numShards]
-}
-
-// checkLimit decides one limit, honouring and setting its block as the
-// engine does: a live block denies; a denial (not an unsatisfiable one) by a
-// limit with a block starts the block when charging. A block is stored even
-// past WithMaxEntries' bound: a denial is never forgotten.
-func (s *Store) checkLimit(sh *shard, sub string, l ratekit.Limit, cost int64, charge bool, nowUS, draw int64) (ratekit.LimitState, entry, error) {
-	nowMS := nowUS / 1000
-	block := l.Spec().Block.Milliseconds()
-	if block > 0 {
-		if b, ok := sh.live(entryKey{sub, l.Spec().ID, true}, nowMS); ok && b.expireMS > nowMS {
-			left := ms(b.expireMS - nowMS)
-			return ratekit.LimitState{Limit: l, ResetAfter: left, RetryAfter: left, Blocked: true}, entry{}, nil
-		}
-	}
-	e, ok := sh.live(entryKey{sub, l.Spec().ID, false}, nowMS)
-	st, n, err := check(l, e, ok, cost, charge, nowUS, draw)
-	drawn := st.Suppression > 0 && st.Suppression < 1 // declined by a draw: no block
-	if err == nil && block > 0 && !st.Allowed && !st.Unsatisfiable && !drawn && charge {
-		if sh.put(entryKey{sub, l.Spec().ID, true}, entry{expireMS: nowMS + block}) && s.maxEntries > 0 {
-			s.count.Add(1)
-		}
-		st.RetryAfter, st.ResetAfter, st.Blocked = max(st.RetryAfter, ms(block)), max(st.ResetAfter, ms(block)), true
-	}
-	return st, n, err
-}
-
-// live returns the entry for k if it has not expired at nowMS.
-func (sh *shard) live(k entryKey, nowMS int64) (entry, bool) {
-	e, ok := sh.entries[k]
-	if !ok || e.expireMS < nowMS {
-		return entry{}, false
-	}
-	return e, true
-}
-
-// put stores e under k and reports whether k is new. The caller accounts
-// for a new entry (see admit).
-func (sh *shard) put(k entryKey, e entry) bool {
-	n := len(sh.entries)
-	sh.entries[k] = e
-	sh.minExpireMS = min(sh.minExpireMS, e.expireMS)
-	if len(sh.entries) == n {
-		return false
-	}
-	sh.peakEntries = max(sh.peakEntries, n+1)
-	return true
-}
-
-// putRep is put for reputations.
-func (sh *shard) putRep(k entryKey, r repState) bool {
-	n := len(sh.reps)
-	sh.reps[k] = r
-	sh.minExpireMS = min(sh.minExpireMS, r.expireMS)
-	if len(sh.reps) == n {
-		return false
-	}
-	sh.peakReps = max(sh.peakReps, n+1)
-	return true
-}
-
-// del deletes the entry under k, if any.
-func (s *Store) del(sh *shard, k entryKey) {
-	n := len(sh.entries)
-	delete(sh.entries, k)
-	if len(sh.entries) != n && s.maxEntries > 0 {
-		s.count.Add(-1)
-	}
-}
-
-// delRep is del for reputations.
-func (s *Store) delRep(sh *shard, k entryKey) {
-	n := len(sh.reps)
-	delete(sh.reps, k)
-	if len(sh.reps) != n && s.maxEntries > 0 {
-		s.count.Add(-1)
-	}
-}
-
-// room reports whether the entry under k may be stored: it exists, or the
-// store can admit one more (which it then counts).
-func (s *Store) room(sh *shard, nowMS int64, k entryKey) bool {
-	return s.maxEntries == 0 || s.admit(sh, nowMS, func() int {
-		if _, ok := sh.entries[k]; ok {
-			return 0
-		}
-		return 1
-	})
-}
-
-// admit makes room, under WithMaxEntries, for the entries a call is about to
-// add to sh (need counts them, as the shard stands) and counts them. At the
-// bound it sweeps sh's expired entries and tries again; failing that it
-// wakes the background sweeper, for the other shards, and reports false.
-func (s *Store) admit(sh *shard, nowMS int64, need func() int) bool {
-	if s.reserve(need()) {
-		return true
-	}
-	if s.sweep(sh, nowMS, true) > 0 && s.reserve(need()) {
-		return true
-	}
-	select {
-	case s.kick <- struct{}{}:
-	default:
-	}
-	return false
-}
-
-// reserve counts n more entries if that keeps the store within its bound.
-func (s *Store) reserve(n int) bool {
-	if n == 0 {
-		return true
-	}
-	for {
-		c := s.count.Load()
-		if c+int64(n) > s.maxEntries {
-			return false
-		}
-		if s.count.CompareAndSwap(c, c+int64(n)) {
-			return true
-		}
-	}
 }

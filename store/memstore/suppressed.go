@@ -7,9 +7,9 @@ import "github.com/ratekit/ratekit"
 // with the call counted; decide stores it even when the call is declined,
 // and counts the call as admitted in its bucket (the last) only when the
 // whole call is admitted. The state describes the window after the count.
-func suppressed(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowUS, draw int64) (ratekit.LimitState, entry) {
-	soft, hard := l.Spec().Quota, l.Spec().Hard
-	windowMS, width := l.Spec().Window.Milliseconds(), l.Spec().Precision.Milliseconds()
+func suppressed(sp *ratekit.Spec, e *entry, ok bool, cost int64, charge bool, nowUS, draw int64, st *ratekit.LimitState, n *entry) {
+	soft, hard := sp.Quota, sp.Hard
+	windowMS, width := sp.Window.Milliseconds(), sp.Precision.Milliseconds()
 	nowMS := nowUS / 1000
 	c := nowMS / width
 	o := c - windowMS/width
@@ -47,7 +47,7 @@ func suppressed(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowU
 	scaled := full*width + counts[o]*(width-x)
 	scaledA := fullA*width + oldA*(width-x)
 	cw := cost * width
-	var st ratekit.LimitState
+	*st = ratekit.LimitState{}
 	reset := func() {
 		if newest >= 0 {
 			st.ResetAfter = ms((newest+1)*width + windowMS - nowMS)
@@ -56,7 +56,7 @@ func suppressed(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowU
 	if cost > hard {
 		st.Remaining, st.Unsatisfiable = max((soft*width-scaled)/width, 0), true
 		reset()
-		return st, entry{}
+		return
 	}
 	st.Allowed = true
 	if scaledA+cw > hard*width {
@@ -88,7 +88,7 @@ func suppressed(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowU
 		}
 	}
 	if !charge {
-		return st, entry{}
+		return
 	}
 	ttl := (c+1)*width + windowMS - nowMS
 	next := entry{expireMS: nowMS + ttl, buckets: make([]bucket, 0, len(e.buckets)+1)}
@@ -98,5 +98,5 @@ func suppressed(l ratekit.Limit, e entry, ok bool, cost int64, charge bool, nowU
 		}
 	}
 	next.buckets = append(next.buckets, bucket{idx: c, n: counts[c], a: admittedNow})
-	return st, next
+	*n = next
 }

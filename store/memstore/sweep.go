@@ -2,7 +2,6 @@ package memstore
 
 import (
 	"maps"
-	"math"
 	"runtime"
 	"sync"
 	"time"
@@ -49,6 +48,14 @@ func (s *Store) Close() error {
 	return nil
 }
 
+// maybeSweep sweeps sh if its sweep interval has passed: what a call does
+// before it reads the shard. The caller holds sh.mu.
+func (s *Store) maybeSweep(sh *shard, nowMS int64) {
+	if nowMS >= sh.nextSweepMS {
+		s.sweep(sh, nowMS, false)
+	}
+}
+
 // sweep drops sh's expired entries and reputations, at most once per sweep
 // interval unless forced, then compacts its maps; it returns the number of
 // entries dropped. The caller holds sh.mu.
@@ -59,10 +66,11 @@ func (s *Store) sweep(sh *shard, nowMS int64, force bool) int {
 	sh.nextSweepMS = nowMS + sweepIntervalMS
 	dropped := 0
 	if sh.minExpireMS < nowMS { // something may have expired
-		low := int64(math.MaxInt64)
-		for k, e := range sh.entries {
+		var low int64
+		dropped, low = sh.sweepSlots(nowMS)
+		for k, e := range sh.lockouts {
 			if e.expireMS < nowMS {
-				delete(sh.entries, k)
+				delete(sh.lockouts, k)
 				dropped++
 			} else {
 				low = min(low, e.expireMS)
@@ -90,16 +98,20 @@ func (s *Store) sweep(sh *shard, nowMS int64, force bool) int {
 // one's buckets. Each rebuild copies at most a quarter of the inserts that
 // built the peak, so its cost is amortized over them.
 func (sh *shard) compact() {
-	if sh.peakEntries >= compactMin && len(sh.entries) <= sh.peakEntries/4 {
-		m := make(map[entryKey]entry, len(sh.entries))
-		maps.Copy(m, sh.entries)
-		sh.entries, sh.peakEntries = m, len(m)
+	sh.subjects, sh.peakSubjects = rebuilt(sh.subjects, sh.peakSubjects)
+	sh.lockouts, sh.peakLockouts = rebuilt(sh.lockouts, sh.peakLockouts)
+	sh.reps, sh.peakReps = rebuilt(sh.reps, sh.peakReps)
+}
+
+// rebuilt returns m, or a copy of it when it holds a quarter or less of its
+// peak (of at least compactMin), with the peak of the map returned.
+func rebuilt[K comparable, V any](m map[K]V, peak int) (map[K]V, int) {
+	if peak < compactMin || len(m) > peak/4 {
+		return m, peak
 	}
-	if sh.peakReps >= compactMin && len(sh.reps) <= sh.peakReps/4 {
-		m := make(map[entryKey]repState, len(sh.reps))
-		maps.Copy(m, sh.reps)
-		sh.reps, sh.peakReps = m, len(m)
-	}
+	c := make(map[K]V, len(m))
+	maps.Copy(c, m)
+	return c, len(c)
 }
 
 // stopper stops a sweeper once, by Close or by the store's cleanup.

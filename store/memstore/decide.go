@@ -1,0 +1,157 @@
+package memstore
+
+import (
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store"
+)
+
+// pending is one limit of a call: its Spec, read once, and the state the
+// call would store for it.
+type pending struct {
+	sp   ratekit.Spec
+	next entry
+}
+
+// decide checks limits for key and, when charge is set and every limit
+// admits cost, charges them all, writing the Decision to d (left zero on an
+// error). A call with one limit gets a Decision without States and
+// allocates nothing once its subject has state.
+func (s *Store) decide(d *ratekit.Decision, key string, limits []ratekit.Limit, cost int64, charge bool) error {
+	if key == "" {
+		return ratekit.ErrEmptyKey
+	}
+	if err := store.CheckCost(cost); err != nil {
+		return err
+	}
+	if err := store.CheckLimits(limits); err != nil {
+		return err
+	}
+	if len(limits) == 1 {
+		var st [1]ratekit.LimitState
+		var p [1]pending
+		if err := s.run(key, limits, cost, charge, st[:], p[:]); err != nil {
+			return err
+		}
+		*d = store.Single(st[0])
+		return nil
+	}
+	states := make([]ratekit.LimitState, len(limits))
+	var buf [4]pending
+	p := buf[:]
+	if len(limits) > len(buf) {
+		p = make([]pending, len(limits))
+	}
+	if err := s.run(key, limits, cost, charge, states, p[:len(limits)]); err != nil {
+		return err
+	}
+	*d = store.Combine(states)
+	return nil
+}
+
+// run decides limits for key as decide does, writing each limit's state to
+// states; p is as long as limits, and zero.
+func (s *Store) run(key string, limits []ratekit.Limit, cost int64, charge bool, states []ratekit.LimitState, p []pending) error {
+	var draw int64
+	drawn := false
+	for i := range limits {
+		p[i].sp = limits[i].Spec()
+		if p[i].sp.Algorithm == store.Suppressed && !drawn {
+			draw, drawn = store.DrawBits(s.random()), true // one per call, as redisstore
+		}
+	}
+	sub := subject(key)
+	nowUS := s.clock()
+	nowMS := nowUS / 1000
+
+	sh := s.shard(sub)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	s.maybeSweep(sh, nowMS)
+	slots := sh.subjects[sub]
+	allowed := true
+	for i := range limits {
+		var err error
+		slots, err = s.checkLimit(sh, sub, slots, &limits[i], &p[i], &states[i], cost, charge, nowUS, draw)
+		if err != nil {
+			return err
+		}
+		allowed = allowed && states[i].Allowed
+	}
+	switch {
+	case !charge:
+	case allowed:
+		if s.maxEntries > 0 {
+			if !s.admit(sh, nowMS, func() int { return sh.missing(sub, p) }) {
+				return ErrFull
+			}
+			slots = sh.subjects[sub]
+		}
+		for i := range p {
+			if p[i].sp.Algorithm == store.Suppressed {
+				b := p[i].next.buckets
+				b[len(b)-1].a += cost // the call's bucket is last
+			}
+			slots = sh.setState(sub, slots, p[i].sp.ID, &p[i].next)
+		}
+	default:
+		// Nothing is charged: report each admitting limit as it stands. A
+		// Suppressed limit counts the call anyway, as declined (unless that
+		// needs a new entry and the store is full: the call stays denied).
+		for i := range p {
+			switch {
+			case p[i].sp.Algorithm == store.Suppressed:
+				if len(p[i].next.buckets) > 0 && s.room(sh, sub, p[i:i+1], nowMS) {
+					slots = sh.setState(sub, sh.subjects[sub], p[i].sp.ID, &p[i].next)
+				}
+			case states[i].Allowed:
+				slots, _ = s.checkLimit(sh, sub, slots, &limits[i], &p[i], &states[i], cost, false, nowUS, draw)
+			}
+		}
+	}
+	return nil
+}
+
+// room reports whether the states of p may be stored for sub: they exist,
+// or the store can admit them (which it then counts).
+func (s *Store) room(sh *shard, sub string, p []pending, nowMS int64) bool {
+	return s.maxEntries == 0 || s.admit(sh, nowMS, func() int { return sh.missing(sub, p) })
+}
+
+// checkLimit decides one limit, l with its pending p, writing its state to
+// st and, when charging and the limit admits the call, the state to store
+// to p.next. It honours and sets the limit's block as the engine does: a
+// live block denies; a denial (not an unsatisfiable one) by a limit with a
+// block starts the block when charging. A block is stored even past
+// WithMaxEntries' bound: a denial is never forgotten. It returns sub's
+// slots as they then are.
+func (s *Store) checkLimit(sh *shard, sub string, slots []slot, l *ratekit.Limit, p *pending, st *ratekit.LimitState, cost int64, charge bool, nowUS, draw int64) ([]slot, error) {
+	nowMS := nowUS / 1000
+	sp := &p.sp
+	i := find(slots, sp.ID)
+	block := sp.Block.Milliseconds()
+	if block > 0 && i >= 0 && slots[i].blocked && slots[i].blockMS > nowMS {
+		left := ms(slots[i].blockMS - nowMS)
+		*st = ratekit.LimitState{Limit: *l, ResetAfter: left, RetryAfter: left, Blocked: true}
+		return slots, nil
+	}
+	var none entry
+	e := &none
+	ok := i >= 0 && slots[i].has && slots[i].state.expireMS >= nowMS
+	if ok {
+		e = &slots[i].state
+	}
+	if err := check(sp, e, ok, cost, charge, nowUS, draw, st, &p.next); err != nil {
+		return slots, err
+	}
+	st.Limit = *l
+	drawn := st.Suppression > 0 && st.Suppression < 1 // declined by a draw: no block
+	if block > 0 && !st.Allowed && !st.Unsatisfiable && !drawn && charge {
+		var fresh bool
+		slots, fresh = sh.setBlock(sub, slots, sp.ID, nowMS+block)
+		if fresh && s.maxEntries > 0 {
+			s.count.Add(1)
+		}
+		st.RetryAfter, st.ResetAfter, st.Blocked = max(st.RetryAfter, ms(block)), max(st.ResetAfter, ms(block)), true
+	}
+	return slots, nil
+}
