@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/subject"
 )
 
 // Store is a ratekit.Store that answers a denied subject in-process until
@@ -76,7 +77,7 @@ func (s *Store) Reset(ctx context.Context, key string, limits []ratekit.Limit) e
 	if key == "" {
 		return s.inner.Reset(ctx, key, limits)
 	}
-	sub := subject(key)
+	sub := subject.Key(key)
 	sh := s.shard(sub)
 	s.forget(sh, sub, limits)
 	err := s.inner.Reset(ctx, key, limits)
@@ -91,7 +92,7 @@ func (s *Store) decide(ctx context.Context, key string, limits []ratekit.Limit, 
 	if set == nil || !set.cacheable || key == "" || cost < 0 || cost > set.maxCost {
 		return s.ask(ctx, key, limits, cost, peek)
 	}
-	sub := subject(key)
+	sub := subject.Key(key)
 	sh := s.shard(sub)
 	now := s.clock()
 	s.maybeSweep(now)

@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/subject"
 	"github.com/ratekit/ratekit/store"
 )
 
@@ -59,7 +60,7 @@ func (s *Store) run(key string, limits []ratekit.Limit, cost int64, charge bool,
 			draw, drawn = store.DrawBits(s.random()), true // one per call, as redisstore
 		}
 	}
-	sub := subject(key)
+	sub := subject.Key(key)
 	nowUS := s.clock()
 	nowMS := nowUS / 1000
 

@@ -1,6 +1,10 @@
 package memstore
 
-import "time"
+import (
+	"time"
+
+	"github.com/ratekit/ratekit/internal/subject"
+)
 
 // WithSweepEvery sets the background sweeper's period (default one second).
 func WithSweepEvery(d time.Duration) Option {
@@ -17,7 +21,7 @@ func SweeperDone(s *Store) <-chan struct{} { return s.sweeper.done }
 
 // ShardOf returns the index of the shard that holds key's state.
 func ShardOf(s *Store, key string) int {
-	sh := s.shard(subject(key))
+	sh := s.shard(subject.Key(key))
 	for i := range s.shards {
 		if sh == &s.shards[i] {
 			return i

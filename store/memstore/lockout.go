@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/subject"
 	"github.com/ratekit/ratekit/lockout"
 )
 
@@ -21,7 +22,7 @@ func (s *Store) Lockout(_ context.Context, key string, p *lockout.Policy, op loc
 	if op > lockout.Refund {
 		return lockout.Decision{}, fmt.Errorf("ratekit: memstore: unknown lockout operation %d", op)
 	}
-	sub := subject(key)
+	sub := subject.Key(key)
 	k := entryKey{subject: sub, id: p.ID()}
 	sh := s.shard(sub)
 	sh.mu.Lock()

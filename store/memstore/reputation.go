@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/subject"
 	"github.com/ratekit/ratekit/reputation"
 )
 
@@ -58,7 +59,7 @@ func (s *Store) reputation(tenant string, p reputation.Policy, mode repMode) (re
 	}
 	nowUS := s.clock()
 	nowMS := nowUS / 1000
-	sub := subject(tenant)
+	sub := subject.Key(tenant)
 	k := entryKey{sub, p.ID()}
 	sh := s.shard(sub)
 	sh.mu.Lock()

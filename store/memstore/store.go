@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/subject"
 	"github.com/ratekit/ratekit/internal/wallclock"
 	"github.com/ratekit/ratekit/store"
 )
@@ -191,7 +192,7 @@ func (s *Store) Reset(_ context.Context, key string, limits []ratekit.Limit) err
 	if key == "" {
 		return ratekit.ErrEmptyKey
 	}
-	sub := subject(key)
+	sub := subject.Key(key)
 	sh := s.shard(sub)
 	sh.mu.Lock()
 	for i := range limits {
