@@ -15,7 +15,9 @@ type Conn interface {
 	// Eval sends cmd (FCALL, EVALSHA or EVAL: see Command) to the node that
 	// serves cmd's keys, bounded by ctx, and returns its reply normalised:
 	// integers as int64, simple and bulk strings as string, arrays as []any
-	// of these, a null as nil. The command must never be sent twice (no
+	// of these, a null as nil. When cmd.IntegerReply() is true the reply is
+	// an array of integers, which the Conn may return as []int64 instead,
+	// without boxing each element. The command must never be sent twice (no
 	// client retries): once written, it may have run. An error reply of Redis
 	// is returned as a *ReplyError; a failure that proves the command was
 	// never written (a failed dial, no free connection) is wrapped with
@@ -40,6 +42,7 @@ type Command struct {
 	// Keys are the keys the call touches, all in one cluster slot.
 	Keys []string
 
+	ints   bool      // the reply is an array of integers (see IntegerReply)
 	head   []string  // arguments of this call (cost and mode, or a whole ARGV)
 	static []string  // arguments prepared once per set of limits
 	tail   []string  // after static: a Suppressed call's draw
@@ -47,6 +50,11 @@ type Command struct {
 	h      [2]string // room for head
 	t      [1]string // room for tail
 }
+
+// IntegerReply reports whether the reply to c, unless it is an error reply,
+// is an array of integers: a Conn may then read it as []int64 (see
+// Conn.Eval).
+func (c *Command) IntegerReply() bool { return c.ints }
 
 // NumArgs returns the number of arguments after the keys.
 func (c *Command) NumArgs() int { return len(c.head) + len(c.static) + len(c.tail) }

@@ -33,8 +33,9 @@
 //
 // KEYS: one state key per limit, then one block key per limit with a block.
 // ARGV[1] is the cost, ARGV[2] the mode ("take", "peek" or "reset"), then
-// five values per limit: algorithm, three integer parameters and the block in
-// ms; a call with a Suppressed limit adds its uniform draw. The reply is six
+// one argument per limit: "<algorithm> <p1> <p2> <p3> <block ms>", prepared
+// once per set of limits in Go and parsed once per distinct string in Redis;
+// a call with a Suppressed limit adds its uniform draw. The reply is six
 // integers per limit (allowed, remaining, reset µs, retry-after µs, flags,
 // delay µs), then, when a limit reports a suppression factor, one string per
 // limit. lua/engine.lua documents the contract in full, and custom

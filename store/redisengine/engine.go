@@ -132,7 +132,7 @@ func (e *Engine) decide(ctx context.Context, c Conn, key string, limits []rateki
 	if err != nil {
 		return ratekit.Decision{}, err
 	}
-	cmd := &Command{static: sh.static}
+	cmd := &Command{static: sh.static, ints: sh.ints}
 	cmd.Keys = e.keys(t, sh, cmd)
 	cmd.h = [2]string{costString(cost), mode}
 	cmd.head = cmd.h[:]
@@ -144,11 +144,7 @@ func (e *Engine) decide(ctx context.Context, c Conn, key string, limits []rateki
 	if err != nil {
 		return ratekit.Decision{}, err
 	}
-	states, err := e.parseDecision(reply, limits)
-	if err != nil {
-		return ratekit.Decision{}, err
-	}
-	return store.Combine(states), nil
+	return e.parseDecision(reply, limits)
 }
 
 // costs are the strings of the usual costs, made once.

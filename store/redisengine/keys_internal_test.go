@@ -1,11 +1,13 @@
 package redisengine
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store"
 )
 
 // longest is a limit whose key segments are as long as validation allows.
@@ -89,18 +91,45 @@ func TestParseReply(t *testing.T) {
 		[]any{int64(1), int64(0), int64(0), 3.5, int64(0), int64(0)}, []any{int64(1), int64(0), int64(0), int64(0), int64(0), int64(-1)},
 		[]any{int64(0), int64(0), int64(0), int64(0), int64(8), int64(0)}, []any{int64(1), int64(0), int64(0), int64(0), int64(1), int64(0)},
 	}
+	// the same replies as a Conn reads them when the command's reply is
+	// integers only
+	for _, r := range bad {
+		if vals, ok := r.([]any); ok {
+			ints := make([]int64, 0, len(vals))
+			for _, v := range vals {
+				if n, ok := v.(int64); ok {
+					ints = append(ints, n)
+				}
+			}
+			if len(ints) == len(vals) {
+				bad = append(bad, ints)
+			}
+		}
+	}
+	bad = append(bad, []int64{}, []int64{1, 0, 0, 0, 0, 0, 0})
 	for _, r := range bad {
 		if _, err := testEngine.parseDecision(r, one); err == nil {
 			t.Errorf("reply %#v accepted", r)
 		}
 	}
-	st, err := testEngine.parseDecision([]any{int64(0), int64(3), int64(2000), int64(1500), int64(3), int64(0)}, one)
+	want := store.Single(ratekit.LimitState{Limit: one[0], Remaining: 3, ResetAfter: 2 * time.Millisecond, RetryAfter: 1500 * time.Microsecond, Unsatisfiable: true, Blocked: true})
+	for _, r := range []any{[]any{int64(0), int64(3), int64(2000), int64(1500), int64(3), int64(0)}, []int64{0, 3, 2000, 1500, 3, 0}} {
+		d, err := testEngine.parseDecision(r, one)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(d, want) {
+			t.Fatalf("%T: got %+v, want %+v", r, d, want)
+		}
+	}
+	// two limits: one state each, combined
+	two := []ratekit.Limit{one[0], ratekit.GCRA(1, time.Second, 1)}
+	d, err := testEngine.parseDecision([]int64{1, 5, 1000, 0, 0, 0, 0, 0, 3000, 2000, 0, 0}, two)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ratekit.LimitState{Limit: one[0], Remaining: 3, ResetAfter: 2 * time.Millisecond, RetryAfter: 1500 * time.Microsecond, Unsatisfiable: true, Blocked: true}
-	if st[0] != want {
-		t.Fatalf("got %+v, want %+v", st[0], want)
+	if d.Allowed || len(d.States) != 2 || d.Limit != two[1] || d.RetryAfter != 2*time.Millisecond || d.States[0].Remaining != 5 {
+		t.Fatalf("two limits: got %+v", d)
 	}
 }
 

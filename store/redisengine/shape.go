@@ -10,13 +10,15 @@ import (
 )
 
 // A shape is what a set of limits sends with every call, prepared once:
-// their IDs (for the keys), the five arguments of each limit as strings, the
-// limits with a block, and whether a call needs a draw.
+// their IDs (for the keys), the argument of each limit (its algorithm, three
+// parameters and block in one string, which the engine parses once per
+// string), the limits with a block, and whether a call needs a draw.
 type shape struct {
 	ids        []string
 	static     []string
 	blocks     []int // indexes of the limits with a block, in order
 	suppressed bool
+	ints       bool // the reply holds integers only: no limit can report a suppression factor
 }
 
 // maxShapes bounds the shapes an engine keeps: a service has a few sets of
@@ -86,7 +88,7 @@ func (e *Engine) newShape(limits []ratekit.Limit) (*shape, error) {
 	if err := store.CheckLimits(limits); err != nil {
 		return nil, err
 	}
-	sh := &shape{ids: make([]string, len(limits)), static: make([]string, 0, 5*len(limits))}
+	sh := &shape{ids: make([]string, len(limits)), static: make([]string, 0, len(limits))}
 	for i, l := range limits {
 		sp := l.Spec()
 		p, err := e.params(sp)
@@ -94,11 +96,15 @@ func (e *Engine) newShape(limits []ratekit.Limit) (*shape, error) {
 			return nil, err
 		}
 		sh.ids[i] = sp.ID
-		sh.static = append(sh.static, sp.Algorithm, itoa(p[0]), itoa(p[1]), itoa(p[2]), itoa(sp.Block.Milliseconds()))
+		sh.static = append(sh.static, sp.Algorithm+" "+itoa(p[0])+" "+itoa(p[1])+" "+itoa(p[2])+" "+itoa(sp.Block.Milliseconds()))
 		if sp.Block > 0 {
 			sh.blocks = append(sh.blocks, i)
 		}
 		sh.suppressed = sh.suppressed || sp.Algorithm == store.Suppressed
+	}
+	sh.ints = !sh.suppressed
+	for _, l := range limits {
+		sh.ints = sh.ints && !e.custom[l.Spec().Algorithm] // a custom algorithm may report a factor
 	}
 	return sh, nil
 }

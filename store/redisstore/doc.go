@@ -30,8 +30,8 @@
 //
 // store/redisengine's lua/engine.lua documents it in full. KEYS holds one state key per limit,
 // then the block keys. ARGV[1] is the cost, ARGV[2] the mode ("take", "peek"
-// or "reset"), then five values per limit: algorithm name, three integer
-// parameters and the block in ms; when a call has a Suppressed limit, a last
+// or "reset"), then one argument per limit, "<algorithm> <p1> <p2> <p3>
+// <block ms>"; when a call has a Suppressed limit, a last
 // argument carries the call's uniform draw (an integer k for k / 2^53, drawn
 // in Go: see WithRandom). The reply is six integers per limit: allowed (1 or
 // 0), remaining, reset in µs, retry-after in µs, flags (1: the cost can never

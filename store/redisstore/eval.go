@@ -28,6 +28,18 @@ func (noRetryCmd) NoRetry() bool { return true }
 // Clone implements redis.Cmder, keeping NoRetry.
 func (c noRetryCmd) Clone() redis.Cmder { return noRetryCmd{c.Cmd.Clone().(*redis.Cmd)} }
 
+// noRetryInts is noRetryCmd for a command whose reply is an array of
+// integers, read without boxing each element.
+type noRetryInts struct{ *redis.IntSliceCmd }
+
+// NoRetry implements redis.Cmder.
+func (noRetryInts) NoRetry() bool { return true }
+
+// Clone implements redis.Cmder, keeping NoRetry.
+func (c noRetryInts) Clone() redis.Cmder {
+	return noRetryInts{c.IntSliceCmd.Clone().(*redis.IntSliceCmd)}
+}
+
 // conn is the store as the engine's redisengine.Conn: it sends the engine's
 // calls through go-redis.
 type conn Store
@@ -36,8 +48,9 @@ var _ redisengine.Conn = (*conn)(nil)
 
 // Eval implements redisengine.Conn: cmd goes out as one command that go-redis
 // will not retry, its arguments passed as *string (no copies), routed by its
-// first key. A failure that hints at a changed cluster asks a cluster client
-// to reload its slot map (see reloadSlots).
+// first key; a reply of integers (cmd.IntegerReply) is read as []int64. A
+// failure that hints at a changed cluster asks a cluster client to reload
+// its slot map (see reloadSlots).
 func (c *conn) Eval(ctx context.Context, cmd *redisengine.Command) (any, error) {
 	s := (*Store)(c)
 	start := time.Now()
@@ -49,13 +62,30 @@ func (c *conn) Eval(ctx context.Context, cmd *redisengine.Command) (any, error) 
 	for p := range cmd.Args() {
 		all = append(all, p)
 	}
+	if cmd.IntegerReply() {
+		rc := redis.NewIntSliceCmd(ctx, all...)
+		rc.SetFirstKeyPos(3)
+		if err := s.send(ctx, start, noRetryInts{rc}); err != nil {
+			return nil, err
+		}
+		return rc.Val(), nil
+	}
 	rc := redis.NewCmd(ctx, all...)
 	rc.SetFirstKeyPos(3)
-	if err := s.proc.Process(ctx, noRetryCmd{rc}); err != nil {
-		s.reloadSlots(start, err)
-		return nil, classify(err)
+	if err := s.send(ctx, start, noRetryCmd{rc}); err != nil {
+		return nil, err
 	}
 	return rc.Val(), nil
+}
+
+// send processes c, a call that started at start, and classifies its
+// failure; see Eval.
+func (s *Store) send(ctx context.Context, start time.Time, c redis.Cmder) error {
+	if err := s.proc.Process(ctx, c); err != nil {
+		s.reloadSlots(start, err)
+		return classify(err)
+	}
+	return nil
 }
 
 // commandName returns name in lower case, boxed without an allocation (a

@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strconv"
@@ -72,6 +73,7 @@ func main() {
 	duration := flag.Duration("duration", 2*time.Second, "measured time of one run")
 	which := flag.String("scenarios", "A,B,C", "comma-separated scenarios")
 	only := flag.String("contestants", "", "comma-separated contestant names (default all)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (Go side only) to this file")
 	flag.Parse()
 
 	srv, err := startRedis()
@@ -79,7 +81,20 @@ func main() {
 		fmt.Fprintln(os.Stderr, "compare:", err)
 		os.Exit(1)
 	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "compare:", err)
+			srv.stop()
+			os.Exit(1)
+		}
+		defer f.Close()
+	}
 	code := run(srv, *rounds, *duration, *which, *only)
+	pprof.StopCPUProfile()
 	srv.stop()
 	os.Exit(code)
 }

@@ -5,12 +5,14 @@
 -- ARGV[1]     cost: integer, 0 .. 2^53-1
 -- ARGV[2]     mode: "take" (charge if every limit admits), "peek" (never
 --             charge) or "reset" (delete every key)
--- ARGV[5i-2 .. 5i+2]  limit i: algorithm, p1, p2, p3, block in ms
+-- ARGV[2+i]   limit i, one string: "<algorithm> <p1> <p2> <p3> <block ms>"
 --     fixed    quota, window ms, -          sliding  quota, window ms, bucket ms
 --     log      quota, window ms, -          gcra, token, leaky  interval µs, burst, max wait µs (0: meter)
 --     suppressed  soft, hard, window ms
 --     custom algorithms: their own three parameters
--- ARGV[5n+3]  optional: a uniform draw, an integer k in [0, 2^53) for the
+--     A service sends the same few strings over and over: each is parsed
+--     once while the library lives (see spec).
+-- ARGV[n+3]   optional: a uniform draw, an integer k in [0, 2^53) for the
 --             value k / 2^53, made by the caller (Redis seeds math.random
 --             the same way for every script); one per call, upvalue draw
 --
@@ -68,7 +70,7 @@ end
 
 -- num reads an argument as a number, parsed once per distinct string while
 -- the library lives (tonumber runs strtod each time): a service sends the
--- same parameters over and over. The cache holds at most 4096 strings.
+-- same costs over and over. The cache holds at most 4096 strings.
 local nums, nums_n = {}, 0
 local function num(s)
   local v = nums[s]
@@ -78,6 +80,22 @@ local function num(s)
     nums[s], nums_n = v, nums_n + 1
   end
   return v
+end
+
+-- spec reads a limit's argument: { algorithm, p1, p2, p3, block ms }, parsed
+-- once per distinct string while the library lives (at most 4096 kept), or
+-- nil for a string that is not a limit (a draw).
+local specs, specs_n = {}, 0
+local function spec(s)
+  local sp = specs[s]
+  if not sp then
+    local a, p1, p2, p3, b = string.match(s, '^([%w_]+) (%-?%d+) (%-?%d+) (%-?%d+) (%d+)$')
+    if not a then return nil end
+    sp = { a, tonumber(p1), tonumber(p2), tonumber(p3), tonumber(b) }
+    if specs_n >= 4096 then specs, specs_n = {}, 0 end
+    specs[s], specs_n = sp, specs_n + 1
+  end
+  return sp
 end
 
 local algorithms, takers = {}, {}
@@ -216,14 +234,14 @@ algorithms.leaky = algorithms.gcra
 
 --@custom
 
--- the fixed window's taker: INCRBY first, so an admitted call costs INCRBY
--- and PTTL (PEXPIRE instead of PTTL when the key is new); a call it denies
--- is taken back with DECRBY at once, and one another limit denies with
--- 'untake' in the commit phase (DEL for a window the call began), so a
--- denied call is never recorded. A failed INCRBY (out of memory, in a script
--- run without Functions) leaves the decision to the read-only check: a
--- denial stands, an admission fails as its write did.
-function takers.fixed(key, quota, window_ms)
+-- fixed_take is the fixed window's charge: INCRBY first, so an admitted
+-- call costs INCRBY and PTTL (PEXPIRE instead of PTTL when the key is new);
+-- a call it denies is taken back with DECRBY at once, so a denied call is
+-- never recorded. It returns allowed, remaining, reset µs, retry µs, flags
+-- and whether the call began the window. A failed INCRBY (out of memory, in
+-- a script run without Functions) leaves the decision to the read-only
+-- check: a denial stands, an admission fails as its write did.
+local function fixed_take(key, quota, window_ms)
   if cost > quota then return algorithms.fixed(key, quota, window_ms) end
   local count = redis.pcall('INCRBY', key, ARGV[1])
   if type(count) ~= 'number' then
@@ -233,18 +251,29 @@ function takers.fixed(key, quota, window_ms)
   end
   if count == cost then -- a new window
     redis.call('PEXPIRE', key, window_ms)
-    return true, quota - count, window_ms * 1000, 0, 0, quota, 0, 0, 'untake', true
+    return true, quota - count, window_ms * 1000, 0, 0, true
   end
   local ttl = redis.call('PTTL', key)
   if ttl < 0 then -- a counter without a TTL starts afresh, as the check does
     redis.call('SET', key, ARGV[1], 'PX', window_ms)
-    return true, quota - cost, window_ms * 1000, 0, 0, quota, 0, 0, 'untake', true
+    return true, quota - cost, window_ms * 1000, 0, 0, true
   end
   if count > quota then
     redis.call('DECRBY', key, ARGV[1])
     return false, math.max(quota - count + cost, 0), ttl * 1000, ttl * 1000, 0
   end
-  return true, quota - count, ttl * 1000, 0, 0, quota - count + cost, ttl * 1000, 0, 'untake', false
+  return true, quota - count, ttl * 1000, 0, 0, false
+end
+
+-- the fixed window's taker (see the contract above): fixed_take, and the
+-- state before the charge with the write 'untake', which takes the charge
+-- back in the commit phase when another limit denies the call (DEL for a
+-- window the call began).
+function takers.fixed(key, quota, window_ms)
+  local ok, remaining, reset, retry, flags, began = fixed_take(key, quota, window_ms)
+  if not ok then return ok, remaining, reset, retry, flags end
+  if began then return ok, remaining, reset, 0, 0, quota, 0, 0, 'untake', true end
+  return ok, remaining, reset, 0, 0, remaining + cost, reset, 0, 'untake', false
 end
 
 -- commit applies one write; admitted tells a 'supp' write whether the call
@@ -295,6 +324,28 @@ local function commit(key, op, a, b, c, admitted)
   end
 end
 
+-- decide_one decides a call about one limit without a block, the common
+-- case, without the bookkeeping of several limits: the same steps as the
+-- loop in decide.
+local function decide_one(sp)
+  local name = sp[1]
+  local algorithm = charge and takers[name] or algorithms[name]
+  if not algorithm then
+    return redis.error_reply('ratekit: unknown algorithm ' .. tostring(name))
+  end
+  local key = KEYS[1]
+  local ok, remaining, reset, retry, flags, after_remaining, after_reset, delay, op, wa, wb, wc, factor =
+    algorithm(key, sp[2], sp[3], sp[4])
+  local reply = { ok and 1 or 0, remaining, reset, retry, flags, 0 }
+  if charge and op and op ~= 'untake' and (ok or op == 'supp') then
+    local err = commit(key, op, wa, wb, wc, ok)
+    if err then return err end
+    if ok then reply[2], reply[3], reply[6] = after_remaining, after_reset, delay end
+  end
+  if factor then reply[7] = string.format('%.17g', factor) end
+  return reply
+end
+
 -- decide runs one call: see the contract above.
 local function decide(keys, args)
   KEYS, ARGV, now = keys, args, nil
@@ -307,23 +358,41 @@ local function decide(keys, args)
   end
   cost = num(ARGV[1])
   charge = mode == 'take' and cost > 0
-  local n = math.floor((#ARGV - 2) / 5)
-  draw = tonumber(ARGV[5 * n + 3])
-
-  -- check phase: decide every limit, write nothing but blocks
-  for i = 1, n do -- every algorithm is known before anything is written
-    if not algorithms[ARGV[5 * i - 2]] then
-      return redis.error_reply('ratekit: unknown algorithm ' .. tostring(ARGV[5 * i - 2]))
+  local n = #ARGV - 2
+  local sp = n > 0 and spec(ARGV[n + 2]) -- the last limit, or a draw
+  draw = nil
+  if n > 0 and not sp then
+    draw, n = tonumber(ARGV[n + 2]), n - 1
+    sp = n > 0 and spec(ARGV[n + 2])
+  end
+  if n < 1 then return redis.error_reply('ratekit: a call names no limit') end
+  if n == 1 and sp then
+    if sp[5] == 0 then
+      if charge and sp[1] == 'fixed' then -- the most common call, answered at once
+        local ok, remaining, reset, retry, flags = fixed_take(KEYS[1], sp[2], sp[3])
+        return { ok and 1 or 0, remaining, reset, retry, flags, 0 }
+      end
+      return decide_one(sp)
     end
   end
-  local reply, writes, factors, all = { 0, 0, 0, 0, 0, 0 }, nil, nil, true -- one limit needs no table of writes
-  if n > 1 then writes = {} end
+
+  -- check phase: decide every limit, write nothing but blocks
+  for i = 1, n do -- every limit is well formed and its algorithm known before anything is written
+    local sp = spec(ARGV[i + 2])
+    if not sp then
+      return redis.error_reply('ratekit: malformed limit ' .. tostring(ARGV[i + 2]))
+    end
+    if not algorithms[sp[1]] then
+      return redis.error_reply('ratekit: unknown algorithm ' .. tostring(sp[1]))
+    end
+  end
+  local reply, writes, factors, all = { 0, 0, 0, 0, 0, 0 }, {}, nil, true
   local block_index = n
   for i = 1, n do
-    local a = 5 * i - 2
-    local algorithm = algorithms[ARGV[a]]
-    if charge and all then algorithm = takers[ARGV[a]] or algorithm end -- no taker once a limit denied
-    local block_ms = num(ARGV[a + 4])
+    local sp = spec(ARGV[i + 2])
+    local algorithm = algorithms[sp[1]]
+    if charge and all then algorithm = takers[sp[1]] or algorithm end -- no taker once a limit denied
+    local block_ms = sp[5]
     local bkey = nil
     if block_ms > 0 then
       block_index = block_index + 1
@@ -338,7 +407,7 @@ local function decide(keys, args)
       ok, remaining, reset, retry, flags = false, 0, blocked * 1000, blocked * 1000, 2
     else
       ok, remaining, reset, retry, flags, after_remaining, after_reset, delay, op, wa, wb, wc, factor =
-        algorithm(KEYS[i], num(ARGV[a + 1]), num(ARGV[a + 2]), num(ARGV[a + 3]))
+        algorithm(KEYS[i], sp[2], sp[3], sp[4])
       if not ok and bkey and flags == 0 and charge then
         -- the denial stands on the counters; a block that cannot be written
         -- (out of memory) only leaves the retry to them
@@ -355,16 +424,6 @@ local function decide(keys, args)
     reply[o + 4] = retry
     reply[o + 5] = flags
     reply[o + 6] = 0
-    if n == 1 then
-      -- a single limit is all-or-nothing by itself: commit now
-      if charge and op and op ~= 'untake' and (ok or op == 'supp') then
-        local err = commit(KEYS[1], op, wa, wb, wc, ok)
-        if err then return err end
-        if ok then reply[2], reply[3], reply[6] = after_remaining, after_reset, delay end
-      end
-      if factor then reply[7] = string.format('%.17g', factor) end
-      return reply
-    end
     local w = 8 * (i - 1)
     writes[w + 1], writes[w + 2], writes[w + 3], writes[w + 4] = op, wa, wb, wc
     writes[w + 5], writes[w + 6], writes[w + 7] = after_remaining, after_reset, delay

@@ -61,7 +61,7 @@ function algorithms.suppressed(key, soft, hard, window_ms)
     local p = (soft * width * span) / ((scaled + cw) * window_ms)
     p = p * ((soft * width * span) / (math.max(scaled_a + cw, width) * window_ms))
     factor = math.max(0, 1 - p)
-    if not draw then error(redis.error_reply('ratekit: suppressed needs a draw in ARGV[5n+3]')) end
+    if not draw then error(redis.error_reply('ratekit: suppressed needs a draw in ARGV[n+3]')) end
     if draw / 9007199254740992 >= p then ok, flags = false, 4 end
   end
   if charge then

@@ -23,7 +23,14 @@ func (c *conn) Eval(ctx context.Context, cmd *redisengine.Command) (any, error) 
 	var buf [24]string
 	args := cmd.AppendArgs(buf[:0])
 	b := c.client.B().Arbitrary(cmd.Name, cmd.Script, strconv.Itoa(len(cmd.Keys))).Keys(cmd.Keys...).Args(args...)
-	reply, err := c.client.Do(ctx, b.Build()).ToAny()
+	res := c.client.Do(ctx, b.Build())
+	var reply any
+	var err error
+	if cmd.IntegerReply() {
+		reply, err = res.AsIntSlice() // no element boxed
+	} else {
+		reply, err = res.ToAny()
+	}
 	if err != nil {
 		return nil, classify(err)
 	}

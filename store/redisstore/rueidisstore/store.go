@@ -117,8 +117,11 @@ func (s *Store) Ping(ctx context.Context) error {
 // explain turns the engine's failure into the store's error: when ctx
 // ended, it names ctx's error and the last failure behind it.
 func explain(ctx context.Context, err error) error {
+	if err == nil {
+		return nil // before re, whose address escapes
+	}
 	var re *redisengine.RunError
-	if err == nil || !errors.As(err, &re) {
+	if !errors.As(err, &re) {
 		return err
 	}
 	ctxErr := ctx.Err()
