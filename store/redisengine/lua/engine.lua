@@ -324,6 +324,16 @@ local function commit(key, op, a, b, c, admitted)
   end
 end
 
+-- gcra_take decides and charges a call about one gcra, token or leaky limit
+-- without a block: algorithms.gcra and its write, with the reply made at once.
+local function gcra_take(key, interval, burst, max_wait)
+  local ok, remaining, reset, retry, flags, after_remaining, after_reset, delay, _, tat, ttl_ms =
+    algorithms.gcra(key, interval, burst, max_wait)
+  if not ok then return { 0, remaining, reset, retry, flags, 0 } end
+  redis.call('SET', key, tat, 'PX', int(ttl_ms))
+  return { 1, after_remaining, after_reset, 0, 0, delay }
+end
+
 -- decide_one decides a call about one limit without a block, the common
 -- case, without the bookkeeping of several limits: the same steps as the
 -- loop in decide.
@@ -368,9 +378,12 @@ local function decide(keys, args)
   if n < 1 then return redis.error_reply('ratekit: a call names no limit') end
   if n == 1 and sp then
     if sp[5] == 0 then
-      if charge and sp[1] == 'fixed' then -- the most common call, answered at once
+      local name = sp[1]
+      if charge and name == 'fixed' then -- the most common calls, answered at once
         local ok, remaining, reset, retry, flags = fixed_take(KEYS[1], sp[2], sp[3])
         return { ok and 1 or 0, remaining, reset, retry, flags, 0 }
+      elseif charge and (name == 'gcra' or name == 'token' or name == 'leaky') then
+        return gcra_take(KEYS[1], sp[2], sp[3], sp[4])
       end
       return decide_one(sp)
     end
