@@ -57,6 +57,7 @@ var registry = []struct {
 	{"ratekit-fixed-rueidis", ratekitRueidis(false, fixedLimit)},
 	{"ratekit-fixed-rueidis+denycache", ratekitRueidis(true, fixedLimit)},
 	{"ratekit-gcra-rueidis", ratekitRueidis(false, gcraLimit)},
+	{"ratekit-fixed*8", ratekitFixed8},
 	{"floor", floorGoRedis},
 	{"floor-rueidis", floorRueidis},
 	{"ulule-limiter", ulule},
@@ -84,14 +85,25 @@ func ratekitGCRA(cache bool) func(Params) (*Contestant, error) {
 	return func(p Params) (*Contestant, error) { return ratekitWith(p, cache, gcraLimit(p)) }
 }
 
-func ratekitWith(p Params, cache bool, limit ratekit.Limit) (*Contestant, error) {
+// ratekitFixed8 is ratekit-fixed with eight fixed windows per call (the
+// quota over 1 to 8 windows), each with its own key: what several limits
+// cost against one.
+func ratekitFixed8(p Params) (*Contestant, error) {
+	limits := make([]ratekit.Limit, 8)
+	for i := range limits {
+		limits[i] = ratekit.FixedWindow(p.Quota, time.Duration(i+1)*p.Window).Named("w" + strconv.Itoa(i+1))
+	}
+	return ratekitWith(p, false, limits...)
+}
+
+func ratekitWith(p Params, cache bool, limits ...ratekit.Limit) (*Contestant, error) {
 	client := redis.NewClient(redisstore.ClientOptions(p.Addr))
 	rs, err := redisstore.New(client, redisstore.WithPrefix(p.Prefix))
 	if err != nil {
 		client.Close()
 		return nil, err
 	}
-	return ratekitOn(rs, cache, limit, func() { client.Close() })
+	return ratekitOn(rs, cache, limits, func() { client.Close() })
 }
 
 // ratekitRueidis is ratekit's Redis store over rueidis.
@@ -106,18 +118,18 @@ func ratekitRueidis(cache bool, limit func(Params) ratekit.Limit) func(Params) (
 			client.Close()
 			return nil, err
 		}
-		return ratekitOn(rs, cache, limit(p), client.Close)
+		return ratekitOn(rs, cache, []ratekit.Limit{limit(p)}, client.Close)
 	}
 }
 
 // ratekitOn builds the ratekit contestant over a store, with or without a
 // deny cache in front of it.
-func ratekitOn(rs ratekit.Store, cache bool, limit ratekit.Limit, closeClient func()) (*Contestant, error) {
+func ratekitOn(rs ratekit.Store, cache bool, limits []ratekit.Limit, closeClient func()) (*Contestant, error) {
 	st := rs
 	if cache {
 		st = denycache.New(rs)
 	}
-	l, err := ratekit.New(st, limit)
+	l, err := ratekit.New(st, limits...)
 	if err != nil {
 		closeClient()
 		return nil, err
