@@ -36,8 +36,10 @@ func commandCalls(t *testing.T, c *redis.Client) map[string]int64 {
 
 // TestFunctionsLoadedOnce: on Redis 7 the store loads its library once and
 // then sends FCALL only; the fixed window's admitted calls send INCRBY and
-// PTTL (PEXPIRE instead of PTTL for a new window), and a denial is taken
-// back in the same call, so the counter holds the admitted calls only.
+// PTTL (PEXPIRE instead of PTTL for a new window), the first denial is taken
+// back in the same call (DECRBY), and later calls of the denied subject are
+// checked read-only first (GET and PTTL), so the counter holds the admitted
+// calls only. After a Reset the subject is charged INCRBY-first again.
 func TestFunctionsLoadedOnce(t *testing.T) {
 	srv := redistest.Private(t)
 	c := srv.NewClient(nil)
@@ -59,7 +61,7 @@ func TestFunctionsLoadedOnce(t *testing.T) {
 	}
 	want := map[string]int64{
 		"function|load": 1, "fcall": 101, "evalsha": 0, "eval": 0, // the first FCALL finds no function
-		"incrby": 100, "pexpire": 1, "pttl": 99, "decrby": 40, "get": 0, "set": 0,
+		"incrby": 61, "pexpire": 1, "pttl": 99, "decrby": 1, "get": 39, "set": 0,
 	}
 	for name, n := range want {
 		if got := delta(name); got != n {
@@ -69,6 +71,27 @@ func TestFunctionsLoadedOnce(t *testing.T) {
 	keys, _ := s.Keys("subject", limits)
 	if v := c.Get(context.Background(), keys[0]).Val(); v != "60" {
 		t.Fatalf("counter %q, want 60: denials were recorded", v)
+	}
+
+	// after a Reset the subject is read once (the key is gone: admitted),
+	// then charged INCRBY-first
+	if err := s.Reset(context.Background(), "subject", limits); err != nil {
+		t.Fatal(err)
+	}
+	before = commandCalls(t, c)
+	for range 2 {
+		if d := take(t, s, "subject", limits, 1); !d.Allowed {
+			t.Fatal("denied after Reset")
+		}
+	}
+	after = commandCalls(t, c)
+	for name, n := range map[string]int64{"get": 1, "incrby": 2, "pexpire": 1, "pttl": 1, "decrby": 0} {
+		if got := delta(name); got != n {
+			t.Errorf("after Reset: %s: %d calls, want %d", name, got, n)
+		}
+	}
+	if v := c.Get(context.Background(), keys[0]).Val(); v != "2" {
+		t.Fatalf("counter %q after Reset and 2 calls, want 2", v)
 	}
 }
 

@@ -234,15 +234,29 @@ algorithms.leaky = algorithms.gcra
 
 --@custom
 
+-- over holds the fixed-window keys whose last charge was denied on this
+-- node, at most 4096 (the table starts afresh when full). It only orders
+-- the commands of the next call: a key in it is read first (GET and PTTL,
+-- no write), so a subject that keeps calling over its quota costs neither
+-- a write nor a write taken back; the decision is always made on the
+-- stored count. A script run without Functions makes it anew per call.
+local over, over_n = {}, 0
+
 -- fixed_take is the fixed window's charge: INCRBY first, so an admitted
 -- call costs INCRBY and PTTL (PEXPIRE instead of PTTL when the key is new);
 -- a call it denies is taken back with DECRBY at once, so a denied call is
--- never recorded. It returns allowed, remaining, reset µs, retry µs, flags
--- and whether the call began the window. A failed INCRBY (out of memory, in
--- a script run without Functions) leaves the decision to the read-only
--- check: a denial stands, an admission fails as its write did.
+-- never recorded, and its key goes into over. It returns allowed,
+-- remaining, reset µs, retry µs, flags and whether the call began the
+-- window. A failed INCRBY (out of memory, in a script run without
+-- Functions) leaves the decision to the read-only check: a denial stands,
+-- an admission fails as its write did.
 local function fixed_take(key, quota, window_ms)
   if cost > quota then return algorithms.fixed(key, quota, window_ms) end
+  if over[key] then
+    local ok, remaining, reset, retry, flags = algorithms.fixed(key, quota, window_ms)
+    if not ok then return ok, remaining, reset, retry, flags end
+    over[key] = nil
+  end
   local count = redis.pcall('INCRBY', key, ARGV[1])
   if type(count) ~= 'number' then
     local ok, remaining, reset, retry, flags = algorithms.fixed(key, quota, window_ms)
@@ -260,6 +274,8 @@ local function fixed_take(key, quota, window_ms)
   end
   if count > quota then
     redis.call('DECRBY', key, ARGV[1])
+    if over_n >= 4096 then over, over_n = {}, 0 end
+    over[key], over_n = true, over_n + 1
     return false, math.max(quota - count + cost, 0), ttl * 1000, ttl * 1000, 0
   end
   return true, quota - count, ttl * 1000, 0, 0, false
