@@ -138,22 +138,39 @@ func WithSkip(f func(r *http.Request) bool) Option {
 // less means only the request's own context bounds it. A call that runs out
 // of time follows the error policy. A store that never blocks
 // (store.NonBlocking, such as store/memstore) is called without a timeout.
+// The call ends at its timeout or up to 1 ms after it (calls share one timer
+// per millisecond). It sees the
+// request context's values but not its cancellation: when a client goes
+// away, its store call runs to its answer or its timeout rather than being
+// cut off mid-reply, which would cost a Redis client the connection.
 func WithTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.timeout = d })
 }
 
 // bound applies the store timeout of WithTimeout to ctx, and the deadline of
 // a request's budget (core.WithBudget) when it comes first.
+//
+// The timeout's context is a boundContext (see deadline.go): a deadline
+// shared per millisecond, which keeps ctx's values but not its cancellation.
 func (c *config) bound(ctx context.Context) (context.Context, context.CancelFunc) {
 	d, ok := core.Budget(ctx)
-	if c.timeout > 0 && (!ok || time.Until(d) > c.timeout) {
-		return context.WithTimeout(ctx, c.timeout)
+	if c.timeout > 0 {
+		now := time.Now()
+		if !ok || d.Sub(now) > c.timeout {
+			if b := bounded(ctx, now, c.timeout); b != nil {
+				return b, noCancel
+			}
+			return context.WithTimeout(ctx, c.timeout)
+		}
 	}
 	if ok {
 		return context.WithDeadline(ctx, d)
 	}
-	return ctx, func() {}
+	return ctx, noCancel
 }
+
+// noCancel is the CancelFunc of a context that needs none.
+func noCancel() {}
 
 // WithObserver reports every decision to obs (see package observe): metrics,
 // decision logs, alerts. Several WithObserver options add up; nil observers
