@@ -1,9 +1,10 @@
-# ratekit: make run (demo server), make test, make bench, make lint.
+# ratekit: make run (demo server), make test, make bench, make lint,
+# make api (record the exported API), make release VERSION=vX.Y.Z.
 GO      ?= go
-MODULES := . store/redisstore store/redisstore/rueidisstore examples adapters/gin adapters/echo adapters/fiber adapters/paritytest examples/gin examples/echo examples/fiber observe/prometheus observe/otel
+MODULES := . store/redisstore store/redisstore/rueidisstore examples adapters/gin adapters/echo adapters/fiber adapters/paritytest examples/gin examples/echo examples/fiber observe/prometheus observe/otel tools
 ARGS    ?=
 
-.PHONY: run test bench bench-peers lint
+.PHONY: run test bench bench-peers lint api release
 
 # The demo server on :8080, on the in-process store unless -redis or
 # REDIS_URL names a Redis: make run ARGS="-addr 127.0.0.1:8080 -quota 5".
@@ -30,3 +31,14 @@ lint:
 bench-peers:
 	cd bench && $(GO) run ./cmd/compare -rounds 3 -duration 2s $(ARGS)
 	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 3 .
+
+# Write the exported API of every released module to api/ (review the diff,
+# name the change in CHANGELOG.md); tools/repo's TestAPI fails until it is.
+api:
+	$(GO) run ./tools/cmd/apirecord
+
+# Release every library module at VERSION (docs/releasing.md): requirements
+# set and committed, lint and tests run, tags made; nothing is pushed.
+release:
+	@test -n "$(VERSION)" || { echo "usage: make release VERSION=vX.Y.Z"; exit 2; }
+	$(GO) run ./tools/cmd/release $(VERSION)

@@ -7,17 +7,17 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/internal/fakeclock"
 	"github.com/ratekit/ratekit/observe"
 	"github.com/ratekit/ratekit/store/denycache"
 	"github.com/ratekit/ratekit/store/memstore"
+	"github.com/ratekit/ratekit/store/storetest"
 )
 
 // TestObserverSeesCachedDenials: through Middleware, a denial answered by a
 // deny cache reaches the observer with Cached set, and its 429 carries the
 // Retry-After left, not the one the store gave.
 func TestObserverSeesCachedDenials(t *testing.T) {
-	clock := fakeclock.New(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
+	clock := storetest.NewClock(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
 	ms := memstore.New(memstore.WithClock(clock.Now))
 	t.Cleanup(func() { ms.Close() })
 	l, err := ratekit.New(denycache.New(ms, denycache.WithClock(clock.Now)), ratekit.FixedWindow(1, time.Minute).Named("api"))

@@ -5,9 +5,9 @@ go 1.24.0
 require (
 	github.com/go-chi/httprate v0.16.1
 	github.com/go-redis/redis_rate/v10 v10.0.1
-	github.com/ratekit/ratekit v0.0.0
-	github.com/ratekit/ratekit/store/redisstore v0.0.0
-	github.com/ratekit/ratekit/store/redisstore/rueidisstore v0.0.0
+	github.com/ratekit/ratekit v0.1.0
+	github.com/ratekit/ratekit/store/redisstore v0.1.0
+	github.com/ratekit/ratekit/store/redisstore/rueidisstore v0.1.0
 	github.com/redis/go-redis/v9 v9.22.0
 	github.com/redis/rueidis v1.0.69
 	github.com/sethvargo/go-limiter v0.7.1

@@ -4,9 +4,9 @@ go 1.24
 
 require (
 	github.com/prometheus/client_golang v1.23.2
-	github.com/ratekit/ratekit v0.0.0
-	github.com/ratekit/ratekit/observe/prometheus v0.0.0
-	github.com/ratekit/ratekit/store/redisstore v0.0.0
+	github.com/ratekit/ratekit v0.1.0
+	github.com/ratekit/ratekit/observe/prometheus v0.1.0
+	github.com/ratekit/ratekit/store/redisstore v0.1.0
 	github.com/redis/go-redis/v9 v9.22.0
 )
 

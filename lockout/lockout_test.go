@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/internal/fakeclock"
 	"github.com/ratekit/ratekit/lockout"
 	"github.com/ratekit/ratekit/store/memstore"
+	"github.com/ratekit/ratekit/store/storetest"
 )
 
 func newLockout(t *testing.T, s lockout.Store, failOpen bool) *lockout.Lockout {
@@ -32,7 +32,7 @@ func newLockout(t *testing.T, s lockout.Store, failOpen bool) *lockout.Lockout {
 // TestEnforceResponse writes the wrapper's error over HTTP: status, headers
 // and body.
 func TestEnforceResponse(t *testing.T) {
-	clock := fakeclock.New(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	clock := storetest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	lo := newLockout(t, memstore.New(memstore.WithClock(clock.Now)), false)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := lo.Enforce(r.Context(), "alice"); err != nil {
@@ -99,7 +99,7 @@ func login(user, password string) *http.Request {
 // TestFailureOnlyCounting: per account and per IP, failures count,
 // successes reset only their own account.
 func TestFailureOnlyCounting(t *testing.T) {
-	clock := fakeclock.New(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	clock := storetest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	store := memstore.New(memstore.WithClock(clock.Now))
 	perAccount := newLockout(t, store, false)
 	perIP, err := lockout.New(store, lockout.Config{Name: "login-ip", Windows: []lockout.Window{

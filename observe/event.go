@@ -24,6 +24,14 @@ const (
 	Invalid
 )
 
+// Decided reports whether a store decided the request: Allowed, Denied or
+// ShadowDenied. An Error, an Invalid request or an outcome this version
+// does not know decided nothing (a metrics module's fallback-active gauge,
+// for one, keeps its value for them).
+func (o Outcome) Decided() bool {
+	return o == Allowed || o == Denied || o == ShadowDenied
+}
+
 var outcomeNames = [...]string{"allowed", "denied", "shadow_denied", "error", "invalid"}
 
 // String returns the outcome's label: "allowed", "denied", "shadow_denied",

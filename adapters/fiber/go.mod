@@ -4,7 +4,7 @@ go 1.24
 
 require (
 	github.com/gofiber/fiber/v2 v2.52.15
-	github.com/ratekit/ratekit v0.0.0
+	github.com/ratekit/ratekit v0.1.0
 	github.com/valyala/fasthttp v1.51.0
 )
 

@@ -4,7 +4,7 @@ go 1.24
 
 require (
 	github.com/gin-gonic/gin v1.11.0
-	github.com/ratekit/ratekit v0.0.0
+	github.com/ratekit/ratekit v0.1.0
 )
 
 require (

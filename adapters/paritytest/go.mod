@@ -7,11 +7,11 @@ require (
 	github.com/gofiber/fiber/v2 v2.52.15
 	github.com/labstack/echo/v4 v4.13.4
 	github.com/prometheus/client_golang v1.23.2
-	github.com/ratekit/ratekit v0.0.0
-	github.com/ratekit/ratekit/adapters/echo v0.0.0
-	github.com/ratekit/ratekit/adapters/fiber v0.0.0
-	github.com/ratekit/ratekit/adapters/gin v0.0.0
-	github.com/ratekit/ratekit/observe/prometheus v0.0.0
+	github.com/ratekit/ratekit v0.1.0
+	github.com/ratekit/ratekit/adapters/echo v0.1.0
+	github.com/ratekit/ratekit/adapters/fiber v0.1.0
+	github.com/ratekit/ratekit/adapters/gin v0.1.0
+	github.com/ratekit/ratekit/observe/prometheus v0.1.0
 )
 
 require (

@@ -4,8 +4,8 @@ go 1.24
 
 require (
 	github.com/labstack/echo/v4 v4.13.4
-	github.com/ratekit/ratekit v0.0.0
-	github.com/ratekit/ratekit/adapters/echo v0.0.0
+	github.com/ratekit/ratekit v0.1.0
+	github.com/ratekit/ratekit/adapters/echo v0.1.0
 )
 
 require (

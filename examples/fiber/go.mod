@@ -4,8 +4,8 @@ go 1.24
 
 require (
 	github.com/gofiber/fiber/v2 v2.52.15
-	github.com/ratekit/ratekit v0.0.0
-	github.com/ratekit/ratekit/adapters/fiber v0.0.0
+	github.com/ratekit/ratekit v0.1.0
+	github.com/ratekit/ratekit/adapters/fiber v0.1.0
 )
 
 require (

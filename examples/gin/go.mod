@@ -4,8 +4,8 @@ go 1.24
 
 require (
 	github.com/gin-gonic/gin v1.11.0
-	github.com/ratekit/ratekit v0.0.0
-	github.com/ratekit/ratekit/adapters/gin v0.0.0
+	github.com/ratekit/ratekit v0.1.0
+	github.com/ratekit/ratekit/adapters/gin v0.1.0
 )
 
 require (

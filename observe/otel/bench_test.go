@@ -5,7 +5,7 @@ import (
 
 	"go.opentelemetry.io/otel/metric/noop"
 
-	"github.com/ratekit/ratekit/internal/observetest"
+	"github.com/ratekit/ratekit/observe/observetest"
 	ratekitotel "github.com/ratekit/ratekit/observe/otel"
 )
 

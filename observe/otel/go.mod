@@ -3,7 +3,7 @@ module github.com/ratekit/ratekit/observe/otel
 go 1.24.0
 
 require (
-	github.com/ratekit/ratekit v0.0.0
+	github.com/ratekit/ratekit v0.1.0
 	go.opentelemetry.io/otel v1.41.0
 	go.opentelemetry.io/otel/metric v1.41.0
 	go.opentelemetry.io/otel/sdk/metric v1.41.0

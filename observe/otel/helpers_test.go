@@ -9,7 +9,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
-	"github.com/ratekit/ratekit/internal/observetest"
+	"github.com/ratekit/ratekit/observe/observetest"
 	ratekitotel "github.com/ratekit/ratekit/observe/otel"
 )
 

@@ -8,8 +8,6 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 
-	"github.com/ratekit/ratekit/internal/metricrule"
-	"github.com/ratekit/ratekit/internal/policycache"
 	"github.com/ratekit/ratekit/observe"
 )
 
@@ -27,7 +25,7 @@ type Metrics struct {
 	fallback    metric.Int64Counter
 	latency     metric.Float64Histogram
 	active      atomic.Int64 // ratekit.fallback.active, read by its callback
-	policies    *policycache.Cache[*series]
+	policies    *observe.PolicyMap[*series]
 }
 
 var _ observe.Observer = (*Metrics)(nil)
@@ -41,7 +39,7 @@ func New(opts ...Option) (*Metrics, error) {
 		return nil, err
 	}
 	meter := c.provider.Meter(ScopeName)
-	m := &Metrics{policies: policycache.New(newSeries)}
+	m := &Metrics{policies: observe.NewPolicyMap(newSeries)}
 	var errs [6]error
 	m.decisions, errs[0] = meter.Int64Counter("ratekit.decisions", metric.WithUnit("{decision}"),
 		metric.WithDescription("Rate-limit decisions by binding policy and outcome (allowed, denied, shadow_denied, error, invalid)."))
@@ -80,8 +78,8 @@ func (m *Metrics) Observe(ctx context.Context, e observe.Event) {
 	} else {
 		m.decisions.Add(ctx, 1, outcomeOption(e.Policy, e.Outcome))
 	}
-	if v, set := metricrule.FallbackActive(e); set {
-		m.active.Store(v)
+	if e.Outcome.Decided() {
+		m.active.Store(fallbackValue(e))
 	}
 	if e.Outcome == observe.Error {
 		m.storeErrors.Add(ctx, 1, s.policy...)
@@ -95,4 +93,13 @@ func (m *Metrics) Observe(ctx context.Context, e observe.Event) {
 	if e.Latency > 0 {
 		m.latency.Record(ctx, e.Latency.Seconds(), s.latency...)
 	}
+}
+
+// fallbackValue is the fallback-active gauge's value after a decision: 1
+// when a fallback store made it, else 0.
+func fallbackValue(e observe.Event) int64 {
+	if e.Fallback {
+		return 1
+	}
+	return 0
 }

@@ -3,7 +3,7 @@ package ratekitprom_test
 import (
 	"testing"
 
-	"github.com/ratekit/ratekit/internal/observetest"
+	"github.com/ratekit/ratekit/observe/observetest"
 )
 
 // BenchmarkObserve: one decision counted, on a policy already seen. Every

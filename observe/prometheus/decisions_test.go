@@ -3,8 +3,8 @@ package ratekitprom_test
 import (
 	"testing"
 
-	"github.com/ratekit/ratekit/internal/observetest"
 	"github.com/ratekit/ratekit/observe"
+	"github.com/ratekit/ratekit/observe/observetest"
 )
 
 // TestDecisions runs every scenario of observetest (middleware decisions,

@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/ratekit/ratekit/internal/observetest"
+	"github.com/ratekit/ratekit/observe/observetest"
 	ratekitprom "github.com/ratekit/ratekit/observe/prometheus"
 )
 

@@ -5,8 +5,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/ratekit/ratekit/internal/metricrule"
-	"github.com/ratekit/ratekit/internal/policycache"
 	"github.com/ratekit/ratekit/observe"
 )
 
@@ -25,7 +23,7 @@ type Metrics struct {
 	fallback       *prometheus.CounterVec
 	latency        *prometheus.HistogramVec
 	fallbackActive prometheus.Gauge
-	policies       *policycache.Cache[*series] // built by series
+	policies       *observe.PolicyMap[*series] // built by series
 }
 
 var (
@@ -66,7 +64,7 @@ func New(opts ...Option) (*Metrics, error) {
 			Help: "1 when the latest decision made by a store came from a fallback store, 0 otherwise.",
 		}),
 	}
-	m.policies = policycache.New(m.series)
+	m.policies = observe.NewPolicyMap(m.series)
 	return m, nil
 }
 
@@ -97,8 +95,8 @@ func (m *Metrics) Observe(_ context.Context, e observe.Event) {
 	} else {
 		m.decisions.WithLabelValues(e.Policy, e.Outcome.String()).Inc()
 	}
-	if v, set := metricrule.FallbackActive(e); set {
-		m.fallbackActive.Set(float64(v))
+	if e.Outcome.Decided() {
+		m.fallbackActive.Set(float64(fallbackValue(e)))
 	}
 	if e.Outcome == observe.Error {
 		s.storeErrors.Inc()
@@ -132,4 +130,13 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 
 func (m *Metrics) collectors() [6]prometheus.Collector {
 	return [6]prometheus.Collector{m.decisions, m.nearLimit, m.storeErrors, m.fallback, m.latency, m.fallbackActive}
+}
+
+// fallbackValue is the fallback-active gauge's value after a decision: 1
+// when a fallback store made it, else 0.
+func fallbackValue(e observe.Event) int64 {
+	if e.Fallback {
+		return 1
+	}
+	return 0
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/ratekit/ratekit/internal/observetest"
+	"github.com/ratekit/ratekit/observe/observetest"
 )
 
 // TestScrapeHasNoSubjects drives decisions about several subjects (IPs, an

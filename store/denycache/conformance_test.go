@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ratekit/ratekit/internal/fakeclock"
 	"github.com/ratekit/ratekit/store/denycache"
 	"github.com/ratekit/ratekit/store/memstore"
 	"github.com/ratekit/ratekit/store/storetest"
@@ -14,7 +13,7 @@ import (
 // store passes, on a fake clock, timing to the microsecond included.
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Harness {
-		c := fakeclock.New(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
+		c := storetest.NewClock(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
 		d := storetest.NewDraw()
 		ms := memstore.New(memstore.WithClock(c.Now), memstore.WithRandom(d.Float64))
 		t.Cleanup(func() { ms.Close() })

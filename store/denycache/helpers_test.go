@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/internal/fakeclock"
 	"github.com/ratekit/ratekit/store/denycache"
 	"github.com/ratekit/ratekit/store/memstore"
+	"github.com/ratekit/ratekit/store/storetest"
 )
 
 // counting is a store that counts the calls that reach it.
@@ -40,14 +40,14 @@ func (c *counting) calls() int64 { return c.takes.Load() + c.peeks.Load() }
 // at a whole second, so that the store reads no fraction of a millisecond
 // and the cache needs no margin (WithMargin(0)) unless opts set one.
 type fixture struct {
-	clock *fakeclock.Clock
+	clock *storetest.Clock
 	inner *counting
 	cache *denycache.Store
 }
 
 func newFixture(t testing.TB, opts ...denycache.Option) *fixture {
 	t.Helper()
-	c := fakeclock.New(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
+	c := storetest.NewClock(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
 	ms := memstore.New(memstore.WithClock(c.Now))
 	t.Cleanup(func() { ms.Close() })
 	inner := &counting{Store: ms}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/internal/fakeclock"
 	"github.com/ratekit/ratekit/store/fallback"
 	"github.com/ratekit/ratekit/store/memstore"
 	"github.com/ratekit/ratekit/store/storetest"
@@ -16,7 +15,7 @@ import (
 // conformance suite as memstore does.
 func TestConformanceHealthy(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Harness {
-		c := fakeclock.New(time.Unix(1_700_000_000, 0))
+		c := storetest.NewClock(time.Unix(1_700_000_000, 0))
 		d := storetest.NewDraw()
 		p := memstore.New(memstore.WithClock(c.Now), memstore.WithRandom(d.Float64))
 		s, err := fallback.New(p, memstore.New(memstore.WithClock(c.Now)), fallback.Config{Instances: 4})
@@ -46,7 +45,7 @@ func (decisionsFail) Reset(context.Context, string, []ratekit.Limit) error { ret
 // but its source.
 func TestConformanceFallingBack(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Harness {
-		c := fakeclock.New(time.Unix(1_700_000_000, 0))
+		c := storetest.NewClock(time.Unix(1_700_000_000, 0))
 		d := storetest.NewDraw()
 		l := memstore.New(memstore.WithClock(c.Now), memstore.WithRandom(d.Float64))
 		s, err := fallback.NewWithClock(decisionsFail{}, l, fallback.Config{}, c.Now)

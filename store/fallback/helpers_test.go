@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/internal/fakeclock"
 	"github.com/ratekit/ratekit/store/fallback"
 	"github.com/ratekit/ratekit/store/memstore"
+	"github.com/ratekit/ratekit/store/storetest"
 )
 
 // errRefused is the primary's failure while it is refused.
@@ -114,7 +114,7 @@ type change struct {
 // rig is a fallback.Store over a test primary and a local memstore, all on
 // one fake clock.
 type rig struct {
-	clock   *fakeclock.Clock
+	clock   *storetest.Clock
 	primary *primary
 	local   *local
 	store   *fallback.Store
@@ -124,7 +124,7 @@ type rig struct {
 
 func newRig(t *testing.T, cfg fallback.Config) *rig {
 	t.Helper()
-	r := &rig{clock: fakeclock.New(time.Unix(1_700_000_000, 0))}
+	r := &rig{clock: storetest.NewClock(time.Unix(1_700_000_000, 0))}
 	r.primary = &primary{inner: memstore.New(memstore.WithClock(r.clock.Now))}
 	r.local = &local{Store: memstore.New(memstore.WithClock(r.clock.Now))}
 	cfg.OnChange = func(open bool, err error) {

@@ -7,13 +7,13 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/internal/fakeclock"
 	"github.com/ratekit/ratekit/store/memstore"
+	"github.com/ratekit/ratekit/store/storetest"
 )
 
 // newClock returns a fake clock.
-func newClock() *fakeclock.Clock {
-	return fakeclock.New(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+func newClock() *storetest.Clock {
+	return storetest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 }
 
 // TestAllOrNothing: a denial by the tight limit charges the loose one nothing.
@@ -83,7 +83,7 @@ func TestResetAndEmptyKey(t *testing.T) {
 // TestGCRAKeepsStateThroughItsLastMillisecond mirrors Redis, which keeps a
 // key through the millisecond of its expiry: the engine still reads the TAT.
 func TestGCRAKeepsStateThroughItsLastMillisecond(t *testing.T) {
-	c := fakeclock.New(time.Unix(1_800_000_000, 999_000)) // x.000999 s
+	c := storetest.NewClock(time.Unix(1_800_000_000, 999_000)) // x.000999 s
 	s := memstore.New(memstore.WithClock(c.Now))
 	limits := []ratekit.Limit{ratekit.GCRA(1000, time.Second, 1)} // one per ms
 	if d, _ := s.Take(context.Background(), "k", limits, 1); !d.Allowed {

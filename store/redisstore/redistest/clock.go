@@ -5,11 +5,11 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 
-	"github.com/ratekit/ratekit/internal/fakeclock"
+	"github.com/ratekit/ratekit/store/storetest"
 )
 
 // Clock is a fake clock shared by memstore and miniredis.
-type Clock = fakeclock.Clock
+type Clock = storetest.Clock
 
 // NewClock returns a Clock at start that drives minis: Advance moves
 // miniredis's TIME (SetTime) and expires its keys (FastForward) together, as
@@ -23,7 +23,7 @@ func NewClock(start time.Time, minis ...*miniredis.Miniredis) *Clock {
 			m.FastForward(d)
 		})
 	}
-	return fakeclock.New(start, follow...)
+	return storetest.NewClock(start, follow...)
 }
 
 // Sleep lets real time pass: the Advance of a harness on the real clock.

@@ -3,8 +3,8 @@ module github.com/ratekit/ratekit/store/redisstore/rueidisstore
 go 1.24
 
 require (
-	github.com/ratekit/ratekit v0.0.0
-	github.com/ratekit/ratekit/store/redisstore v0.0.0-00010101000000-000000000000
+	github.com/ratekit/ratekit v0.1.0
+	github.com/ratekit/ratekit/store/redisstore v0.1.0
 	github.com/redis/rueidis v1.0.69
 )
 

@@ -1,4 +1,4 @@
-// Package observetest holds what the tests of the metrics modules
+// Package observetest holds what the tests of metrics modules
 // (observe/prometheus, observe/otel) share: the scenarios they drive
 // through real ratekit pipelines (ratekit.Middleware over memstore, shadow
 // limits, a failing store, a missing key, a fallback store, lockouts) or

@@ -1,22 +1,23 @@
-// Package fakeclock is the kit's test clock: memstore reads Now, and stores
-// with a clock of their own (miniredis) follow each Advance.
-package fakeclock
+package storetest
 
 import (
 	"sync"
 	"time"
 )
 
-// Clock is a fake clock, safe for concurrent use.
+// A Clock is a fake clock for store tests: a store on it (memstore's
+// WithClock takes Now) sees time move only by Advance, and stores with a
+// clock of their own (miniredis) follow each Advance through a follower.
+// Build it with NewClock; a Clock is safe for concurrent use.
 type Clock struct {
 	mu     sync.Mutex
 	now    time.Time
 	follow []func(now time.Time, d time.Duration)
 }
 
-// New returns a Clock at start; each follower is called with the new time
+// NewClock returns a Clock at start; each follower is called with the new time
 // and the step after every Advance.
-func New(start time.Time, followers ...func(now time.Time, d time.Duration)) *Clock {
+func NewClock(start time.Time, followers ...func(now time.Time, d time.Duration)) *Clock {
 	return &Clock{now: start, follow: followers}
 }
 

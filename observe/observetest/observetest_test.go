@@ -6,9 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ratekit/ratekit/internal/metricrule"
-	"github.com/ratekit/ratekit/internal/observetest"
 	"github.com/ratekit/ratekit/observe"
+	"github.com/ratekit/ratekit/observe/observetest"
 )
 
 // counter counts Events straight into a Want: the reference the metrics
@@ -46,8 +45,11 @@ func (c *counter) Observe(_ context.Context, e observe.Event) {
 	if e.Latency > 0 {
 		p.Latency++
 	}
-	if v, set := metricrule.FallbackActive(e); set {
-		c.w.Active = int(v)
+	if e.Outcome.Decided() {
+		c.w.Active = 0
+		if e.Fallback {
+			c.w.Active = 1
+		}
 	}
 	c.w.Policies[e.Policy] = p
 }

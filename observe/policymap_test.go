@@ -1,4 +1,4 @@
-package policycache_test
+package observe_test
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/ratekit/ratekit/internal/policycache"
+	"github.com/ratekit/ratekit/observe"
 )
 
 type value struct{ policy string }
@@ -16,7 +16,7 @@ type value struct{ policy string }
 // -race).
 func TestGetBuildsOnce(t *testing.T) {
 	var builds atomic.Int64
-	c := policycache.New(func(policy string) *value {
+	c := observe.NewPolicyMap(func(policy string) *value {
 		builds.Add(1)
 		return &value{policy}
 	})
@@ -48,10 +48,21 @@ func TestGetBuildsOnce(t *testing.T) {
 
 // TestGetDoesNotAllocate: a policy already seen costs no allocation.
 func TestGetDoesNotAllocate(t *testing.T) {
-	c := policycache.New(func(policy string) *value { return &value{policy} })
+	c := observe.NewPolicyMap(func(policy string) *value { return &value{policy} })
 	c.Get("api")
 	c.Get("login")
 	if n := testing.AllocsPerRun(100, func() { c.Get("api") }); n != 0 {
 		t.Fatalf("Get allocates %v times", n)
+	}
+}
+
+func TestOutcomeDecided(t *testing.T) {
+	for o, want := range map[observe.Outcome]bool{
+		observe.Allowed: true, observe.Denied: true, observe.ShadowDenied: true,
+		observe.Error: false, observe.Invalid: false, 99: false,
+	} {
+		if got := o.Decided(); got != want {
+			t.Errorf("%v.Decided() = %v, want %v", o, got, want)
+		}
 	}
 }

@@ -1,0 +1,102 @@
+package repo_test
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ratekit/ratekit/tools/repo"
+)
+
+// maxFileSize is the largest file the repository may hold: anything
+// bigger is a build output or data that belongs elsewhere.
+const maxFileSize = 1 << 20
+
+// TestNoLargeFiles fails when git tracks (or would track) a file over
+// 1 MiB, such as a compiled binary.
+func TestNoLargeFiles(t *testing.T) {
+	tr := load(t)
+	for _, f := range tr.files {
+		info, err := os.Lstat(filepath.Join(tr.root, filepath.FromSlash(f)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Size() > maxFileSize {
+			t.Errorf("%s is %d bytes (over 1 MiB): a build output? delete it and ignore it in .gitignore", f, info.Size())
+		}
+	}
+}
+
+// TestNoForeignInternalImports fails when a Go file imports an internal
+// package of another module of the repository: modules are released
+// together, but a user may upgrade one without the other.
+func TestNoForeignInternalImports(t *testing.T) {
+	tr := load(t)
+	for _, f := range tr.files {
+		if !strings.HasSuffix(f, ".go") {
+			continue
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), filepath.Join(tr.root, filepath.FromSlash(f)), nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		from := moduleOf(tr.mods, fileImportPath(tr.mods, f))
+		for _, imp := range file.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if !repo.IsOwn(p) || !strings.Contains("/"+p+"/", "/internal/") {
+				continue
+			}
+			if to := moduleOf(tr.mods, p); to != from {
+				t.Errorf("%s imports %s, an internal package of module %s: export it where its readers look, or keep it in this module", f, p, to)
+			}
+		}
+	}
+}
+
+// TestOneDeclaredVersion: the modules require one another at one release
+// version.
+func TestOneDeclaredVersion(t *testing.T) {
+	tr := load(t)
+	v, err := repo.DeclaredVersion(tr.mods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the tree declares %s", v)
+}
+
+// fileImportPath is the import path of the package that holds file: its
+// directory under the deepest module directory above it.
+func fileImportPath(mods []repo.Module, file string) string {
+	dir := filepath.ToSlash(filepath.Dir(file))
+	var best repo.Module
+	for _, m := range mods {
+		inside := m.Dir == "." || dir == m.Dir || strings.HasPrefix(dir, m.Dir+"/")
+		if inside && (best.Path == "" || len(m.Dir) > len(best.Dir)) {
+			best = m
+		}
+	}
+	rel := strings.TrimPrefix(strings.TrimPrefix(dir, best.Dir), "/")
+	if best.Dir == "." {
+		rel = strings.TrimPrefix(dir, ".")
+	}
+	if rel == "" {
+		return best.Path
+	}
+	return best.Path + "/" + rel
+}
+
+// moduleOf returns the path of the repository's module that holds the
+// package importPath: the longest module path that prefixes it.
+func moduleOf(mods []repo.Module, importPath string) string {
+	best := ""
+	for _, m := range mods {
+		if (importPath == m.Path || strings.HasPrefix(importPath, m.Path+"/")) && len(m.Path) > len(best) {
+			best = m.Path
+		}
+	}
+	return best
+}
