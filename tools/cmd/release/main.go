@@ -3,8 +3,8 @@
 //
 //	go run ./tools/cmd/release v0.2.0        (or: make release VERSION=v0.2.0)
 //
-// It checks that the working tree is clean and that no module has the
-// version yet, sets every requirement between the repository's modules to
+// It checks that the working tree is clean, that no module has the version
+// yet and that CHANGELOG.md has a "## vX.Y.Z" section, sets every requirement between the repository's modules to
 // the version and commits that, runs make lint and make test, then creates
 // one annotated tag per released module, the root module's first and each
 // module after those it requires. It pushes nothing: it prints the push
@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/mod/semver"
@@ -65,6 +66,9 @@ func release(version string, setOnly, skipChecks bool) error {
 		return fmt.Errorf("the working tree is not clean (commit or stash first):\n%s%v", out.text, out.err)
 	}
 	if err := newVersion(root, mods, version); err != nil {
+		return err
+	}
+	if err := changelogNames(root, version); err != nil {
 		return err
 	}
 	changed, err := repo.SetVersion(root, mods, version)
@@ -127,6 +131,21 @@ func newVersion(root string, mods []repo.Module, version string) error {
 		}
 	}
 	return nil
+}
+
+// changelogNames checks that CHANGELOG.md has a section for version: a
+// heading "## vX.Y.Z", with anything after the version.
+func changelogNames(root, version string) error {
+	data, err := os.ReadFile(filepath.Join(root, "CHANGELOG.md"))
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "##" && f[1] == version {
+			return nil
+		}
+	}
+	return fmt.Errorf("CHANGELOG.md has no \"## %s\" section: rename \"## Unreleased\" to it and commit", version)
 }
 
 func contains(list []string, s string) bool {
