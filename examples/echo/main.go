@@ -21,10 +21,17 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/ratekit/ratekit"
+	ratekitecho "github.com/ratekit/ratekit/adapters/echo"
+	"github.com/ratekit/ratekit/store/memstore"
 )
 
 func main() {
-	addr := flag.String("addr", ":8080", "listen address")
+	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
 	quota := flag.Int64("quota", 10, "requests per window on /api/")
 	window := flag.Duration("window", time.Minute, "window length")
 	flag.Parse()
@@ -32,6 +39,34 @@ func main() {
 		fmt.Fprintln(os.Stderr, "echo example:", err)
 		os.Exit(1)
 	}
+}
+
+// newRouter builds the example's routes over one in-process store.
+func newRouter(quota int64, window time.Duration) (http.Handler, error) {
+	store := memstore.New()
+	e := echo.New()
+	e.HideBanner = true
+	e.Use(middleware.Recover())
+	e.GET("/healthz", func(c echo.Context) error { return c.String(http.StatusOK, "ok") })
+
+	limiter, err := ratekit.New(store, ratekit.FixedWindow(quota, window).Named("api"))
+	if err != nil {
+		return nil, err
+	}
+	g := e.Group("/api", ratekitecho.Middleware(limiter, ratekitecho.ByIP()))
+	g.GET("/hello", func(c echo.Context) error {
+		return c.JSON(http.StatusOK, map[string]string{"hello": "world", "remaining": c.Response().Header().Get("X-RateLimit-Remaining")})
+	})
+
+	logins, err := ratekit.New(store, ratekit.FixedWindow(5, 15*time.Minute).Named("login"))
+	if err != nil {
+		return nil, err
+	}
+	e.POST("/login", func(c echo.Context) error {
+		return c.JSON(http.StatusUnauthorized, map[string]string{"error": "invalid credentials"})
+	}, ratekitecho.Middleware(logins, ratekitecho.ByIP(),
+		ratekitecho.WithErrorCode(ratekit.CodeTooManyAttempts), ratekitecho.WithErrorPolicy(ratekit.FailClosed)))
+	return e, nil
 }
 
 func run(addr string, quota int64, window time.Duration) error {

@@ -20,10 +20,17 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/recover"
+
+	"github.com/ratekit/ratekit"
+	ratekitfiber "github.com/ratekit/ratekit/adapters/fiber"
+	"github.com/ratekit/ratekit/store/memstore"
 )
 
 func main() {
-	addr := flag.String("addr", ":8080", "listen address")
+	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
 	quota := flag.Int64("quota", 10, "requests per window on /api/")
 	window := flag.Duration("window", time.Minute, "window length")
 	flag.Parse()
@@ -31,6 +38,34 @@ func main() {
 		fmt.Fprintln(os.Stderr, "fiber example:", err)
 		os.Exit(1)
 	}
+}
+
+// newApp builds the example's routes over one in-process store.
+func newApp(quota int64, window time.Duration) (*fiber.App, error) {
+	store := memstore.New()
+	app := fiber.New(fiber.Config{DisableStartupMessage: true})
+	app.Use(recover.New())
+	app.Get("/healthz", func(c *fiber.Ctx) error { return c.SendString("ok") })
+
+	limiter, err := ratekit.New(store, ratekit.FixedWindow(quota, window).Named("api"))
+	if err != nil {
+		return nil, err
+	}
+	g := app.Group("/api", ratekitfiber.Middleware(limiter, ratekitfiber.ByIP()))
+	g.Get("/hello", func(c *fiber.Ctx) error {
+		return c.JSON(fiber.Map{"hello": "world", "remaining": c.GetRespHeader("X-RateLimit-Remaining")})
+	})
+
+	logins, err := ratekit.New(store, ratekit.FixedWindow(5, 15*time.Minute).Named("login"))
+	if err != nil {
+		return nil, err
+	}
+	app.Post("/login", ratekitfiber.Middleware(logins, ratekitfiber.ByIP(),
+		ratekitfiber.WithErrorCode(ratekit.CodeTooManyAttempts), ratekitfiber.WithErrorPolicy(ratekit.FailClosed)),
+		func(c *fiber.Ctx) error {
+			return c.Status(fiber.StatusUnauthorized).JSON(fiber.Map{"error": "invalid credentials"})
+		})
+	return app, nil
 }
 
 func run(addr string, quota int64, window time.Duration) error {

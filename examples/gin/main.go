@@ -21,10 +21,16 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/ratekit/ratekit"
+	ratekitgin "github.com/ratekit/ratekit/adapters/gin"
+	"github.com/ratekit/ratekit/store/memstore"
 )
 
 func main() {
-	addr := flag.String("addr", ":8080", "listen address")
+	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
 	quota := flag.Int64("quota", 10, "requests per window on /api/")
 	window := flag.Duration("window", time.Minute, "window length")
 	flag.Parse()
@@ -32,6 +38,33 @@ func main() {
 		fmt.Fprintln(os.Stderr, "gin example:", err)
 		os.Exit(1)
 	}
+}
+
+// newRouter builds the example's routes over one in-process store.
+func newRouter(quota int64, window time.Duration) (http.Handler, error) {
+	store := memstore.New()
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.Use(gin.Recovery())
+	r.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok") })
+
+	limiter, err := ratekit.New(store, ratekit.FixedWindow(quota, window).Named("api"))
+	if err != nil {
+		return nil, err
+	}
+	g := r.Group("/api", ratekitgin.Middleware(limiter, ratekitgin.ByIP()))
+	g.GET("/hello", func(c *gin.Context) {
+		c.JSON(http.StatusOK, gin.H{"hello": "world", "remaining": c.Writer.Header().Get("X-RateLimit-Remaining")})
+	})
+
+	logins, err := ratekit.New(store, ratekit.FixedWindow(5, 15*time.Minute).Named("login"))
+	if err != nil {
+		return nil, err
+	}
+	r.POST("/login", ratekitgin.Middleware(logins, ratekitgin.ByIP(),
+		ratekitgin.WithErrorCode(ratekit.CodeTooManyAttempts), ratekitgin.WithErrorPolicy(ratekit.FailClosed)),
+		func(c *gin.Context) { c.JSON(http.StatusUnauthorized, gin.H{"error": "invalid credentials"}) })
+	return r, nil
 }
 
 func run(addr string, quota int64, window time.Duration) error {

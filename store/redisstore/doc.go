@@ -60,7 +60,8 @@
 // failure, e.g. "ratekit: redisstore: cannot reach Redis at 10.0.0.5:6379:
 // dial tcp 10.0.0.5:6379: connect: connection refused". Refuse to start, or
 // log it, as you prefer. ClientOptions returns client options that keep the
-// store deciding when Redis slows down (see the README for a cluster's).
+// store deciding when Redis slows down (docs/operations.md, "Redis settings",
+// has a cluster's).
 //
 // A call that fails because its context ended reports the context's error and
 // the last failure behind it, e.g. "ratekit: redisstore: context deadline

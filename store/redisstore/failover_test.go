@@ -19,7 +19,7 @@ import (
 	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
-// recommendedClusterOptions are the cluster client settings the README
+// recommendedClusterOptions are the cluster client settings docs/operations.md
 // recommends for the store (ContextTimeoutEnabled is added by NewClient).
 func recommendedClusterOptions() redis.ClusterOptions {
 	return redis.ClusterOptions{

@@ -1,6 +1,5 @@
 // Command proxies shows the README's client-IP settings: which key function
-// to use behind which proxies. Run it with -behind none, lb, cdn, hops or
-// apikey.
+// to use behind which proxies. Run it with -behind none, lb, cdn or hops.
 package main
 
 import (
@@ -25,15 +24,13 @@ func keyFunc(behind string) ratekit.KeyFunc {
 		return ratekit.ByIP(ratekit.TrustProxies(cdnRanges...), ratekit.FromHeader("CF-Connecting-IP"))
 	case "hops": // exactly two proxies, whatever their addresses
 		return ratekit.ByIP(ratekit.TrustHops(2))
-	case "apikey": // per API key and client IP together
-		return ratekit.Join(ratekit.ByHeader("X-API-Key"), ratekit.ByIP())
 	default: // the socket peer: no header is read
 		return ratekit.ByIP()
 	}
 }
 
 func main() {
-	behind := flag.String("behind", "none", "none, lb, cdn, hops or apikey")
+	behind := flag.String("behind", "none", "none, lb, cdn or hops")
 	flag.Parse()
 	limiter, err := ratekit.New(memstore.New(), ratekit.SlidingWindow(100, time.Minute).Named("api"))
 	if err != nil {

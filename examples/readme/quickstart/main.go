@@ -1,9 +1,10 @@
-// Command quickstart is the first program of the README: one limit, per
-// client IP, on the in-process store.
+// Command quickstart serves 5 requests per minute per client IP, counted in process.
 package main
 
 import (
+	"fmt"
 	"log"
+	"net"
 	"net/http"
 	"time"
 
@@ -12,18 +13,20 @@ import (
 )
 
 func main() {
-	// 100 requests per minute per client IP, kept in this process.
-	limiter, err := ratekit.New(memstore.New(),
-		ratekit.FixedWindow(100, time.Minute).Named("api"))
+	// 5 requests per minute per client IP; the 6th gets 429.
+	limiter, err := ratekit.New(memstore.New(), ratekit.FixedWindow(5, time.Minute).Named("api"))
 	if err != nil {
 		log.Fatal(err) // a bad limit is reported here, never at request time
 	}
-
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /hello", func(w http.ResponseWriter, r *http.Request) {
+	hello := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("hello\n"))
 	})
-
 	limit := ratekit.Middleware(limiter, ratekit.ByIP())
-	log.Fatal(http.ListenAndServe(":8080", limit(mux)))
+
+	ln, err := net.Listen("tcp", "127.0.0.1:8080") // this machine only
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("listening on http://%s\n", ln.Addr())
+	log.Fatal(http.Serve(ln, limit(hello)))
 }
