@@ -10,7 +10,8 @@ import (
 
 // A Limit is one rate limit: an algorithm and its parameters. It is a small
 // value (one pointer to its immutable definition), safe to copy and to share
-// between goroutines; two Limits built alike are equal (==). Build it with a
+// between goroutines. Two Limits built alike have the same Spec (compare
+// Specs, not Limits: == tells whether two Limits are copies of one). Build it with a
 // constructor such as FixedWindow or GCRA and name it with Named; the zero
 // Limit is invalid. New checks every parameter, so a bad limit is reported
 // when the Limiter is built, never at request time.
@@ -22,7 +23,7 @@ type Limit struct {
 }
 
 // limitDef is what a Limit is. It is never changed once a Limit holds it:
-// a modifier copies it, changes the copy and interns that.
+// a modifier copies it and changes the copy.
 type limitDef struct {
 	alg       algorithm
 	name      string
@@ -80,16 +81,16 @@ func (c limitDef) limit() Limit {
 	c.id = c.name + ":" + string(c.alg) + ":" + c.fingerprint()
 	c.interval, c.hard = c.emissionInterval(), c.hardLimit()
 	c.headerQ, c.headerW = c.headerQuota()
-	return Limit{intern(c)}
+	return Limit{&c}
 }
 
 // Named returns a copy of l with the policy name name. The name appears in the
 // RateLimit headers and the error body, and it is part of the storage key:
 // limits with the same name and parameters share their counters, in every
 // Limiter and every instance that uses them. Names are 1 to 48 characters
-// from [A-Za-z0-9_.-]. The default name is the algorithm's; New refuses two
-// Limiters on one store whose unnamed limits would share counters by
-// accident.
+// from [A-Za-z0-9_.-]. The default name is the algorithm's, so two unnamed
+// limits with equal parameters share their counters too: name the limits of
+// each route or purpose apart.
 func (l Limit) Named(name string) Limit {
 	c := *l.def()
 	c.name, c.named = name, true
@@ -119,7 +120,7 @@ func (l Limit) Block(d time.Duration) Limit {
 func (l Limit) Shadow() Limit {
 	c := *l.def()
 	c.shadow = true
-	return Limit{intern(c)}
+	return Limit{&c}
 }
 
 // Name returns the limit's policy name: the one given to Named, or the

@@ -25,12 +25,14 @@ type Limiter struct {
 // *LimitError values, all matching ErrInvalidLimit), so a misconfiguration
 // is found when the Limiter is built, never at request time.
 //
-// Limits with the same name share their counters, in every Limiter and every
-// process that uses them: that is how several instances of a service share
-// one limit. An unnamed limit is named after its algorithm, so New refuses a
-// second live Limiter on the same store with an unnamed limit identical to
-// one of the first's, which would share its counters by accident: give each
-// a name with Named, or use one Limiter for both routes.
+// A limit's state in the store is identified by its name and its parameters,
+// nothing else: limits with the same name and parameters share their
+// counters for a subject, in every Limiter and every process that uses the
+// store. That is how several instances of a service share one limit, and how
+// a Limiter rebuilt on a configuration reload keeps its counts. An unnamed
+// limit is named after its algorithm ("fixed", "gcra", ...), so two routes
+// whose unnamed limits have equal parameters share one counter per subject:
+// give the limits of each route or purpose their own name with Named.
 func New(store Store, limits ...Limit) (*Limiter, error) {
 	if store == nil {
 		return nil, fmt.Errorf("%w: the store is nil; pass memstore.New() or a Redis store", ErrInvalidLimit)
@@ -53,11 +55,7 @@ func New(store Store, limits ...Limit) (*Limiter, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	l := newLimiter(store, limits)
-	if err := claim(l); err != nil {
-		return nil, err
-	}
-	return l, nil
+	return newLimiter(store, limits), nil
 }
 
 // Allow is AllowN(ctx, key, 1).

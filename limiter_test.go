@@ -1,10 +1,11 @@
 package ratekit_test
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,43 +38,31 @@ func TestNewReportsEveryBadLimit(t *testing.T) {
 	}
 }
 
-// TestUnnamedLimitsDoNotShareByAccident: two Limiters, one per route, each
-// with an unnamed FixedWindow(2, time.Minute) on one store would share one
-// counter (the second route's first request would be a 429); New refuses
-// the second. Named limits, the same unnamed limit on another store, and
-// one Limiter on two routes are fine.
-func TestUnnamedLimitsDoNotShareByAccident(t *testing.T) {
+// TestStateIsNameAndParameters: a limit's counters are identified by its
+// name and parameters, nothing else, as New documents. Limiters whose limits
+// agree in both share one counter per subject (an unnamed limit is named
+// after its algorithm); another name or other parameters is another counter.
+func TestStateIsNameAndParameters(t *testing.T) {
 	store := memstore.New()
-	a, err := ratekit.New(store, ratekit.FixedWindow(2, time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = ratekit.New(store, ratekit.FixedWindow(2, time.Minute))
-	var le *ratekit.LimitError
-	if !errors.As(err, &le) || le.Field != "name" || !strings.Contains(err.Error(), "Named") {
-		t.Fatalf("second Limiter with the same unnamed limit: %v, want a *LimitError saying to use Named", err)
-	}
-	if _, err := ratekit.New(store, ratekit.FixedWindow(2, time.Minute).Named("b")); err != nil {
-		t.Fatalf("named apart: %v", err)
-	}
-	if _, err := ratekit.New(store, ratekit.FixedWindow(3, time.Minute)); err != nil {
-		t.Fatalf("another unnamed limit (other parameters, other counter): %v", err)
-	}
-	if _, err := ratekit.New(memstore.New(), ratekit.FixedWindow(2, time.Minute)); err != nil {
-		t.Fatalf("the same unnamed limit on another store: %v", err)
-	}
-
-	// named alike on purpose: they share, and say so in their counts
-	x, _ := ratekit.New(store, ratekit.FixedWindow(2, time.Minute).Named("shared"))
-	y, err := ratekit.New(store, ratekit.FixedWindow(2, time.Minute).Named("shared"))
-	if err != nil {
-		t.Fatal(err)
+	limiter := func(l ratekit.Limit) *ratekit.Limiter {
+		t.Helper()
+		lim, err := ratekit.New(store, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lim
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/a", ratekit.Middleware(x, ratekit.ByIP())(ok))
-	mux.Handle("/b", ratekit.Middleware(y, ratekit.ByIP())(ok))
-	mux.Handle("/c", ratekit.Middleware(a, ratekit.ByIP())(ok))
-	mux.Handle("/d", ratekit.Middleware(a, ratekit.ByIP())(ok))
+	for path, l := range map[string]ratekit.Limit{
+		"/unnamed-a": ratekit.FixedWindow(2, time.Minute),
+		"/unnamed-b": ratekit.FixedWindow(2, time.Minute),
+		"/search":    ratekit.FixedWindow(2, time.Minute).Named("search"),
+		"/other":     ratekit.FixedWindow(3, time.Minute),
+		"/shared-a":  ratekit.FixedWindow(2, time.Minute).Named("shared"),
+		"/shared-b":  ratekit.FixedWindow(2, time.Minute).Named("shared"),
+	} {
+		mux.Handle(path, ratekit.Middleware(limiter(l), ratekit.ByIP())(ok))
+	}
 	codes := func(paths ...string) (out []int) {
 		for _, p := range paths {
 			rec := httptest.NewRecorder()
@@ -82,23 +71,48 @@ func TestUnnamedLimitsDoNotShareByAccident(t *testing.T) {
 		}
 		return out
 	}
-	if got := codes("/a", "/b", "/a"); got[0] != 200 || got[1] != 200 || got[2] != 429 {
-		t.Fatalf("limits named alike on purpose: %v, want 200 200 429 (one counter)", got)
+	for _, c := range []struct {
+		paths []string
+		want  []int
+		why   string
+	}{
+		{[]string{"/unnamed-a", "/unnamed-b", "/unnamed-a"}, []int{200, 200, 429}, "unnamed, equal parameters: one counter"},
+		{[]string{"/search", "/search", "/search"}, []int{200, 200, 429}, "named apart: a counter of its own"},
+		{[]string{"/other", "/other", "/other", "/other"}, []int{200, 200, 200, 429}, "other parameters: a counter of its own"},
+		{[]string{"/shared-a", "/shared-b", "/shared-a"}, []int{200, 200, 429}, "named alike: one counter"},
+	} {
+		if got := codes(c.paths...); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %v, want %v", c.why, got, c.want)
+		}
 	}
-	if got := codes("/c", "/d", "/c"); got[0] != 200 || got[1] != 200 || got[2] != 429 {
-		t.Fatalf("one Limiter on two routes: %v, want 200 200 429 (one counter)", got)
-	}
-	runtime.KeepAlive(a)
 }
 
-// TestClaimEndsWithLimiter: once the first Limiter is unreachable, a new one
-// may use the same unnamed limit at once, as a reloaded configuration does,
-// whether or not the collector has run since.
-func TestClaimEndsWithLimiter(t *testing.T) {
+// TestReloadKeepsCounts: a configuration reload builds the new Limiter
+// while the old one still serves; both work, and the new one continues the
+// old one's counts.
+func TestReloadKeepsCounts(t *testing.T) {
 	store := memstore.New()
-	for i := range 20 {
-		if _, err := ratekit.New(store, ratekit.TokenBucket(1, time.Second, 3)); err != nil {
-			t.Fatalf("Limiter %d, the previous one unreachable: %v", i+1, err)
+	limits := func() []ratekit.Limit {
+		return []ratekit.Limit{ratekit.TokenBucket(1, time.Minute, 3), ratekit.FixedWindow(10, time.Hour)}
+	}
+	old, err := ratekit.New(store, limits()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for range 2 {
+		if d, err := old.Allow(ctx, "alice"); err != nil || !d.Allowed {
+			t.Fatalf("old Limiter: %+v, %v", d, err)
 		}
+	}
+	reloaded, err := ratekit.New(store, limits()...)
+	if err != nil {
+		t.Fatalf("New while the old Limiter is alive: %v", err)
+	}
+	if d, err := reloaded.Allow(ctx, "alice"); err != nil || !d.Allowed || d.Remaining != 0 {
+		t.Fatalf("reloaded Limiter, third request: %+v, %v; want allowed with 0 left (the old counts kept)", d, err)
+	}
+	if d, err := old.Allow(ctx, "alice"); err != nil || d.Allowed {
+		t.Fatalf("old Limiter, fourth request: %+v, %v; want denied (one bucket for both)", d, err)
 	}
 }

@@ -40,9 +40,7 @@ func limiter(t *testing.T, limits ...ratekit.Limit) (*ratekit.Limiter, ratekitgi
 	return l, ratekitgin.WithClock(clk.Now)
 }
 
-// brokenStore fails every call, as a Redis that is down would. All its
-// values are one store to ratekit.New, which refuses two live Limiters with
-// the same unnamed limit on one store: name the limits of its Limiters.
+// brokenStore fails every call, as a Redis that is down would.
 type brokenStore struct{}
 
 var errDown = errors.New("ratekit: test store is down")

@@ -6,12 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
-	"weak"
 
 	"github.com/redis/go-redis/v9"
 
@@ -153,12 +149,11 @@ func (s *Store) explain(ctx context.Context, start time.Time, err error) error {
 	return fmt.Errorf("ratekit: redisstore: %w", s.cause(ctx, start, re.Err, re.Ended))
 }
 
-// reloadEvery is the shortest time between two slot-map reloads that the
-// store asks of one cluster client.
+// reloadEvery is the shortest time between two slot-map reloads that a
+// store asks of its cluster client. Stores that share one client each keep
+// their own time: a client serving k stores gets at most k reloads per
+// period, and go-redis coalesces reloads that overlap.
 const reloadEvery = 250 * time.Millisecond
-
-// noSlotReload turns reloadSlots off, for tests that measure the client alone.
-var noSlotReload atomic.Bool
 
 // reloadSlots asks a *redis.ClusterClient to reload its slot map when err, the
 // failure of a call that started at start, hints that the map may be stale:
@@ -177,16 +172,15 @@ var noSlotReload atomic.Bool
 // until the map is right; go-redis runs one reload at a time.
 func (s *Store) reloadSlots(start time.Time, err error) {
 	c, ok := s.proc.(*redis.ClusterClient)
-	if !ok || c == nil || noSlotReload.Load() {
+	if !ok || c == nil || s.noSlotReload {
 		return
 	}
 	if !staleHint(err) && s.dials.since(start) == nil {
 		return
 	}
-	g := gateOf(c)
 	now := time.Now().UnixNano()
-	last := g.last.Load()
-	if now-last < int64(reloadEvery) || !g.last.CompareAndSwap(last, now) {
+	last := s.lastReload.Load()
+	if now-last < int64(reloadEvery) || !s.lastReload.CompareAndSwap(last, now) {
 		return
 	}
 	c.ReloadState(context.Background())
@@ -212,23 +206,4 @@ func staleHint(err error) bool {
 		}
 	}
 	return false
-}
-
-// reloadGate is the time of the last reload the store asked of one client.
-type reloadGate struct{ last atomic.Int64 }
-
-// gates holds one reloadGate per cluster client, keyed weakly: an entry
-// goes when its client is collected.
-var gates sync.Map // weak.Pointer[redis.ClusterClient] -> *reloadGate
-
-func gateOf(c *redis.ClusterClient) *reloadGate {
-	key := weak.Make(c)
-	if g, ok := gates.Load(key); ok {
-		return g.(*reloadGate)
-	}
-	g, loaded := gates.LoadOrStore(key, &reloadGate{})
-	if !loaded {
-		runtime.AddCleanup(c, func(k weak.Pointer[redis.ClusterClient]) { gates.Delete(k) }, key)
-	}
-	return g.(*reloadGate)
 }

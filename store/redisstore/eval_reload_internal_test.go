@@ -124,8 +124,7 @@ func TestReloadSlots(t *testing.T) {
 	}
 
 	// Turned off, as TestClusterFailover does to measure go-redis alone.
-	noSlotReload.Store(true)
-	defer noSlotReload.Store(false)
+	s.noSlotReload = true
 	time.Sleep(reloadEvery)
 	before := loads.Load()
 	s.reloadSlots(time.Now(), io.EOF)

@@ -63,9 +63,6 @@ const (
 // cluster-require-full-coverage no (the other shards keep answering).
 func TestClusterFailover(t *testing.T) {
 	before := os.Getenv("RATEKIT_FAILOVER_BEFORE") == "1"
-	if before {
-		t.Cleanup(redisstore.WithoutSlotReload())
-	}
 	cases := []failoverCase{
 		{name: "recommended", opts: recommendedClusterOptions(), within: 2 * time.Second},
 		{name: "defaults", within: 5 * time.Second},
@@ -112,7 +109,11 @@ func failover(t *testing.T, tc failoverCase, before bool) {
 	cluster := redistest.StartReplicated(t, tc.extra...)
 	client := cluster.NewClient(&opts)
 	t.Cleanup(func() { client.Close() })
-	s := newStore(t, client, redistest.Prefix(t))
+	var storeOpts []redisstore.Option
+	if before {
+		storeOpts = append(storeOpts, redisstore.WithoutSlotReload())
+	}
+	s := newStore(t, client, redistest.Prefix(t), storeOpts...)
 	limits := []ratekit.Limit{ratekit.FixedWindow(1_000_000, time.Hour)}
 
 	shards, err := cluster.Shards(ctx)

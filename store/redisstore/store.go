@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -29,6 +30,9 @@ type Store struct {
 	opts   redisengine.Options
 	logger *slog.Logger // warnings from Ping (WithLogger)
 	dials  *dialWatch   // the client's last failed dial (the client's hook keeps only this)
+
+	lastReload   atomic.Int64 // when the store last asked its cluster client to reload its slot map, UnixNano
+	noSlotReload bool         // tests: never ask (the client on its own)
 }
 
 // processor is implemented by every go-redis client; the store uses it to
