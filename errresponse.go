@@ -177,7 +177,7 @@ func jsonContext(c ErrorContext) any {
 // RenderJSON), for writers other than an http.ResponseWriter: it sets
 // Retry-After, Cache-Control: no-store, Content-Type and
 // X-Content-Type-Options on h and returns the body.
-func (e *ErrorResponse) render(h headerSetter, render Renderer) []byte {
+func (e *ErrorResponse) render(h HeaderSetter, render Renderer) []byte {
 	if render == nil {
 		render = RenderJSON
 	}

@@ -5,19 +5,38 @@ import (
 	"errors"
 	"net/http"
 	"time"
-
-	"github.com/ratekit/ratekit/internal/core"
 )
 
-// verdict is what one request gets from a guard.
-type verdict = core.Verdict[Decision, ErrorResponse]
+// HeaderSetter receives response headers: http.Header, or a framework's
+// context with a Set(key, value string) method.
+type HeaderSetter interface {
+	Set(key, value string)
+}
 
-// A guard is the transport-neutral core of Middleware: given a request's key
-// and cost, it asks the Limiter, sets the rate-limit headers and says what the
-// request gets. Middleware, the framework adapters (through package adapter),
-// lockouts and levels are built on it, so that every path answers with the
-// same statuses, headers and bodies. It is safe for concurrent use.
-type guard struct {
+// A Verdict is what one request gets from a Guard.
+type Verdict struct {
+	// Pass reports that the request goes on to the handler.
+	Pass bool
+	// Decision is the Limiter's decision; zero when Err is set.
+	Decision Decision
+	// Err is the error the error policies handled: a store failure or
+	// timeout, a key error, an invalid cost. Report it; never show it.
+	Err error
+	// Response is the 429, 400 or 503 to send when Pass is false.
+	Response *ErrorResponse
+}
+
+// A Guard is the transport-neutral pipeline of one Limiter under a set of
+// options: given a request's key and cost, it asks the Limiter within the
+// timeout, applies the error policies, sets the rate-limit headers and says
+// what the request gets. Middleware is a Guard on net/http; the framework
+// adapters, levels and plans are built on it too, so that every path answers
+// with the same statuses, headers and bodies. Most callers want Middleware;
+// a Guard is for adapting the pipeline to another transport.
+//
+// Build one with NewGuard; the zero Guard is not usable. A Guard is safe for
+// concurrent use.
+type Guard struct {
 	limiter *Limiter
 	cfg     *config
 	// unbounded is set when the Limiter's store never blocks (see
@@ -32,81 +51,98 @@ type nonBlocking interface {
 	NonBlocking() bool
 }
 
-// newGuard builds the guard of l with opts.
-func newGuard(l *Limiter, opts []Option) *guard {
+// NewGuard returns the Guard of l under opts, the options of Middleware. It
+// panics if l is nil: that is a programming error found when the route is
+// built, never at request time.
+func NewGuard(l *Limiter, opts ...Option) *Guard {
+	if l == nil {
+		panic("ratekit: a Guard needs a Limiter; build one with ratekit.New")
+	}
 	nb, ok := l.store.(nonBlocking)
-	return &guard{limiter: l, cfg: newConfig(opts), unbounded: ok && nb.NonBlocking()}
+	return &Guard{limiter: l, cfg: newConfig(opts), unbounded: ok && nb.NonBlocking()}
 }
 
-func init() {
-	core.Register(func(l *Limiter, opts []Option) core.Guard[Decision, ErrorResponse] {
-		if l == nil {
-			panic("ratekit: a middleware needs a Limiter; build one with ratekit.New")
-		}
-		return newGuard(l, opts)
-	})
-}
-
-// Check decides one request. key and keyErr are the key function's result,
+// Check decides one request. key and keyErr are the key function's result
+// (a non-nil keyErr goes to the key error policy without a store call),
 // cost is what the request costs. A request admitted by a LeakyBucket in
 // queue mode returns after its Delay (or when ctx ends). Check sets the
 // rate-limit headers, and on a denial Retry-After and Cache-Control, on h.
-func (g *guard) Check(ctx context.Context, key string, keyErr error, cost int64, h core.Header) verdict {
+func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64, h HeaderSetter) Verdict {
 	d, err := g.observed(ctx, key, keyErr, cost)
 	c := g.cfg
 	if err != nil {
 		requestErr := keyErr != nil || isRequestError(err)
 		switch {
 		case requestErr && c.keyPolicy == FailClosed:
-			return verdict{Err: err, Response: BadRequestResponse()}
+			return Verdict{Err: err, Response: BadRequestResponse()}
 		case !requestErr && c.policy == FailClosed:
-			return verdict{Err: err, Response: UnavailableResponse(c.closedRetry)}
+			return Verdict{Err: err, Response: UnavailableResponse(c.closedRetry)}
 		}
-		return verdict{Pass: true, Err: err}
+		return Verdict{Pass: true, Err: err}
 	}
 	writeHeaders(h, &d, c.headers, c.clock())
 	if d.Allowed {
 		wait(ctx, d.Delay)
-		return verdict{Pass: true, Decision: d}
+		return Verdict{Pass: true, Decision: d}
 	}
 	writeRetryHeaders(h, d.RetryAfter)
-	return verdict{Decision: d, Response: DeniedResponse(d, c.code)}
+	return Verdict{Decision: d, Response: DeniedResponse(d, c.code)}
 }
 
 // Render sets the response headers of e (Retry-After, Cache-Control,
 // Content-Type) on h and returns its body through the configured renderer.
-func (g *guard) Render(e *ErrorResponse, h core.Header) []byte { return e.render(h, g.cfg.render) }
+func (g *Guard) Render(e *ErrorResponse, h HeaderSetter) []byte { return e.render(h, g.cfg.render) }
 
 // Report hands err to the configured error handler (WithErrorHandler; by
 // default a throttled slog warning). r may be nil.
-func (g *guard) Report(r *http.Request, err error) { g.cfg.onError(r, err) }
+func (g *Guard) Report(r *http.Request, err error) { g.cfg.onError(r, err) }
 
 // Skip reports whether WithSkip lets r through uncounted.
-func (g *guard) Skip(r *http.Request) bool { return g.cfg.skip != nil && g.cfg.skip(r) }
+func (g *Guard) Skip(r *http.Request) bool { return g.cfg.skip != nil && g.cfg.skip(r) }
 
 // Cost returns what r costs (WithCost, WithCostFunc; 1 by default).
-func (g *guard) Cost(r *http.Request) int64 {
+func (g *Guard) Cost(r *http.Request) int64 {
 	if g.cfg.cost != nil {
 		return g.cfg.cost(r)
 	}
 	return 1
 }
 
-// Bound applies the store timeout of WithTimeout to ctx.
-func (g *guard) Bound(ctx context.Context) (context.Context, context.CancelFunc) {
+// Bound applies the store timeout of WithTimeout to ctx, or the deadline
+// of Budget when it comes first, for a store call the caller makes itself
+// (a reputation read, say).
+func (g *Guard) Bound(ctx context.Context) (context.Context, context.CancelFunc) {
 	return g.cfg.bound(ctx)
 }
 
-// Timeout is the store timeout of WithTimeout.
-func (g *guard) Timeout() time.Duration { return g.cfg.timeout }
+// Budget returns ctx carrying one deadline, the Guard's timeout from now,
+// for every store call that any Guard (Check, Bound) makes with it: a
+// request that makes several store calls is bounded by one timeout in all.
+// Waits that are not store calls (a LeakyBucket's queue delay) still end
+// only with ctx. Without a timeout, Budget returns ctx.
+func (g *Guard) Budget(ctx context.Context) context.Context {
+	if g.cfg.timeout <= 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, budgetKey{}, time.Now().Add(g.cfg.timeout))
+}
+
+// budgetKey carries the deadline of Budget.
+type budgetKey struct{}
+
+// budget returns the deadline Budget set, if any.
+func budget(ctx context.Context) (time.Time, bool) {
+	d, ok := ctx.Value(budgetKey{}).(time.Time)
+	return d, ok
+}
 
 // FailOpen reports whether store errors let requests through.
-func (g *guard) FailOpen() bool { return g.cfg.policy == FailOpen }
+func (g *Guard) FailOpen() bool { return g.cfg.policy == FailOpen }
 
 // Refuse writes a verdict that does not pass to a net/http response: the
 // denied handler (WithDeniedHandler) for a denial when one is set, else the
 // verdict's rendered Response.
-func (g *guard) Refuse(w http.ResponseWriter, r *http.Request, v verdict) {
+func (g *Guard) Refuse(w http.ResponseWriter, r *http.Request, v Verdict) {
 	if v.Err == nil && g.cfg.denied != nil {
 		g.cfg.denied(w, r, v.Decision)
 		return
@@ -136,7 +172,7 @@ func wait(ctx context.Context, d time.Duration) {
 	}
 }
 
-func (g *guard) decide(ctx context.Context, key string, keyErr error, cost int64) (Decision, error) {
+func (g *Guard) decide(ctx context.Context, key string, keyErr error, cost int64) (Decision, error) {
 	if keyErr != nil {
 		return Decision{}, keyErr
 	}

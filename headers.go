@@ -28,12 +28,6 @@ const (
 // maxSFInteger is the largest Structured Field integer (RFC 8941).
 const maxSFInteger = 999_999_999_999_999
 
-// headerSetter receives response headers. http.Header implements it; so does
-// any framework context with a Set(key, value string) method.
-type headerSetter = interface {
-	Set(key, value string)
-}
-
 // Header names, in Go's canonical form (on the wire HTTP/1.1 sends them so;
 // header names are case-insensitive).
 const (
@@ -49,7 +43,7 @@ const (
 
 // writeHeaders sets the rate-limit headers of mode for d; now is the time
 // X-RateLimit-Reset counts from.
-func writeHeaders(h headerSetter, d *Decision, mode HeaderMode, now time.Time) {
+func writeHeaders(h HeaderSetter, d *Decision, mode HeaderMode, now time.Time) {
 	if hh, ok := h.(http.Header); ok {
 		writeHTTPHeaders(hh, d, mode, now)
 		return
@@ -159,7 +153,7 @@ func policyHeader(limits []Limit) string {
 // writeRetryHeaders sets Retry-After (whole seconds, rounded up, at least 1)
 // and Cache-Control: no-store, as every 429 and 503 of the kit carries. A
 // retry of 0 or less (a request that can never pass) writes no Retry-After.
-func writeRetryHeaders(h headerSetter, retry time.Duration) {
+func writeRetryHeaders(h HeaderSetter, retry time.Duration) {
 	if retry > 0 {
 		h.Set(headerRetryAfter, strconv.FormatInt(retryAfterSeconds(retry), 10))
 	}

@@ -24,7 +24,7 @@ func Middleware(l *Limiter, key KeyFunc, opts ...Option) func(http.Handler) http
 	if l == nil || key == nil {
 		panic("ratekit: Middleware needs a Limiter and a KeyFunc")
 	}
-	g := newGuard(l, opts)
+	g := NewGuard(l, opts...)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if g.Skip(r) {

@@ -9,7 +9,7 @@ import (
 
 // observed decides one request as decide does and, when an observer is set,
 // reports the decision with the store's latency.
-func (g *guard) observed(ctx context.Context, key string, keyErr error, cost int64) (Decision, error) {
+func (g *Guard) observed(ctx context.Context, key string, keyErr error, cost int64) (Decision, error) {
 	obs := g.cfg.observer
 	if obs == nil {
 		return g.decide(ctx, key, keyErr, cost)

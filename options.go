@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/ratekit/ratekit/internal/core"
 	"github.com/ratekit/ratekit/internal/throttle"
 	"github.com/ratekit/ratekit/internal/wallclock"
 	"github.com/ratekit/ratekit/observe"
@@ -148,12 +147,12 @@ func WithTimeout(d time.Duration) Option {
 }
 
 // bound applies the store timeout of WithTimeout to ctx, and the deadline of
-// a request's budget (core.WithBudget) when it comes first.
+// a request's budget (Guard.Budget) when it comes first.
 //
 // The timeout's context is a boundContext (see deadline.go): a deadline
 // shared per millisecond, which keeps ctx's values but not its cancellation.
 func (c *config) bound(ctx context.Context) (context.Context, context.CancelFunc) {
-	d, ok := core.Budget(ctx)
+	d, ok := budget(ctx)
 	if c.timeout > 0 {
 		now := time.Now()
 		if !ok || d.Sub(now) > c.timeout {

@@ -6,12 +6,11 @@ import (
 	"net/http"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/internal/core"
 	"github.com/ratekit/ratekit/reputation"
 )
 
 // guard is ratekit's request pipeline for one Limiter.
-type guard = core.Guard[ratekit.Decision, ratekit.ErrorResponse]
+type guard = *ratekit.Guard
 
 // DefaultThreshold is the reputation score a tenant needs to pass the gate
 // while the global limit is exceeded.
@@ -131,7 +130,7 @@ func newLevels(cfg Config, opts []ratekit.Option) (*levels, error) {
 		if err != nil {
 			return nil, err
 		}
-		return core.NewGuard[ratekit.Limiter, ratekit.Option, ratekit.Decision, ratekit.ErrorResponse](l, opts), nil
+		return ratekit.NewGuard(l, opts...), nil
 	}
 	var err error
 	if lv.global, err = newGuard(cfg.Global); err != nil {

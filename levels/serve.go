@@ -3,9 +3,6 @@ package levels
 import (
 	"context"
 	"net/http"
-	"time"
-
-	"github.com/ratekit/ratekit/internal/core"
 )
 
 func (lv *levels) serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
@@ -66,10 +63,7 @@ func (lv *levels) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 // global, reputation and tenant calls share the timeout, so a hung store
 // costs a request one timeout, not one per call.
 func (lv *levels) budget(r *http.Request) context.Context {
-	if d := lv.any.Timeout(); d > 0 {
-		return core.WithBudget(r.Context(), time.Now().Add(d)) // the request's own deadline still applies
-	}
-	return r.Context()
+	return lv.any.Budget(r.Context()) // the request's own deadline still applies
 }
 
 // gate decides a request while the global limit is exceeded: it passes when

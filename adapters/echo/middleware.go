@@ -30,7 +30,7 @@ func Middleware(l *ratekit.Limiter, key KeyFunc, opts ...Option) echo.Middleware
 type middleware struct {
 	key   KeyFunc
 	cfg   *adapter.Config[echo.Context]
-	guard *adapter.Guard
+	guard *ratekit.Guard
 }
 
 func (m *middleware) serve(c echo.Context, next echo.HandlerFunc) error {

@@ -15,7 +15,7 @@ import (
 
 // ignored lists the response headers the comparison leaves out, and why.
 // Nothing framework-specific is needed: every adapter writes its headers and
-// bodies through adapter.Guard, as ratekit.Middleware does through the same
+// bodies through ratekit.Guard, as ratekit.Middleware does through the same
 // core, and no framework adds headers of its own to these responses.
 var ignored = map[string]string{
 	"Date":           "fasthttp (Fiber) stamps every response; net/http's httptest.ResponseRecorder does not",
