@@ -46,6 +46,11 @@ type ErrorContext struct {
 	// binding one and any other that denied too. RenderProblem writes them
 	// as violated-policies; RenderJSON leaves them out.
 	Violated []string `json:"-"`
+	// Blocked reports a 429 of a penalty block (Limit.Block) or a lockout:
+	// the client was refused for abnormal usage, not for a quota that
+	// refills. RenderProblem writes it as the problem type
+	// abnormal-usage-detected; RenderJSON leaves it out.
+	Blocked bool `json:"-"`
 }
 
 // Error implements error with the response's message.
@@ -67,6 +72,7 @@ func DeniedResponse(d Decision, code ErrorCode) *ErrorResponse {
 	}
 	e := tooMany(code, retry, q, d.Remaining, d.Limit.Name())
 	e.Context.Violated = violated(d)
+	e.Context.Blocked = d.Blocked
 	return e
 }
 

@@ -113,7 +113,9 @@ func headerValues(vals *[5]string, d *Decision, mode HeaderMode, now time.Time) 
 			if i > 0 {
 				b = append(b, ", "...)
 			}
-			b = appendItem(b, s.Limit.Name(), "r", clampSF(s.Remaining), "t", ceilSeconds(s.ResetAfter))
+			b = appendItem(b, s.Limit.Name())
+			b = appendParam(b, "r", clampSF(s.Remaining))
+			b = appendParam(b, "t", ceilSeconds(s.ResetAfter))
 		}
 		ends[n+1] = len(b)
 		n += 2
@@ -145,7 +147,10 @@ func policyHeader(limits []Limit) string {
 			b = append(b, ", "...)
 		}
 		q, w := policyQuota(l)
-		b = appendItem(b, l.Name(), "q", q, "w", w)
+		b = appendParam(appendItem(b, l.Name()), "q", q)
+		if w > 0 { // a limit without a window in whole seconds has no w (the draft wants a positive integer)
+			b = appendParam(b, "w", w)
+		}
 	}
 	return string(b)
 }
@@ -196,19 +201,20 @@ func (l *limitDef) headerQuota() (quota, windowSeconds int64) {
 	return clampSF(l.quota), clampSF(ceilSeconds(window))
 }
 
-// appendItem appends the Structured Field item "name";k1=v1;k2=v2. Names are
+// appendItem appends the Structured Field string item "name". Names are
 // validated by New to need no escaping.
-func appendItem(b []byte, name, k1 string, v1 int64, k2 string, v2 int64) []byte {
+func appendItem(b []byte, name string) []byte {
 	b = append(b, '"')
 	b = append(b, name...)
-	b = append(b, `";`...)
-	b = append(b, k1...)
-	b = append(b, '=')
-	b = strconv.AppendInt(b, v1, 10)
+	return append(b, '"')
+}
+
+// appendParam appends the parameter ;k=v to an item.
+func appendParam(b []byte, k string, v int64) []byte {
 	b = append(b, ';')
-	b = append(b, k2...)
+	b = append(b, k...)
 	b = append(b, '=')
-	return strconv.AppendInt(b, v2, 10)
+	return strconv.AppendInt(b, v, 10)
 }
 
 // ceilSeconds is d in whole seconds, rounded up; never negative.

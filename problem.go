@@ -10,13 +10,17 @@ import (
 const (
 	problemQuotaExceeded   = "https://iana.org/assignments/http-problem-types#quota-exceeded"
 	problemReducedCapacity = "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity"
+	problemAbnormalUsage   = "https://iana.org/assignments/http-problem-types#abnormal-usage-detected"
 )
 
 // RenderProblem renders an RFC 9457 problem (application/problem+json). A
 // 429 has the IETF RateLimit draft's problem type
 // https://iana.org/assignments/http-problem-types#quota-exceeded with the
 // extension member violated-policies (the names of the limits that refused
-// the request); a 503 of a fail-closed store failure has
+// the request); a 429 of a penalty block or a lockout (ErrorContext.Blocked)
+// has https://iana.org/assignments/http-problem-types#abnormal-usage-detected
+// instead, with violated-policies too;
+// a 503 of a fail-closed store failure has
 // https://iana.org/assignments/http-problem-types#temporary-reduced-capacity;
 // a 400 has about:blank. The message is the detail; the code, retryAfter,
 // limit, remaining and policy are extension members as in RenderJSON.
@@ -35,14 +39,17 @@ func RenderProblem(e *ErrorResponse) (string, []byte) {
 	}
 	p := problem{Type: "about:blank", Title: http.StatusText(e.Status), Status: e.Status, Detail: e.Message,
 		Code: e.Code, RetryAfter: e.Context.RetryAfter, Limit: e.Context.Limit, Policy: e.Context.Policy}
-	switch e.Status {
-	case http.StatusTooManyRequests:
+	switch {
+	case e.Status == http.StatusTooManyRequests:
 		p.Type, p.Title = problemQuotaExceeded, "Request cannot be satisfied as assigned quota has been exceeded"
+		if e.Context.Blocked {
+			p.Type, p.Title = problemAbnormalUsage, "Request not satisfied due to detection of abnormal request pattern"
+		}
 		p.Violated = e.Context.Violated
 		if len(p.Violated) == 0 && e.Context.Policy != "" {
 			p.Violated = []string{e.Context.Policy}
 		}
-	case http.StatusServiceUnavailable:
+	case e.Status == http.StatusServiceUnavailable:
 		p.Type, p.Title = problemReducedCapacity, "Temporary reduced capacity"
 	}
 	if e.Context.Policy != "" {

@@ -91,7 +91,37 @@ func TestProblemTypes(t *testing.T) {
 	}
 }
 
-// TestLockoutProblem: a lockout's 429 names the window that tripped.
+// TestBlockProblem: the denials of a limit with a penalty block, the one
+// that starts the block (whose Retry-After is the block's) and those during
+// it, are the IETF abnormal-usage-detected problem; the same limit without a
+// block gives quota-exceeded.
+func TestBlockProblem(t *testing.T) {
+	l := newLimiter(t, ratekit.FixedWindow(1, time.Minute).Named("strict").Block(time.Hour))
+	srv := serve(t, l, ratekit.ByIP(), ratekit.WithRenderer(ratekit.RenderProblem))
+	if r := get(t, srv.URL); r.Status != 200 {
+		t.Fatalf("first request: %d", r.Status)
+	}
+	var types []any
+	for range 2 {
+		types = append(types, parseProblem(t, get(t, srv.URL))["type"])
+	}
+	abnormal := "https://iana.org/assignments/http-problem-types#abnormal-usage-detected"
+	if want := []any{abnormal, abnormal}; !reflect.DeepEqual(types, want) {
+		t.Fatalf("problem types %v, want %v", types, want)
+	}
+	plain := serve(t, newLimiter(t, ratekit.FixedWindow(1, time.Minute).Named("plain")), ratekit.ByIP(), ratekit.WithRenderer(ratekit.RenderProblem))
+	get(t, plain.URL)
+	if typ := parseProblem(t, get(t, plain.URL))["type"]; typ != "https://iana.org/assignments/http-problem-types#quota-exceeded" {
+		t.Fatalf("without a block: %v", typ)
+	}
+	_, body := ratekit.RenderJSON(ratekit.DeniedResponse(ratekit.Decision{Limit: ratekit.FixedWindow(1, time.Minute), Blocked: true, RetryAfter: time.Second}, ratekit.CodeRateLimited))
+	if strings.Contains(string(body), "abnormal") || strings.Contains(string(body), "locked") {
+		t.Fatalf("RenderJSON writes the block: %s", body)
+	}
+}
+
+// TestLockoutProblem: a lockout's 429 is abnormal-usage-detected and names
+// the window that tripped.
 func TestLockoutProblem(t *testing.T) {
 	lo, err := lockout.New(memstore.New(), lockout.Config{Name: "login", Windows: []lockout.Window{
 		{Scope: "temp", Attempts: 1, Window: time.Minute, Block: time.Minute}}})
@@ -104,7 +134,7 @@ func TestLockoutProblem(t *testing.T) {
 		Type     string   `json:"type"`
 		Violated []string `json:"violated-policies"`
 	}
-	if err := json.Unmarshal(body, &p); err != nil || p.Type != "https://iana.org/assignments/http-problem-types#quota-exceeded" ||
+	if err := json.Unmarshal(body, &p); err != nil || p.Type != "https://iana.org/assignments/http-problem-types#abnormal-usage-detected" ||
 		!reflect.DeepEqual(p.Violated, []string{"temp"}) {
 		t.Fatalf("%v %s", err, body)
 	}

@@ -283,7 +283,7 @@ func (lo *Lockout) Response(d Decision, err error) *ratekit.ErrorResponse {
 	case !d.Allowed:
 		w := lo.window(d.Scope)
 		limit := ratekit.FixedWindow(w.Attempts, w.Window).Named(w.Scope)
-		return ratekit.DeniedResponse(ratekit.Decision{Limit: limit, RetryAfter: d.RetryAfter}, ratekit.CodeTooManyAttempts)
+		return ratekit.DeniedResponse(ratekit.Decision{Limit: limit, RetryAfter: d.RetryAfter, Blocked: true}, ratekit.CodeTooManyAttempts)
 	}
 	return nil
 }
