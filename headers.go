@@ -115,7 +115,7 @@ func headerValues(vals *[5]string, d *Decision, mode HeaderMode, now time.Time) 
 			}
 			b = appendItem(b, s.Limit.Name())
 			b = appendParam(b, "r", clampSF(s.Remaining))
-			b = appendParam(b, "t", ceilSeconds(s.ResetAfter))
+			b = appendParam(b, "t", ceilSeconds(effectiveWindow(&s)))
 		}
 		ends[n+1] = len(b)
 		n += 2
@@ -128,6 +128,29 @@ func headerValues(vals *[5]string, d *Decision, mode HeaderMode, now time.Time) 
 		from = ends[i]
 	}
 	return n
+}
+
+// effectiveWindow is the t of RateLimit for s, the draft's effective window:
+// the time within which the client can use no more than s.Remaining. For a
+// window, that is until the window resets (ResetAfter). For GCRA and the
+// buckets, whose remaining count grows continuously, it is until the count
+// grows by one: ResetAfter, the time to refill all burst units, less the
+// time to refill the units the client cannot use yet. For a denial it is
+// never past the denial's RetryAfter, and equal to it for a cost of 1.
+//
+// SlidingWindow, SlidingLog and Suppressed report ResetAfter, the time
+// until their whole window has passed: it can be longer than the time
+// until their count drops, which their state does not carry.
+func effectiveWindow(s *LimitState) time.Duration {
+	d := s.Limit.def()
+	t := s.ResetAfter
+	if d.alg.bucket() && d.interval > 0 {
+		t -= time.Duration(d.quota-1-s.Remaining) * d.interval
+	}
+	if !s.Allowed && !s.Unsatisfiable && s.RetryAfter > 0 {
+		t = min(t, s.RetryAfter)
+	}
+	return max(t, 0)
 }
 
 // statesPolicy returns the RateLimit-Policy value describing the limits of

@@ -78,6 +78,13 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 	}
 	if fake {
 		t.Run("QueueDelays", func(t *testing.T) { queueDelays(t, newHarness(t)) })
+		t.Run("EffectiveWindow", func(t *testing.T) {
+			for _, l := range Algorithms(5, time.Hour) {
+				if exactWindow(l) {
+					t.Run(l.Name(), func(t *testing.T) { effectiveWindow(t, newHarness(t), l) })
+				}
+			}
+		})
 	}
 	if newHarness(t).Draw != nil {
 		runSuppressed(t, newHarness, fake)
