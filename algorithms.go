@@ -8,18 +8,18 @@ import (
 
 // algorithm names a rate-limiting algorithm. Its value is part of every
 // stored key, so it never changes; Spec.Algorithm reports it and package
-// store lists the names for store authors.
+// store lists the names for store authors. The names are bounds'.
 type algorithm string
 
 // The kit's algorithms.
 const (
-	algFixedWindow   algorithm = "fixed"
-	algGCRA          algorithm = "gcra"
-	algSlidingWindow algorithm = "sliding"
-	algSlidingLog    algorithm = "log"
-	algTokenBucket   algorithm = "token"
-	algLeakyBucket   algorithm = "leaky"
-	algSuppressed    algorithm = "suppressed"
+	algFixedWindow   algorithm = bounds.FixedWindow
+	algGCRA          algorithm = bounds.GCRA
+	algSlidingWindow algorithm = bounds.SlidingWindow
+	algSlidingLog    algorithm = bounds.SlidingLog
+	algTokenBucket   algorithm = bounds.TokenBucket
+	algLeakyBucket   algorithm = bounds.LeakyBucket
+	algSuppressed    algorithm = bounds.Suppressed
 )
 
 // Bounds, from the package every part of the kit checks alike.

@@ -3,6 +3,8 @@ package ratekit
 import (
 	"errors"
 	"fmt"
+
+	"github.com/ratekit/ratekit/internal/bounds"
 )
 
 // Sentinel errors. Test for them with errors.Is; a *LimitError carries the
@@ -12,7 +14,7 @@ var (
 	// returns for a configuration it cannot enforce.
 	ErrInvalidLimit = errors.New("ratekit: invalid limit")
 	// ErrInvalidCost reports a cost below 0 or above 2^53-1.
-	ErrInvalidCost = errors.New("ratekit: invalid cost")
+	ErrInvalidCost = bounds.ErrInvalidCost
 	// ErrEmptyKey reports an empty subject key. An empty key is never
 	// mapped to a shared bucket; the middleware hands it to the key error
 	// policy.

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/ratekit/ratekit/internal/bounds"
 )
 
 // A Limit is one rate limit: an algorithm and its parameters. It is a small
@@ -166,9 +168,7 @@ func (l *limitDef) emissionInterval() time.Duration {
 
 // bucket reports whether a is one of the bucket algorithms, which share the
 // emission-interval arithmetic.
-func (a algorithm) bucket() bool {
-	return a == algGCRA || a == algTokenBucket || a == algLeakyBucket
-}
+func (a algorithm) bucket() bool { return bounds.Bucket(string(a)) }
 
 // fingerprint returns a short hash of the algorithm and its parameters (not
 // the name). Stores put it in the key, so new parameters start fresh state.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/ratekit/ratekit/internal/bounds"
 )
 
 // A Limiter applies a fixed set of limits to subjects through a Store: each
@@ -68,7 +70,7 @@ func (l *Limiter) Allow(ctx context.Context, key string) (Decision, error) {
 // The context bounds the store call: give it a deadline (Middleware applies
 // WithTimeout, 100 ms by default).
 func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (Decision, error) {
-	if err := validateCost(cost); err != nil {
+	if err := bounds.CheckCost(cost); err != nil {
 		return Decision{}, err
 	}
 	if key == "" {

@@ -3,6 +3,7 @@ package ratekit
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/ratekit/ratekit/internal/bounds"
@@ -126,9 +127,7 @@ func (l *limitDef) validateModifiers() error {
 }
 
 // builtin reports whether a is one of the kit's algorithms.
-func (a algorithm) builtin() bool {
-	return a == algFixedWindow || a == algSlidingWindow || a == algSlidingLog || a.bucket() || a == algSuppressed
-}
+func (a algorithm) builtin() bool { return slices.Contains(bounds.Builtin, string(a)) }
 
 func (l *limitDef) validateCount(field string, n int64) error {
 	if n < 1 || n > maxQuota {
@@ -151,12 +150,4 @@ func (l *limitDef) validateWindow(field string, d time.Duration) error {
 
 func (l *limitDef) invalid(field, reason string) error {
 	return &LimitError{Limit: l.name, Field: field, Reason: reason}
-}
-
-// validateCost reports whether cost may be charged: 0 (a peek) up to 2^53-1.
-func validateCost(cost int64) error {
-	if why := bounds.Cost(cost); why != "" {
-		return fmt.Errorf("%w: %s", ErrInvalidCost, why)
-	}
-	return nil
 }

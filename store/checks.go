@@ -31,12 +31,7 @@ func CheckLimits(limits []ratekit.Limit) error {
 
 // CheckCost reports whether cost may be charged: 0 (a peek) up to 2^53-1.
 // Its error matches ratekit.ErrInvalidCost.
-func CheckCost(cost int64) error {
-	if why := bounds.Cost(cost); why != "" {
-		return fmt.Errorf("%w: %s", ratekit.ErrInvalidCost, why)
-	}
-	return nil
-}
+func CheckCost(cost int64) error { return bounds.CheckCost(cost) }
 
 // CheckAlgorithmName reports whether name can name a custom algorithm: 1 to
 // 16 characters from [a-z0-9_], and not one of the kit's algorithms.

@@ -1,11 +1,47 @@
-// Package bounds holds the limits on numbers and names that every package
-// of the kit checks alike.
+// Package bounds holds the names and the limits on numbers that every
+// package of the kit checks alike: the one table of the algorithms' names
+// (the engine's Lua dispatches on the same strings), the bounds of every
+// number a limit or a call carries, and the checks built on them.
 package bounds
 
 import (
+	"errors"
 	"fmt"
 	"time"
 )
+
+// The kit's algorithms: the names in ratekit.Spec.Algorithm. They are part
+// of every stored key and never change.
+const (
+	FixedWindow   = "fixed"
+	SlidingWindow = "sliding"
+	SlidingLog    = "log"
+	TokenBucket   = "token"
+	LeakyBucket   = "leaky"
+	GCRA          = "gcra"
+	Suppressed    = "suppressed"
+)
+
+// Builtin lists the kit's algorithm names.
+var Builtin = []string{FixedWindow, SlidingWindow, SlidingLog, TokenBucket, LeakyBucket, GCRA, Suppressed}
+
+// Bucket reports whether alg is one of the bucket algorithms (GCRA,
+// TokenBucket, LeakyBucket), which share the emission-interval arithmetic.
+func Bucket(alg string) bool {
+	return alg == GCRA || alg == TokenBucket || alg == LeakyBucket
+}
+
+// ErrInvalidCost is ratekit.ErrInvalidCost.
+var ErrInvalidCost = errors.New("ratekit: invalid cost")
+
+// CheckCost returns an error matching ErrInvalidCost unless cost can be
+// charged: 0 (a peek) up to MaxCost.
+func CheckCost(cost int64) error {
+	if cost < 0 || cost > MaxCost {
+		return fmt.Errorf("%w: %d is outside 0..2^53-1", ErrInvalidCost, cost)
+	}
+	return nil
+}
 
 // Bounds that keep every stored number exact (below 2^53, in microseconds
 // inside Lua) and every header value representable.
@@ -17,9 +53,6 @@ const (
 	MaxLogQuota = 10_000               // a sliding log keeps one entry per admitted request
 	MaxNameLen  = 48
 )
-
-// Builtin lists the kit's algorithm names.
-var Builtin = []string{"fixed", "sliding", "log", "token", "leaky", "gcra", "suppressed"}
 
 // Name returns why name is not a valid policy name, or "".
 func Name(name string) string {
@@ -50,15 +83,6 @@ func AlgorithmName(a string) string {
 		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
 			return "may hold only [a-z0-9_]"
 		}
-	}
-	return ""
-}
-
-// Cost returns why cost cannot be charged, or "": it must be 0 (a peek) up
-// to MaxCost.
-func Cost(cost int64) string {
-	if cost < 0 || cost > MaxCost {
-		return fmt.Sprintf("%d is outside 0..2^53-1", cost)
 	}
 	return ""
 }
