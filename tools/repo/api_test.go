@@ -15,20 +15,20 @@ import (
 // file (make api writes it) and a line of CHANGELOG.md.
 func TestAPI(t *testing.T) {
 	tr := load(t)
-	for _, m := range tr.mods {
+	for _, m := range tr.Modules {
 		if !m.Released {
 			continue
 		}
 		t.Run(m.Dir, func(t *testing.T) {
-			pkgs, err := repo.Packages(tr.root, tr.mods, m, tr.files)
+			pkgs, err := tr.Packages(m)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := repo.API(tr.root, m, pkgs)
+			got, err := repo.API(tr.Root, m, pkgs)
 			if err != nil {
 				t.Fatal(err)
 			}
-			data, err := os.ReadFile(filepath.Join(tr.root, repo.APIFile(m)))
+			data, err := os.ReadFile(filepath.Join(tr.Root, repo.APIFile(m)))
 			if err != nil {
 				t.Fatalf("%v: run make api and commit %s", err, repo.APIFile(m))
 			}

@@ -20,8 +20,8 @@ const maxFileSize = 1 << 20
 // 1 MiB, such as a compiled binary.
 func TestNoLargeFiles(t *testing.T) {
 	tr := load(t)
-	for _, f := range tr.files {
-		info, err := os.Lstat(filepath.Join(tr.root, filepath.FromSlash(f)))
+	for _, f := range tr.Files {
+		info, err := os.Lstat(filepath.Join(tr.Root, filepath.FromSlash(f)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,21 +36,21 @@ func TestNoLargeFiles(t *testing.T) {
 // together, but a user may upgrade one without the other.
 func TestNoForeignInternalImports(t *testing.T) {
 	tr := load(t)
-	for _, f := range tr.files {
+	for _, f := range tr.Files {
 		if !strings.HasSuffix(f, ".go") {
 			continue
 		}
-		file, err := parser.ParseFile(token.NewFileSet(), filepath.Join(tr.root, filepath.FromSlash(f)), nil, parser.ImportsOnly)
+		file, err := parser.ParseFile(token.NewFileSet(), filepath.Join(tr.Root, filepath.FromSlash(f)), nil, parser.ImportsOnly)
 		if err != nil {
 			t.Fatal(err)
 		}
-		from := moduleOf(tr.mods, fileImportPath(tr.mods, f))
+		from := moduleOf(tr.Modules, fileImportPath(tr.Modules, f))
 		for _, imp := range file.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
 			if !repo.IsOwn(p) || !strings.Contains("/"+p+"/", "/internal/") {
 				continue
 			}
-			if to := moduleOf(tr.mods, p); to != from {
+			if to := moduleOf(tr.Modules, p); to != from {
 				t.Errorf("%s imports %s, an internal package of module %s: export it where its readers look, or keep it in this module", f, p, to)
 			}
 		}
@@ -61,7 +61,7 @@ func TestNoForeignInternalImports(t *testing.T) {
 // version.
 func TestOneDeclaredVersion(t *testing.T) {
 	tr := load(t)
-	v, err := repo.DeclaredVersion(tr.mods)
+	v, err := repo.DeclaredVersion(tr.Modules)
 	if err != nil {
 		t.Fatal(err)
 	}

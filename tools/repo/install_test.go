@@ -29,23 +29,23 @@ func TestInstallEveryModule(t *testing.T) {
 	tr := load(t)
 	version := *installVersion
 	if version == "" {
-		v, err := repo.DeclaredVersion(tr.mods)
+		v, err := repo.DeclaredVersion(tr.Modules)
 		if err != nil {
 			t.Fatal(err)
 		}
 		version = v
 	}
 	proxy := t.TempDir()
-	if err := repo.BuildProxy(tr.root, tr.mods, version, proxy); err != nil {
+	if err := repo.BuildProxy(tr.Root, tr.Modules, version, proxy); err != nil {
 		t.Fatal(err)
 	}
 	env := installEnv(t, proxy)
-	for _, m := range tr.mods {
+	for _, m := range tr.Modules {
 		if !m.Released {
 			continue
 		}
 		t.Run(m.Dir, func(t *testing.T) {
-			pkgs, err := repo.Packages(tr.root, tr.mods, m, tr.files)
+			pkgs, err := tr.Packages(m)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -129,3 +129,33 @@ func readModule(root, dir string) (Module, error) {
 func IsOwn(path string) bool {
 	return path == RootPath || len(path) > len(RootPath) && path[:len(RootPath)+1] == RootPath+"/"
 }
+
+// A Tree is the repository as the tools read it: its root, its modules and
+// the files git tracks or would track.
+type Tree struct {
+	Root    string
+	Modules []Module
+	Files   []string
+}
+
+// Load reads the repository that holds the working directory.
+func Load() (Tree, error) {
+	root, err := Root()
+	if err != nil {
+		return Tree{}, err
+	}
+	mods, err := Modules(root)
+	if err != nil {
+		return Tree{}, err
+	}
+	files, err := Files(root)
+	if err != nil {
+		return Tree{}, err
+	}
+	return Tree{root, mods, files}, nil
+}
+
+// Packages returns the packages module m offers its users (see Packages).
+func (t Tree) Packages(m Module) ([]string, error) {
+	return Packages(t.Root, t.Modules, m, t.Files)
+}

@@ -20,7 +20,7 @@ import (
 //
 // Every relative link of README.md must name a file that exists.
 func TestReadme(t *testing.T) {
-	t.Chdir(load(t).root)
+	t.Chdir(load(t).Root)
 	b, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)

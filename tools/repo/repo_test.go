@@ -6,26 +6,12 @@ import (
 	"github.com/ratekit/ratekit/tools/repo"
 )
 
-// tree is the repository under test: its root, modules and files.
-type tree struct {
-	root  string
-	mods  []repo.Module
-	files []string
-}
-
-func load(t *testing.T) tree {
+// load reads the repository under test.
+func load(t *testing.T) repo.Tree {
 	t.Helper()
-	root, err := repo.Root()
+	tr, err := repo.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	mods, err := repo.Modules(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := repo.Files(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tree{root, mods, files}
+	return tr
 }

@@ -20,23 +20,16 @@ func main() {
 }
 
 func record() error {
-	root, err := repo.Root()
+	tree, err := repo.Load()
 	if err != nil {
 		return err
 	}
-	mods, err := repo.Modules(root)
-	if err != nil {
-		return err
-	}
-	files, err := repo.Files(root)
-	if err != nil {
-		return err
-	}
-	for _, m := range mods {
+	root := tree.Root
+	for _, m := range tree.Modules {
 		if !m.Released {
 			continue
 		}
-		pkgs, err := repo.Packages(root, mods, m, files)
+		pkgs, err := tree.Packages(m)
 		if err != nil {
 			return err
 		}
