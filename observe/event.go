@@ -24,14 +24,6 @@ const (
 	Invalid
 )
 
-// Decided reports whether a store decided the request: Allowed, Denied or
-// ShadowDenied. An Error, an Invalid request or an outcome this version
-// does not know decided nothing (a metrics module's fallback-active gauge,
-// for one, keeps its value for them).
-func (o Outcome) Decided() bool {
-	return o == Allowed || o == Denied || o == ShadowDenied
-}
-
 var outcomeNames = [...]string{"allowed", "denied", "shadow_denied", "error", "invalid"}
 
 // String returns the outcome's label: "allowed", "denied", "shadow_denied",
@@ -74,6 +66,22 @@ type Event struct {
 	// Err is the error behind an Error or Invalid outcome. It may hold
 	// internal detail: log it, never show it to clients.
 	Err error
+}
+
+// FallbackActive reports what e does to a fallback-active gauge, the rule
+// the metrics modules share. A decision a store made (Allowed, Denied,
+// ShadowDenied) sets it (set is true): to 1 when a fallback store made it,
+// else to 0. An Error, an Invalid request or an outcome this version does
+// not know decided nothing and leaves the gauge as it was (set is false).
+func (e Event) FallbackActive() (value int64, set bool) {
+	switch e.Outcome {
+	case Allowed, Denied, ShadowDenied:
+		if e.Fallback {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
 }
 
 // NearLimit reports an allowed decision whose binding limit has at most a

@@ -56,13 +56,28 @@ func TestGetDoesNotAllocate(t *testing.T) {
 	}
 }
 
-func TestOutcomeDecided(t *testing.T) {
-	for o, want := range map[observe.Outcome]bool{
-		observe.Allowed: true, observe.Denied: true, observe.ShadowDenied: true,
-		observe.Error: false, observe.Invalid: false, 99: false,
+func TestFallbackActive(t *testing.T) {
+	for _, c := range []struct {
+		outcome  observe.Outcome
+		fallback bool
+		value    int64
+		set      bool
+	}{
+		{observe.Allowed, false, 0, true},
+		{observe.Allowed, true, 1, true},
+		{observe.Denied, false, 0, true},
+		{observe.Denied, true, 1, true},
+		{observe.ShadowDenied, false, 0, true},
+		{observe.ShadowDenied, true, 1, true},
+		{observe.Error, false, 0, false},
+		{observe.Error, true, 0, false},
+		{observe.Invalid, false, 0, false},
+		{observe.Invalid, true, 0, false},
+		{99, true, 0, false},
 	} {
-		if got := o.Decided(); got != want {
-			t.Errorf("%v.Decided() = %v, want %v", o, got, want)
+		v, set := observe.Event{Outcome: c.outcome, Fallback: c.fallback}.FallbackActive()
+		if v != c.value || set != c.set {
+			t.Errorf("%v, fallback %v: (%d, %v), want (%d, %v)", c.outcome, c.fallback, v, set, c.value, c.set)
 		}
 	}
 }

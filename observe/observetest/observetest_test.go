@@ -45,11 +45,8 @@ func (c *counter) Observe(_ context.Context, e observe.Event) {
 	if e.Latency > 0 {
 		p.Latency++
 	}
-	if e.Outcome.Decided() {
-		c.w.Active = 0
-		if e.Fallback {
-			c.w.Active = 1
-		}
+	if v, set := e.FallbackActive(); set {
+		c.w.Active = int(v)
 	}
 	c.w.Policies[e.Policy] = p
 }

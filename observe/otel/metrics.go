@@ -78,8 +78,8 @@ func (m *Metrics) Observe(ctx context.Context, e observe.Event) {
 	} else {
 		m.decisions.Add(ctx, 1, outcomeOption(e.Policy, e.Outcome))
 	}
-	if e.Outcome.Decided() {
-		m.active.Store(fallbackValue(e))
+	if v, set := e.FallbackActive(); set {
+		m.active.Store(v)
 	}
 	if e.Outcome == observe.Error {
 		m.storeErrors.Add(ctx, 1, s.policy...)
@@ -93,13 +93,4 @@ func (m *Metrics) Observe(ctx context.Context, e observe.Event) {
 	if e.Latency > 0 {
 		m.latency.Record(ctx, e.Latency.Seconds(), s.latency...)
 	}
-}
-
-// fallbackValue is the fallback-active gauge's value after a decision: 1
-// when a fallback store made it, else 0.
-func fallbackValue(e observe.Event) int64 {
-	if e.Fallback {
-		return 1
-	}
-	return 0
 }

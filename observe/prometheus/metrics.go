@@ -95,8 +95,8 @@ func (m *Metrics) Observe(_ context.Context, e observe.Event) {
 	} else {
 		m.decisions.WithLabelValues(e.Policy, e.Outcome.String()).Inc()
 	}
-	if e.Outcome.Decided() {
-		m.fallbackActive.Set(float64(fallbackValue(e)))
+	if v, set := e.FallbackActive(); set {
+		m.fallbackActive.Set(float64(v))
 	}
 	if e.Outcome == observe.Error {
 		s.storeErrors.Inc()
@@ -130,13 +130,4 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 
 func (m *Metrics) collectors() [6]prometheus.Collector {
 	return [6]prometheus.Collector{m.decisions, m.nearLimit, m.storeErrors, m.fallback, m.latency, m.fallbackActive}
-}
-
-// fallbackValue is the fallback-active gauge's value after a decision: 1
-// when a fallback store made it, else 0.
-func fallbackValue(e observe.Event) int64 {
-	if e.Fallback {
-		return 1
-	}
-	return 0
 }

@@ -15,10 +15,7 @@ import (
 // file (make api writes it) and a line of CHANGELOG.md.
 func TestAPI(t *testing.T) {
 	tr := load(t)
-	for _, m := range tr.Modules {
-		if !m.Released {
-			continue
-		}
+	for _, m := range tr.Released() {
 		t.Run(m.Dir, func(t *testing.T) {
 			pkgs, err := tr.Packages(m)
 			if err != nil {

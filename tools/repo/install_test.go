@@ -23,9 +23,6 @@ var installVersion = flag.String("install.version", "", "serve the tree at this 
 // the tree's stand-in release out of the machine's cache; modules from
 // elsewhere come from the machine's cache first, then from GOPROXY.
 func TestInstallEveryModule(t *testing.T) {
-	if testing.Short() {
-		t.Skip("installs every module: not in -short")
-	}
 	tr := load(t)
 	version := *installVersion
 	if version == "" {
@@ -40,10 +37,7 @@ func TestInstallEveryModule(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := installEnv(t, proxy)
-	for _, m := range tr.Modules {
-		if !m.Released {
-			continue
-		}
+	for _, m := range tr.Released() {
 		t.Run(m.Dir, func(t *testing.T) {
 			pkgs, err := tr.Packages(m)
 			if err != nil {

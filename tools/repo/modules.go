@@ -155,6 +155,17 @@ func Load() (Tree, error) {
 	return Tree{root, mods, files}, nil
 }
 
+// Released returns the released modules, in tag order.
+func (t Tree) Released() []Module {
+	var out []Module
+	for _, m := range t.Modules {
+		if m.Released {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // Packages returns the packages module m offers its users (see Packages).
 func (t Tree) Packages(m Module) ([]string, error) {
 	return Packages(t.Root, t.Modules, m, t.Files)

@@ -25,10 +25,7 @@ func record() error {
 		return err
 	}
 	root := tree.Root
-	for _, m := range tree.Modules {
-		if !m.Released {
-			continue
-		}
+	for _, m := range tree.Released() {
 		pkgs, err := tree.Packages(m)
 		if err != nil {
 			return err

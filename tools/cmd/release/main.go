@@ -47,14 +47,11 @@ func main() {
 }
 
 func release(version string, setOnly, skipChecks bool) error {
-	root, err := repo.Root()
+	tree, err := repo.Load()
 	if err != nil {
 		return err
 	}
-	mods, err := repo.Modules(root)
-	if err != nil {
-		return err
-	}
+	root, mods := tree.Root, tree.Modules
 	if setOnly {
 		changed, err := repo.SetVersion(root, mods, version)
 		for _, f := range changed {
@@ -65,7 +62,7 @@ func release(version string, setOnly, skipChecks bool) error {
 	if out := git(root, "status", "--porcelain"); out.err != nil || out.text != "" {
 		return fmt.Errorf("the working tree is not clean (commit or stash first):\n%s%v", out.text, out.err)
 	}
-	if err := newVersion(root, mods, version); err != nil {
+	if err := newVersion(root, tree.Released(), version); err != nil {
 		return err
 	}
 	if err := changelogNames(root, version); err != nil {
@@ -94,10 +91,7 @@ func release(version string, setOnly, skipChecks bool) error {
 		}
 	}
 	var tags []string
-	for _, m := range mods {
-		if !m.Released {
-			continue
-		}
+	for _, m := range tree.Released() {
 		tag := repo.TagName(m, version)
 		if out := git(root, "tag", "-a", tag, "-m", "ratekit "+tag); out.err != nil {
 			return fmt.Errorf("git tag %s: %v\n%s(tags made so far: %s; delete them with git tag -d)", tag, out.err, out.text, strings.Join(tags, " "))
@@ -110,8 +104,9 @@ func release(version string, setOnly, skipChecks bool) error {
 }
 
 // newVersion checks that version is a release version above every version
-// the repository has tagged, and that no module has it yet.
-func newVersion(root string, mods []repo.Module, version string) error {
+// the repository has tagged, and that none of the released modules has it
+// yet.
+func newVersion(root string, released []repo.Module, version string) error {
 	if !semver.IsValid(version) || semver.Canonical(version) != version || semver.Build(version) != "" {
 		return fmt.Errorf("%q is not a release version like v1.2.3 or v1.2.3-rc.1", version)
 	}
@@ -120,8 +115,8 @@ func newVersion(root string, mods []repo.Module, version string) error {
 		return out.err
 	}
 	tags := strings.Fields(out.text)
-	for _, m := range mods {
-		if m.Released && contains(tags, repo.TagName(m, version)) {
+	for _, m := range released {
+		if contains(tags, repo.TagName(m, version)) {
 			return fmt.Errorf("%s is already tagged %s", m.Path, repo.TagName(m, version))
 		}
 	}
