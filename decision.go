@@ -20,6 +20,12 @@ type Decision struct {
 	// RetryAfter is, when denied, the time until a request of the same cost
 	// could pass. It is 0 when allowed, and 0 when Unsatisfiable.
 	RetryAfter time.Duration
+	// EffectiveWindow is, when not zero, the binding limit's effective
+	// window: the time within which no more than Remaining requests can pass
+	// (after it, Remaining grows). Stores set it where Remaining and
+	// ResetAfter do not imply it, as for SlidingWindow and SlidingLog; when
+	// it is zero, the RateLimit header derives it from them.
+	EffectiveWindow time.Duration
 	// Unsatisfiable reports a denial that no wait can cure: the cost is larger
 	// than the binding limit's capacity.
 	Unsatisfiable bool
@@ -56,15 +62,17 @@ type Decision struct {
 // LimitState is one limit's part of a Decision: what that limit alone says.
 // It is a plain value; the zero LimitState describes no limit.
 type LimitState struct {
-	Limit         Limit
-	Allowed       bool          // this limit alone would admit the request
-	Remaining     int64         // quota left after this call
-	ResetAfter    time.Duration // until fully replenished
-	RetryAfter    time.Duration // when denied: until the same cost could pass
-	Unsatisfiable bool          // the cost exceeds the limit's capacity
-	Blocked       bool          // denied by the limit's penalty block
-	Delay         time.Duration // queue mode: wait before handling
-	Suppression   float64       // Suppressed: the suppression factor, 0 to 1
+	Limit      Limit
+	Allowed    bool          // this limit alone would admit the request
+	Remaining  int64         // quota left after this call
+	ResetAfter time.Duration // until fully replenished
+	RetryAfter time.Duration // when denied: until the same cost could pass
+	// EffectiveWindow, when not zero: until Remaining grows (see Decision)
+	EffectiveWindow time.Duration
+	Unsatisfiable   bool          // the cost exceeds the limit's capacity
+	Blocked         bool          // denied by the limit's penalty block
+	Delay           time.Duration // queue mode: wait before handling
+	Suppression     float64       // Suppressed: the suppression factor, 0 to 1
 }
 
 // states returns d's per-limit states: d.States, or for a decision about one
@@ -75,15 +83,16 @@ func (d *Decision) states(one *[1]LimitState) []LimitState {
 		return d.States
 	}
 	one[0] = LimitState{
-		Limit:         d.Limit,
-		Allowed:       d.Allowed,
-		Remaining:     d.Remaining,
-		ResetAfter:    d.ResetAfter,
-		RetryAfter:    d.RetryAfter,
-		Unsatisfiable: d.Unsatisfiable,
-		Blocked:       d.Blocked,
-		Delay:         d.Delay,
-		Suppression:   d.Suppression,
+		Limit:           d.Limit,
+		Allowed:         d.Allowed,
+		Remaining:       d.Remaining,
+		ResetAfter:      d.ResetAfter,
+		RetryAfter:      d.RetryAfter,
+		EffectiveWindow: d.EffectiveWindow,
+		Unsatisfiable:   d.Unsatisfiable,
+		Blocked:         d.Blocked,
+		Delay:           d.Delay,
+		Suppression:     d.Suppression,
 	}
 	return one[:]
 }

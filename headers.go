@@ -131,20 +131,21 @@ func headerValues(vals *[5]string, d *Decision, mode HeaderMode, now time.Time) 
 }
 
 // effectiveWindow is the t of RateLimit for s, the draft's effective window:
-// the time within which the client can use no more than s.Remaining. For a
-// window, that is until the window resets (ResetAfter). For GCRA and the
-// buckets, whose remaining count grows continuously, it is until the count
-// grows by one: ResetAfter, the time to refill all burst units, less the
-// time to refill the units the client cannot use yet. For a denial it is
-// never past the denial's RetryAfter, and equal to it for a cost of 1.
-//
-// SlidingWindow, SlidingLog and Suppressed report ResetAfter, the time
-// until their whole window has passed: it can be longer than the time
-// until their count drops, which their state does not carry.
+// the time within which the client can use no more than s.Remaining. The
+// store says it (EffectiveWindow) where the state's other numbers do not
+// imply it: for SlidingWindow and SlidingLog, until their oldest counted
+// requests leave the window. For a fixed window, it is until the window
+// resets (ResetAfter). For GCRA and the buckets, whose remaining count grows
+// continuously, it is until the count grows by one: ResetAfter, the time to
+// refill all burst units, less the time to refill the units the client
+// cannot use yet. For a denial it is never past the denial's RetryAfter,
+// and equal to it for a cost of 1. Suppressed reports ResetAfter.
 func effectiveWindow(s *LimitState) time.Duration {
 	d := s.Limit.def()
 	t := s.ResetAfter
-	if d.alg.bucket() && d.interval > 0 {
+	if s.EffectiveWindow > 0 {
+		t = s.EffectiveWindow
+	} else if d.alg.bucket() && d.interval > 0 {
 		t -= time.Duration(d.quota-1-s.Remaining) * d.interval
 	}
 	if !s.Allowed && !s.Unsatisfiable && s.RetryAfter > 0 {

@@ -48,15 +48,16 @@ func Combine(states []ratekit.LimitState) ratekit.Decision {
 // call (Combine keeps them).
 func Single(st ratekit.LimitState) ratekit.Decision {
 	return ratekit.Decision{
-		Suppression:   st.Suppression,
-		Delay:         st.Delay,
-		Blocked:       st.Blocked,
-		Allowed:       st.Allowed,
-		Limit:         st.Limit,
-		Remaining:     st.Remaining,
-		ResetAfter:    st.ResetAfter,
-		RetryAfter:    st.RetryAfter,
-		Unsatisfiable: st.Unsatisfiable,
+		Suppression:     st.Suppression,
+		Delay:           st.Delay,
+		Blocked:         st.Blocked,
+		Allowed:         st.Allowed,
+		Limit:           st.Limit,
+		Remaining:       st.Remaining,
+		ResetAfter:      st.ResetAfter,
+		RetryAfter:      st.RetryAfter,
+		EffectiveWindow: st.EffectiveWindow,
+		Unsatisfiable:   st.Unsatisfiable,
 	}
 }
 

@@ -21,9 +21,9 @@ type entry struct {
 
 // state is what an entry keeps of one limit's LimitState.
 type state struct {
-	remaining              int64
-	resetAfter, retryAfter time.Duration
-	allowed, blocked       bool
+	remaining                      int64
+	resetAfter, retryAfter, window time.Duration
+	allowed, blocked               bool
 }
 
 // newEntry returns the entry for d, the store's answer to a call of cost
@@ -31,7 +31,8 @@ type state struct {
 // call); ok is false when d is not a denial the cache may repeat.
 //
 // The entry lasts until start + RetryAfter − margin: the store decided
-// after start, so a request of that cost cannot pass before then. With
+// after start, so a request of that cost cannot pass before then. It ends
+// sooner when a limit's EffectiveWindow does, as Remaining grows then. With
 // limits that have a penalty block it is cached only when every such limit
 // is in its block, and only until the first block ends: a call the cache
 // answered instead of the store could otherwise have started a block.
@@ -39,7 +40,7 @@ func newEntry(set *limitSet, d ratekit.Decision, cost, start int64, margin time.
 	states := d.States
 	if len(states) == 0 && len(set.ids) == 1 { // one limit: the Decision is its state
 		states = []ratekit.LimitState{{Limit: d.Limit, Allowed: d.Allowed, Remaining: d.Remaining,
-			ResetAfter: d.ResetAfter, RetryAfter: d.RetryAfter, Blocked: d.Blocked}}
+			ResetAfter: d.ResetAfter, RetryAfter: d.RetryAfter, EffectiveWindow: d.EffectiveWindow, Blocked: d.Blocked}}
 	}
 	if d.Allowed || d.Unsatisfiable || d.Fallback || d.RetryAfter <= 0 || len(states) != len(set.ids) {
 		return entry{}, false
@@ -54,9 +55,15 @@ func newEntry(set *limitSet, d ratekit.Decision, cost, start int64, margin time.
 		if id == bound {
 			e.binding = i
 		}
-		e.states[i] = state{remaining: st.Remaining, resetAfter: st.ResetAfter, retryAfter: st.RetryAfter, allowed: st.Allowed, blocked: st.Blocked}
+		e.states[i] = state{remaining: st.Remaining, resetAfter: st.ResetAfter, retryAfter: st.RetryAfter,
+			window: st.EffectiveWindow, allowed: st.Allowed, blocked: st.Blocked}
 	}
 	wait := d.RetryAfter
+	for _, st := range states {
+		if st.EffectiveWindow > 0 { // Remaining grows then: the recorded one would be stale
+			wait = min(wait, st.EffectiveWindow)
+		}
+	}
 	for _, i := range set.blocks {
 		if !states[i].Blocked {
 			return entry{}, false
@@ -101,13 +108,14 @@ func (e *entry) decision(limits []ratekit.Limit, now int64) ratekit.Decision {
 	}
 	b := states[e.binding]
 	return ratekit.Decision{
-		Limit:      b.Limit,
-		Remaining:  b.Remaining,
-		ResetAfter: b.ResetAfter,
-		RetryAfter: b.RetryAfter,
-		Blocked:    e.blocked,
-		Cached:     true,
-		States:     states,
+		Limit:           b.Limit,
+		Remaining:       b.Remaining,
+		ResetAfter:      b.ResetAfter,
+		RetryAfter:      b.RetryAfter,
+		EffectiveWindow: b.EffectiveWindow,
+		Blocked:         e.blocked,
+		Cached:          true,
+		States:          states,
 	}
 }
 
@@ -116,12 +124,13 @@ func (e *entry) decision(limits []ratekit.Limit, now int64) ratekit.Decision {
 func (e *entry) state(l ratekit.Limit, i int, elapsed time.Duration) ratekit.LimitState {
 	st := e.states[i]
 	ls := ratekit.LimitState{
-		Limit:      l,
-		Allowed:    st.allowed,
-		Remaining:  st.remaining,
-		ResetAfter: max(st.resetAfter-elapsed, 0),
-		RetryAfter: max(st.retryAfter-elapsed, 0),
-		Blocked:    st.blocked,
+		Limit:           l,
+		Allowed:         st.allowed,
+		Remaining:       st.remaining,
+		ResetAfter:      max(st.resetAfter-elapsed, 0),
+		RetryAfter:      max(st.retryAfter-elapsed, 0),
+		EffectiveWindow: max(st.window-elapsed, 0),
+		Blocked:         st.blocked,
 	}
 	if !ls.Allowed && ls.RetryAfter == 0 {
 		ls.Allowed, ls.Blocked = true, false

@@ -105,7 +105,7 @@ func (s *Store) decide(ctx context.Context, key string, limits []ratekit.Limit, 
 	epoch := sh.epoch.Load()
 	d, err := s.ask(ctx, key, limits, cost, peek)
 	if err == nil {
-		s.record(sh, sub, set, cost, now, epoch, d, found && now >= e.until)
+		s.record(sh, sub, set, cost, now, epoch, d, found && (now >= e.until || d.Allowed))
 	}
 	return d, err
 }
@@ -120,8 +120,9 @@ func (s *Store) ask(ctx context.Context, key string, limits []ratekit.Limit, cos
 
 // record caches d, the inner store's answer asked at start, if it is a
 // denial that may be repeated and no Reset of the shard began since epoch
-// was read; stale reports that the lookup found sub's entry expired, and
-// drops it.
+// was read; stale reports that the lookup found sub's entry expired, or
+// outdated by d, an admission (of a smaller cost: the entry's Remaining is
+// no longer true), and drops it.
 func (s *Store) record(sh *shard, sub string, set *limitSet, cost, start int64, epoch uint64, d ratekit.Decision, stale bool) {
 	e, ok := newEntry(set, d, cost, start, s.margin)
 	if !ok && !stale {
@@ -136,7 +137,7 @@ func (s *Store) record(sh *shard, sub string, set *limitSet, cost, start int64, 
 	old, found := sh.m[k]
 	switch {
 	case !ok:
-		if found && start >= old.until {
+		if found && (start >= old.until || d.Allowed) {
 			s.del(sh, k)
 		}
 	case sh.epoch.Load() != epoch:

@@ -86,6 +86,9 @@ func slidingWindow(sp *ratekit.Spec, e *entry, ok bool, cost int64, charge bool,
 	if newest >= 0 {
 		st.ResetAfter = ms((newest+1)*width + windowMS - nowMS)
 	}
+	if scaled > 0 {
+		st.EffectiveWindow = ms(slideWindow(counts, o, c, full, x, st.Remaining, quota, width, windowMS, nowMS))
+	}
 	if cost > quota {
 		st.Unsatisfiable = true
 		return
@@ -110,6 +113,17 @@ func slidingWindow(sp *ratekit.Spec, e *entry, ok bool, cost int64, charge bool,
 	}
 	next.buckets = append(next.buckets, bucket{idx: c, n: counts[c] + cost})
 	*n = next
+	counts[c] += cost // the state after the charge, for its effective window
+	st.EffectiveWindow = ms(slideWindow(counts, o, c, full+cost, x, st.Remaining, quota, width, windowMS, nowMS))
+}
+
+// slideWindow returns the ms until one more request could pass if the r
+// remaining ones were sent now (see slide_window in the engine): the
+// effective window of RateLimit. counts is left as it was.
+func slideWindow(counts map[int64]int64, o, c, full, x, r, quota, width, windowMS, nowMS int64) int64 {
+	counts[c] += r
+	defer func() { counts[c] -= r }()
+	return slideRetry(counts, o, full+r, x, (quota-1)*width, width, windowMS, nowMS)
 }
 
 // slideRetry returns the ms until a bucketed window estimate leaves room
@@ -152,6 +166,7 @@ func slidingLog(sp *ratekit.Spec, e *entry, ok bool, cost int64, charge bool, no
 	*st = ratekit.LimitState{Remaining: max(quota-count, 0)}
 	if count > 0 {
 		st.ResetAfter = us(in[count-1] + windowUS - nowUS)
+		st.EffectiveWindow = us(in[0] + windowUS - nowUS) // until the oldest leaves
 	}
 	if count+cost > quota {
 		if cost > quota {
@@ -167,6 +182,9 @@ func slidingLog(sp *ratekit.Spec, e *entry, ok bool, cost int64, charge bool, no
 	}
 	st.Remaining -= cost
 	st.ResetAfter = us(windowUS)
+	if count == 0 {
+		st.EffectiveWindow = us(windowUS)
+	}
 	next := entry{log: make([]int64, 0, count+cost), expireMS: nowUS/1000 + windowUS/1000}
 	next.log = append(next.log, in...)
 	for range cost {

@@ -153,6 +153,7 @@ func (s *Store) checkLimit(sh *shard, sub string, slots []slot, l *ratekit.Limit
 			s.count.Add(1)
 		}
 		st.RetryAfter, st.ResetAfter, st.Blocked = max(st.RetryAfter, ms(block)), max(st.ResetAfter, ms(block)), true
+		st.EffectiveWindow = 0 // nothing passes until the block ends
 	}
 	return slots, nil
 }

@@ -35,9 +35,9 @@
 // ARGV[1] is the cost, ARGV[2] the mode ("take", "peek" or "reset"), then
 // one argument per limit: "<algorithm> <p1> <p2> <p3> <block ms>", prepared
 // once per set of limits in Go and parsed once per distinct string in Redis;
-// a call with a Suppressed limit adds its uniform draw. The reply is six
+// a call with a Suppressed limit adds its uniform draw. The reply is seven
 // integers per limit (allowed, remaining, reset µs, retry-after µs, flags,
-// delay µs), then, when a limit reports a suppression factor, one string per
+// delay µs, effective window µs), then, when a limit reports a suppression factor, one string per
 // limit. lua/engine.lua documents the contract in full, and custom
 // algorithms (Options.Algorithms) follow it.
 //

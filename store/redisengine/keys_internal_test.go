@@ -86,10 +86,10 @@ func TestParseReply(t *testing.T) {
 	one := []ratekit.Limit{ratekit.FixedWindow(1, time.Second)}
 	bad := []any{
 		nil, "OK", int64(1), []any{}, []any{int64(1), int64(0), int64(0), int64(0), int64(0)},
-		[]any{int64(1), int64(0), int64(0), int64(0), int64(0), "0"}, []any{int64(2), int64(0), int64(0), int64(0), int64(0), int64(0)},
-		[]any{int64(1), int64(-1), int64(0), int64(0), int64(0), int64(0)}, []any{int64(1), int64(0), int64(-5), int64(0), int64(0), int64(0)},
-		[]any{int64(1), int64(0), int64(0), 3.5, int64(0), int64(0)}, []any{int64(1), int64(0), int64(0), int64(0), int64(0), int64(-1)},
-		[]any{int64(0), int64(0), int64(0), int64(0), int64(8), int64(0)}, []any{int64(1), int64(0), int64(0), int64(0), int64(1), int64(0)},
+		[]any{int64(1), int64(0), int64(0), int64(0), int64(0), "0", int64(0)}, []any{int64(2), int64(0), int64(0), int64(0), int64(0), int64(0), int64(0)},
+		[]any{int64(1), int64(-1), int64(0), int64(0), int64(0), int64(0), int64(0)}, []any{int64(1), int64(0), int64(-5), int64(0), int64(0), int64(0), int64(0)},
+		[]any{int64(1), int64(0), int64(0), 3.5, int64(0), int64(0), int64(0)}, []any{int64(1), int64(0), int64(0), int64(0), int64(0), int64(-1), int64(0)}, []any{int64(1), int64(0), int64(0), int64(0), int64(0), int64(0), int64(-3)},
+		[]any{int64(0), int64(0), int64(0), int64(0), int64(8), int64(0), int64(0)}, []any{int64(1), int64(0), int64(0), int64(0), int64(1), int64(0), int64(0)},
 	}
 	// the same replies as a Conn reads them when the command's reply is
 	// integers only
@@ -106,14 +106,14 @@ func TestParseReply(t *testing.T) {
 			}
 		}
 	}
-	bad = append(bad, []int64{}, []int64{1, 0, 0, 0, 0, 0, 0})
+	bad = append(bad, []int64{}, []int64{1, 0, 0, 0, 0, 0, 0, 0, 0}, []int64{1, 0, 0, 0, 0, 0, -1})
 	for _, r := range bad {
 		if _, err := testEngine.parseDecision(r, one); err == nil {
 			t.Errorf("reply %#v accepted", r)
 		}
 	}
-	want := store.Single(ratekit.LimitState{Limit: one[0], Remaining: 3, ResetAfter: 2 * time.Millisecond, RetryAfter: 1500 * time.Microsecond, Unsatisfiable: true, Blocked: true})
-	for _, r := range []any{[]any{int64(0), int64(3), int64(2000), int64(1500), int64(3), int64(0)}, []int64{0, 3, 2000, 1500, 3, 0}} {
+	want := store.Single(ratekit.LimitState{Limit: one[0], Remaining: 3, ResetAfter: 2 * time.Millisecond, RetryAfter: 1500 * time.Microsecond, EffectiveWindow: 700 * time.Microsecond, Unsatisfiable: true, Blocked: true})
+	for _, r := range []any{[]any{int64(0), int64(3), int64(2000), int64(1500), int64(3), int64(0), int64(700)}, []int64{0, 3, 2000, 1500, 3, 0, 700}} {
 		d, err := testEngine.parseDecision(r, one)
 		if err != nil {
 			t.Fatal(err)
@@ -124,7 +124,7 @@ func TestParseReply(t *testing.T) {
 	}
 	// two limits: one state each, combined
 	two := []ratekit.Limit{one[0], ratekit.GCRA(1, time.Second, 1)}
-	d, err := testEngine.parseDecision([]int64{1, 5, 1000, 0, 0, 0, 0, 0, 3000, 2000, 0, 0}, two)
+	d, err := testEngine.parseDecision([]int64{1, 5, 1000, 0, 0, 0, 0, 0, 0, 3000, 2000, 0, 0, 0}, two)
 	if err != nil {
 		t.Fatal(err)
 	}

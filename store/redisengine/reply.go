@@ -9,7 +9,7 @@ import (
 )
 
 // replyFields is the number of integers the engine returns per limit.
-const replyFields = 6
+const replyFields = 7
 
 // parseDecision checks the engine's reply element by element and turns it
 // into a Decision: one state per limit, combined as store.Combine does (a
@@ -78,20 +78,21 @@ func (e *Engine) parseState(vals []any, i, n int, l ratekit.Limit, factors bool)
 	return st, nil
 }
 
-// state checks the six integers f of limit l's reply and turns them into
+// state checks the seven integers f of limit l's reply and turns them into
 // its state.
 func (e *Engine) state(f [replyFields]int64, l ratekit.Limit) (ratekit.LimitState, error) {
-	if f[0] != 0 && f[0] != 1 || f[1] < 0 || f[2] < 0 || f[3] < 0 || f[5] < 0 || f[4] < 0 || f[4] > 7 || f[0] == 1 && f[4] != 0 { // flags: 1 unsatisfiable, 2 blocked, 4 declined by a draw
+	if f[0] != 0 && f[0] != 1 || f[1] < 0 || f[2] < 0 || f[3] < 0 || f[5] < 0 || f[6] < 0 || f[4] < 0 || f[4] > 7 || f[0] == 1 && f[4] != 0 { // flags: 1 unsatisfiable, 2 blocked, 4 declined by a draw
 		return ratekit.LimitState{}, e.errorf("reply %v for limit %q is out of range", f, l.Name())
 	}
 	return ratekit.LimitState{
-		Limit:         l,
-		Allowed:       f[0] == 1,
-		Remaining:     f[1],
-		ResetAfter:    time.Duration(f[2]) * time.Microsecond,
-		RetryAfter:    time.Duration(f[3]) * time.Microsecond,
-		Unsatisfiable: f[4]&1 != 0,
-		Blocked:       f[4]&2 != 0,
-		Delay:         time.Duration(f[5]) * time.Microsecond,
+		Limit:           l,
+		Allowed:         f[0] == 1,
+		Remaining:       f[1],
+		ResetAfter:      time.Duration(f[2]) * time.Microsecond,
+		RetryAfter:      time.Duration(f[3]) * time.Microsecond,
+		EffectiveWindow: time.Duration(f[6]) * time.Microsecond,
+		Unsatisfiable:   f[4]&1 != 0,
+		Blocked:         f[4]&2 != 0,
+		Delay:           time.Duration(f[5]) * time.Microsecond,
 	}, nil
 }

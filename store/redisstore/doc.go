@@ -33,9 +33,10 @@
 // or "reset"), then one argument per limit, "<algorithm> <p1> <p2> <p3>
 // <block ms>"; when a call has a Suppressed limit, a last
 // argument carries the call's uniform draw (an integer k for k / 2^53, drawn
-// in Go: see WithRandom). The reply is six integers per limit: allowed (1 or
-// 0), remaining, reset in µs, retry-after in µs, flags (1: the cost can never
-// pass, 2: blocked, 4: declined by a draw) and delay in µs; when a limit
+// in Go: see WithRandom). The reply is seven integers per limit: allowed (1
+// or 0), remaining, reset in µs, retry-after in µs, flags (1: the cost can
+// never pass, 2: blocked, 4: declined by a draw), delay in µs and the
+// effective window in µs (0 where remaining and reset imply it); when a limit
 // reports a suppression factor, one string per limit follows ('%.17g'). Every
 // reply element is type-checked; a surprise is an error.
 //

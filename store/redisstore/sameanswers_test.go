@@ -76,7 +76,7 @@ func diff(a, b ratekit.Decision) string {
 		return "number of states"
 	}
 	if a.Allowed != b.Allowed || a.Limit.Spec().ID != b.Limit.Spec().ID || a.Remaining != b.Remaining ||
-		a.ResetAfter != b.ResetAfter || a.RetryAfter != b.RetryAfter || a.Unsatisfiable != b.Unsatisfiable {
+		a.ResetAfter != b.ResetAfter || a.RetryAfter != b.RetryAfter || a.EffectiveWindow != b.EffectiveWindow || a.Unsatisfiable != b.Unsatisfiable {
 		return "decision"
 	}
 	for i := range a.States {

@@ -13,23 +13,17 @@ import (
 	"github.com/ratekit/ratekit"
 )
 
-// exactWindow reports whether RateLimit's t is exact for l: a fixed
-// window, GCRA or a bucket in meter mode. SlidingWindow, SlidingLog and a
-// LeakyBucket in queue mode report a t that can be longer.
+// exactWindow reports whether RateLimit's t is exact for l: every
+// algorithm but a LeakyBucket in queue mode, whose admitted requests wait
+// their turn and whose t can be longer.
 func exactWindow(l ratekit.Limit) bool {
 	sp := l.Spec()
-	switch sp.Algorithm {
-	case "fixed", "gcra", "token":
-		return true
-	case "leaky":
-		return sp.MaxWait == 0
-	}
-	return false
+	return sp.Algorithm != "leaky" || sp.MaxWait == 0
 }
 
 // effectiveWindow checks, from states reached by random sequences of
 // requests on a fake clock, that the RateLimit field tells the truth for l
-// (whose t is exact: a window, GCRA or a bucket in meter mode): the r
+// (whose t is exact, see exactWindow): the r
 // requests it announces pass at once, one more is denied through the last
 // whole second before t and passes at t, and a denial's Retry-After is never
 // before t, equal to it for a cost of 1. The headers are read by an
@@ -76,15 +70,15 @@ func effectiveWindow(t *testing.T, h Harness, l ratekit.Limit) {
 			}
 		}
 		for i := range r {
-			if v, _ := send(key, 1); !v.Pass {
-				t.Fatalf("trial %d: r=%d announced, request %d denied", trial, r, i+1)
+			if v2, hdr2 := send(key, 1); !v2.Pass {
+				t.Fatalf("trial %d: %s announced (last request: cost %d, passed %v), request %d denied: %s, Retry-After %s", trial, hdr.Get("RateLimit"), cost, v.Pass, i+1, hdr2.Get("RateLimit"), hdr2.Get("Retry-After"))
 			}
 		}
 		if secs > 0 {
 			h.Advance(time.Duration(secs-1) * time.Second)
 		}
 		if v, _ := send(key, 1); v.Pass {
-			t.Fatalf("trial %d: r=%d;t=%d, yet one more passed %d s later", trial, r, secs, max(secs-1, 0))
+			t.Fatalf("trial %d: r=%d;t=%d (last request: cost %d, passed %v), yet one more passed %d s later", trial, r, secs, cost, v.Pass, max(secs-1, 0))
 		}
 		h.Advance(time.Second)
 		if secs == 0 {

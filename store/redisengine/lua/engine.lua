@@ -16,16 +16,20 @@
 --             value k / 2^53, made by the caller (Redis seeds math.random
 --             the same way for every script); one per call, upvalue draw
 --
--- Reply: 6 integers per limit, in limit order: allowed (1/0), remaining,
+-- Reply: 7 integers per limit, in limit order: allowed (1/0), remaining,
 -- reset µs, retry-after µs, flags (1: the cost can never pass, 2: blocked,
--- 4: declined by a draw), delay µs (queue mode). When any limit reports a
--- suppression factor, n strings follow ('%.17g', '0' for the others).
+-- 4: declined by a draw), delay µs (queue mode), effective window µs (0:
+-- implied by remaining and reset). When any limit reports a suppression
+-- factor, n strings follow ('%.17g', '0' for the others).
 --
 -- An algorithm is a function(key, p1, p2, p3) that writes nothing and
 -- returns, as things stand: allowed, remaining, reset µs, retry µs, flags;
 -- then, when charge is set and it admits: remaining and reset after the
 -- charge, delay µs, and a write: op, a, b, c (see commit); then, optionally,
--- a suppression factor (a number in [0, 1]). A write is committed only when
+-- a suppression factor (a number in [0, 1]) and the effective window in µs
+-- (the time until one more request could pass if the remaining ones were
+-- sent at once) as things stand and after the charge, where remaining and
+-- reset do not imply it (sliding, log). A write is committed only when
 -- every limit admits the call, except the op 'supp', which is committed
 -- either way (told whether the call was admitted): an algorithm that counts
 -- declined calls (suppressed) returns it when it declines too, and describes
@@ -120,6 +124,18 @@ local function slide_retry(counts, full, x, need, width, o, window_ms, now_ms)
   end
 end
 
+-- slide_window returns the effective window (µs) of a bucketed window
+-- estimate with r requests remaining: slide_retry for one more request after
+-- r more in bucket c. counts is left as it was.
+local function slide_window(counts, full, x, r, quota, width, o, c, window_ms, now_ms)
+  local k = c - o
+  local before = counts[k]
+  counts[k] = (before or 0) + r
+  local t = slide_retry(counts, full + r, x, (quota - 1) * width, width, o, window_ms, now_ms)
+  counts[k] = before
+  return t
+end
+
 function algorithms.fixed(key, quota, window_ms)
   local count, ttl, live = 0, window_ms, false
   local stored = redis.call('GET', key)
@@ -165,17 +181,21 @@ function algorithms.sliding(key, quota, window_ms, width)
   local x = now_ms % width -- where s lies in bucket o
   local scaled = full * width + (counts[0] or 0) * (width - x)
   local remaining = math.max(math.floor((quota * width - scaled) / width), 0)
-  local reset = 0
+  local reset, window = 0, 0
   if newest then reset = ((newest + 1) * width + window_ms - now_ms) * 1000 end
-  if cost > quota then return false, remaining, reset, 0, 1 end
+  if scaled > 0 then window = slide_window(counts, full, x, remaining, quota, width, o, c, window_ms, now_ms) end
+  if cost > quota then return false, remaining, reset, 0, 1, nil, nil, nil, nil, nil, nil, nil, nil, window end
   local need = (quota - cost) * width
   if scaled > need then
-    return false, remaining, reset, slide_retry(counts, full, x, need, width, o, window_ms, now_ms), 0
+    return false, remaining, reset, slide_retry(counts, full, x, need, width, o, window_ms, now_ms), 0,
+      nil, nil, nil, nil, nil, nil, nil, nil, window
   end
-  if not charge then return true, remaining, reset, 0, 0 end
+  if not charge then return true, remaining, reset, 0, 0, nil, nil, nil, nil, nil, nil, nil, nil, window end
   local ttl = (c + 1) * width + window_ms - now_ms
-  return true, remaining, reset, 0, 0, math.floor((quota * width - scaled - cost * width) / width), ttl * 1000, 0,
-    'hincr', c, ttl, o
+  local after = math.floor((quota * width - scaled - cost * width) / width)
+  counts[c - o] = (counts[c - o] or 0) + cost
+  local after_window = slide_window(counts, full + cost, x, after, quota, width, o, c, window_ms, now_ms)
+  return true, remaining, reset, 0, 0, after, ttl * 1000, 0, 'hincr', c, ttl, o, nil, window, after_window
 end
 
 -- log: a sorted set of admitted requests, score µs, member "<µs>:<n>" with n
@@ -185,22 +205,29 @@ function algorithms.log(key, quota, window_ms)
   local now = clock()
   local from = now - window_ms * 1000
   local count = redis.call('ZCOUNT', key, '(' .. int(from), '+inf')
-  local reset = 0
+  local reset, window = 0, 0
   if count > 0 then
     local newest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
     reset = tonumber(newest[2]) + window_ms * 1000 - now
+    -- the effective window: until the oldest entry in the window leaves
+    local oldest = redis.call('ZRANGEBYSCORE', key, '(' .. int(from), '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+    window = tonumber(oldest[2]) + window_ms * 1000 - now
   end
   local remaining = math.max(quota - count, 0)
   if count + cost > quota then
-    if cost > quota then return false, remaining, reset, 0, 1 end
+    if cost > quota then return false, remaining, reset, 0, 1, nil, nil, nil, nil, nil, nil, nil, nil, window end
     -- the (count + cost - quota)-th oldest entry in the window must leave
     local k = count + cost - quota
     local gone = redis.call('ZCOUNT', key, '-inf', int(from))
     local e = redis.call('ZRANGE', key, gone + k - 1, gone + k - 1, 'WITHSCORES')
-    return false, remaining, reset, tonumber(e[2]) + window_ms * 1000 - now, 0
+    return false, remaining, reset, tonumber(e[2]) + window_ms * 1000 - now, 0,
+      nil, nil, nil, nil, nil, nil, nil, nil, window
   end
-  if not charge then return true, remaining, reset, 0, 0 end
-  return true, remaining, reset, 0, 0, remaining - cost, window_ms * 1000, 0, 'zadd', now, window_ms, from
+  if not charge then return true, remaining, reset, 0, 0, nil, nil, nil, nil, nil, nil, nil, nil, window end
+  local after_window = window
+  if count == 0 then after_window = window_ms * 1000 end
+  return true, remaining, reset, 0, 0, remaining - cost, window_ms * 1000, 0, 'zadd', now, window_ms, from,
+    nil, window, after_window
 end
 
 -- gcra, token and leaky share one arithmetic: the state is the theoretical
@@ -345,31 +372,9 @@ end
 local function gcra_take(key, interval, burst, max_wait)
   local ok, remaining, reset, retry, flags, after_remaining, after_reset, delay, _, tat, ttl_ms =
     algorithms.gcra(key, interval, burst, max_wait)
-  if not ok then return { 0, remaining, reset, retry, flags, 0 } end
+  if not ok then return { 0, remaining, reset, retry, flags, 0, 0 } end
   redis.call('SET', key, tat, 'PX', int(ttl_ms))
-  return { 1, after_remaining, after_reset, 0, 0, delay }
-end
-
--- decide_one decides a call about one limit without a block, the common
--- case, without the bookkeeping of several limits: the same steps as the
--- loop in decide.
-local function decide_one(sp)
-  local name = sp[1]
-  local algorithm = charge and takers[name] or algorithms[name]
-  if not algorithm then
-    return redis.error_reply('ratekit: unknown algorithm ' .. tostring(name))
-  end
-  local key = KEYS[1]
-  local ok, remaining, reset, retry, flags, after_remaining, after_reset, delay, op, wa, wb, wc, factor =
-    algorithm(key, sp[2], sp[3], sp[4])
-  local reply = { ok and 1 or 0, remaining, reset, retry, flags, 0 }
-  if charge and op and op ~= 'untake' and (ok or op == 'supp') then
-    local err = commit(key, op, wa, wb, wc, ok)
-    if err then return err end
-    if ok then reply[2], reply[3], reply[6] = after_remaining, after_reset, delay end
-  end
-  if factor then reply[7] = string.format('%.17g', factor) end
-  return reply
+  return { 1, after_remaining, after_reset, 0, 0, delay, 0 }
 end
 
 -- decide runs one call: see the contract above.
@@ -392,16 +397,13 @@ local function decide(keys, args)
     sp = n > 0 and spec(ARGV[n + 2])
   end
   if n < 1 then return redis.error_reply('ratekit: a call names no limit') end
-  if n == 1 and sp then
-    if sp[5] == 0 then
-      local name = sp[1]
-      if charge and name == 'fixed' then -- the most common calls, answered at once
-        local ok, remaining, reset, retry, flags = fixed_take(KEYS[1], sp[2], sp[3])
-        return { ok and 1 or 0, remaining, reset, retry, flags, 0 }
-      elseif charge and (name == 'gcra' or name == 'token' or name == 'leaky') then
-        return gcra_take(KEYS[1], sp[2], sp[3], sp[4])
-      end
-      return decide_one(sp)
+  if n == 1 and sp and sp[5] == 0 and charge then -- the most common calls, answered at once
+    local name = sp[1]
+    if name == 'fixed' then
+      local ok, remaining, reset, retry, flags = fixed_take(KEYS[1], sp[2], sp[3])
+      return { ok and 1 or 0, remaining, reset, retry, flags, 0, 0 }
+    elseif name == 'gcra' or name == 'token' or name == 'leaky' then
+      return gcra_take(KEYS[1], sp[2], sp[3], sp[4])
     end
   end
 
@@ -415,7 +417,7 @@ local function decide(keys, args)
       return redis.error_reply('ratekit: unknown algorithm ' .. tostring(sp[1]))
     end
   end
-  local reply, writes, factors, all = { 0, 0, 0, 0, 0, 0 }, {}, nil, true
+  local reply, writes, factors, all = { 0, 0, 0, 0, 0, 0, 0 }, {}, nil, true
   local block_index = n
   for i = 1, n do
     local sp = spec(ARGV[i + 2])
@@ -428,6 +430,7 @@ local function decide(keys, args)
       bkey = KEYS[block_index]
     end
     local ok, remaining, reset, retry, flags, after_remaining, after_reset, delay, op, wa, wb, wc, factor
+    local window, after_window
     local blocked = bkey and redis.call('PTTL', bkey) or -2
     if blocked > 0 then
       -- PTTL leaves a key's LRU/LFU clock alone: TOUCH keeps a block that is
@@ -435,27 +438,29 @@ local function decide(keys, args)
       redis.call('TOUCH', bkey, KEYS[i])
       ok, remaining, reset, retry, flags = false, 0, blocked * 1000, blocked * 1000, 2
     else
-      ok, remaining, reset, retry, flags, after_remaining, after_reset, delay, op, wa, wb, wc, factor =
-        algorithm(KEYS[i], sp[2], sp[3], sp[4])
+      ok, remaining, reset, retry, flags, after_remaining, after_reset, delay, op, wa, wb, wc, factor,
+        window, after_window = algorithm(KEYS[i], sp[2], sp[3], sp[4])
       if not ok and bkey and flags == 0 and charge then
         -- the denial stands on the counters; a block that cannot be written
         -- (out of memory) only leaves the retry to them
         local set = redis.pcall('SET', bkey, '1', 'PX', int(block_ms))
         if type(set) ~= 'table' or not set.err then
           retry, reset, flags = math.max(retry, block_ms * 1000), math.max(reset, block_ms * 1000), 2
+          window = nil
         end
       end
     end
-    local o = 6 * (i - 1)
+    local o = 7 * (i - 1)
     reply[o + 1] = ok and 1 or 0
     reply[o + 2] = remaining
     reply[o + 3] = reset
     reply[o + 4] = retry
     reply[o + 5] = flags
     reply[o + 6] = 0
-    local w = 8 * (i - 1)
+    reply[o + 7] = window or 0
+    local w = 9 * (i - 1)
     writes[w + 1], writes[w + 2], writes[w + 3], writes[w + 4] = op, wa, wb, wc
-    writes[w + 5], writes[w + 6], writes[w + 7] = after_remaining, after_reset, delay
+    writes[w + 5], writes[w + 6], writes[w + 7], writes[w + 8] = after_remaining, after_reset, delay, after_window
     if factor then
       factors = factors or {}
       factors[i] = factor
@@ -467,27 +472,28 @@ local function decide(keys, args)
   -- either way
   if charge then
     for i = 1, n do
-      local w = 8 * (i - 1)
+      local w = 9 * (i - 1)
       local op = writes[w + 1]
       if op == 'untake' then -- taken already: kept if every limit admits
         if not all then
           commit(KEYS[i], op, writes[w + 2])
-          local o = 6 * (i - 1)
+          local o = 7 * (i - 1)
           reply[o + 2], reply[o + 3] = writes[w + 5], writes[w + 6]
         end
       elseif op and (all or op == 'supp') then
         local err = commit(KEYS[i], op, writes[w + 2], writes[w + 3], writes[w + 4], all)
         if err then return err end
         if all then
-          local o = 6 * (i - 1)
+          local o = 7 * (i - 1)
           reply[o + 2], reply[o + 3], reply[o + 6] = writes[w + 5], writes[w + 6], writes[w + 7]
+          reply[o + 7] = writes[w + 8] or 0
         end
       end
     end
   end
   if factors then
     for i = 1, n do
-      reply[6 * n + i] = string.format('%.17g', factors[i] or 0)
+      reply[7 * n + i] = string.format('%.17g', factors[i] or 0)
     end
   end
   return reply
