@@ -52,7 +52,7 @@ type config struct {
 	cost        func(r *http.Request) int64
 	skip        func(r *http.Request) bool
 	timeout     time.Duration
-	now         func() time.Time // WithClock; nil: the wall clock (wallclock.Now)
+	now         func() time.Time // WithHeaderClock; nil: the wall clock (wallclock.Now)
 	observer    observe.Observer
 }
 
@@ -179,9 +179,10 @@ func WithObserver(obs ...observe.Observer) Option {
 	return optionFunc(func(c *config) { c.observer = observe.Join(append([]observe.Observer{c.observer}, obs...)...) })
 }
 
-// WithClock sets the clock that X-RateLimit-Reset counts from (default
-// time.Now). Decisions themselves use the store's clock.
-func WithClock(now func() time.Time) Option {
+// WithHeaderClock sets the clock that X-RateLimit-Reset counts from
+// (default: the wall clock). Decisions use the store's clock, which
+// memstore.WithClock sets for the in-process store.
+func WithHeaderClock(now func() time.Time) Option {
 	return optionFunc(func(c *config) {
 		if now != nil {
 			c.now = now

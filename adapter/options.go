@@ -1,17 +1,13 @@
 package adapter
 
-import (
-	"time"
-
-	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/observe"
-)
+import "github.com/ratekit/ratekit"
 
 // An Option configures an adapter's middleware for framework context type C
 // (*gin.Context, echo.Context, *fiber.Ctx). Adapters declare the option
 // functions under the same names as ratekit's (WithHeaders, WithSkip, ...),
 // each returning one of these, so that an option meant for another framework
-// does not compile.
+// does not compile: ratekit's own options through Core, the ones that read
+// the framework's context (WithSkip, WithCostFunc, WithErrorHandler) here.
 type Option[C any] func(*Config[C])
 
 // Config is what an adapter's options set. Build it with NewConfig.
@@ -47,38 +43,13 @@ func (cfg *Config[C]) CostOf(c C) int64 {
 	return 1
 }
 
-func coreOption[C any](o ratekit.Option) Option[C] {
-	return func(c *Config[C]) { c.coreOpts = append(c.coreOpts, o) }
+// Core turns ratekit's own options (ratekit.WithHeaders, WithTimeout, ...)
+// into an adapter option: adapters declare their WithHeaders, WithTimeout
+// and the rest on it, so that the transport-neutral options keep ratekit's
+// meaning and defaults.
+func Core[C any](opts ...ratekit.Option) Option[C] {
+	return func(c *Config[C]) { c.coreOpts = append(c.coreOpts, opts...) }
 }
-
-// WithHeaders is ratekit.WithHeaders for an adapter.
-func WithHeaders[C any](mode ratekit.HeaderMode) Option[C] {
-	return coreOption[C](ratekit.WithHeaders(mode))
-}
-
-// WithRenderer is ratekit.WithRenderer for an adapter.
-func WithRenderer[C any](r ratekit.Renderer) Option[C] { return coreOption[C](ratekit.WithRenderer(r)) }
-
-// WithErrorCode is ratekit.WithErrorCode for an adapter.
-func WithErrorCode[C any](code ratekit.ErrorCode) Option[C] {
-	return coreOption[C](ratekit.WithErrorCode(code))
-}
-
-// WithErrorPolicy is ratekit.WithErrorPolicy for an adapter.
-func WithErrorPolicy[C any](p ratekit.ErrorPolicy) Option[C] {
-	return coreOption[C](ratekit.WithErrorPolicy(p))
-}
-
-// WithKeyErrorPolicy is ratekit.WithKeyErrorPolicy for an adapter.
-func WithKeyErrorPolicy[C any](p ratekit.ErrorPolicy) Option[C] {
-	return coreOption[C](ratekit.WithKeyErrorPolicy(p))
-}
-
-// WithTimeout is ratekit.WithTimeout for an adapter.
-func WithTimeout[C any](d time.Duration) Option[C] { return coreOption[C](ratekit.WithTimeout(d)) }
-
-// WithClock is ratekit.WithClock for an adapter.
-func WithClock[C any](now func() time.Time) Option[C] { return coreOption[C](ratekit.WithClock(now)) }
 
 // WithSkip lets requests for which f returns true through, uncounted and
 // without rate-limit headers.
@@ -98,8 +69,3 @@ func WithErrorHandler[C any](f func(c C, err error)) Option[C] {
 
 // WithReturnError sets Config.ReturnError.
 func WithReturnError[C any]() Option[C] { return func(c *Config[C]) { c.ReturnError = true } }
-
-// WithObserver reports every decision to obs (see ratekit.WithObserver).
-func WithObserver[C any](obs ...observe.Observer) Option[C] {
-	return coreOption[C](ratekit.WithObserver(obs...))
-}

@@ -35,7 +35,7 @@ func limiter(t *testing.T, limits ...ratekit.Limit) (*ratekit.Limiter, ratekitec
 	if err != nil {
 		t.Fatal(err)
 	}
-	return l, ratekitecho.WithClock(clk.Now)
+	return l, ratekitecho.WithHeaderClock(clk.Now)
 }
 
 // brokenStore fails every call, as a Redis that is down would.

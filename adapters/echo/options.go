@@ -15,31 +15,32 @@ import (
 type Option = adapter.Option[echo.Context]
 
 // WithHeaders selects the rate-limit headers (see ratekit.WithHeaders).
-func WithHeaders(mode ratekit.HeaderMode) Option { return adapter.WithHeaders[echo.Context](mode) }
+func WithHeaders(mode ratekit.HeaderMode) Option { return core(ratekit.WithHeaders(mode)) }
 
 // WithRenderer selects the body renderer (see ratekit.WithRenderer).
-func WithRenderer(r ratekit.Renderer) Option { return adapter.WithRenderer[echo.Context](r) }
+func WithRenderer(r ratekit.Renderer) Option { return core(ratekit.WithRenderer(r)) }
 
 // WithErrorCode sets the code of denial bodies (see ratekit.WithErrorCode).
-func WithErrorCode(code ratekit.ErrorCode) Option { return adapter.WithErrorCode[echo.Context](code) }
+func WithErrorCode(code ratekit.ErrorCode) Option { return core(ratekit.WithErrorCode(code)) }
 
 // WithErrorPolicy sets what a store failure gives (see ratekit.WithErrorPolicy).
-func WithErrorPolicy(p ratekit.ErrorPolicy) Option { return adapter.WithErrorPolicy[echo.Context](p) }
+func WithErrorPolicy(p ratekit.ErrorPolicy) Option { return core(ratekit.WithErrorPolicy(p)) }
 
 // WithKeyErrorPolicy sets what a key or cost error gives (see
 // ratekit.WithKeyErrorPolicy).
 func WithKeyErrorPolicy(p ratekit.ErrorPolicy) Option {
-	return adapter.WithKeyErrorPolicy[echo.Context](p)
+	return core(ratekit.WithKeyErrorPolicy(p))
 }
 
 // WithTimeout bounds each store call (see ratekit.WithTimeout).
-func WithTimeout(d time.Duration) Option { return adapter.WithTimeout[echo.Context](d) }
+func WithTimeout(d time.Duration) Option { return core(ratekit.WithTimeout(d)) }
 
-// WithClock sets the clock X-RateLimit-Reset counts from (see ratekit.WithClock).
-func WithClock(now func() time.Time) Option { return adapter.WithClock[echo.Context](now) }
+// WithHeaderClock sets the clock X-RateLimit-Reset counts from (see
+// ratekit.WithHeaderClock).
+func WithHeaderClock(now func() time.Time) Option { return core(ratekit.WithHeaderClock(now)) }
 
 // WithObserver reports every decision to obs (see ratekit.WithObserver).
-func WithObserver(obs ...observe.Observer) Option { return adapter.WithObserver[echo.Context](obs...) }
+func WithObserver(obs ...observe.Observer) Option { return core(ratekit.WithObserver(obs...)) }
 
 // WithSkip lets requests for which f returns true through, uncounted and
 // without rate-limit headers (health checks, internal callers).
@@ -60,3 +61,6 @@ func WithErrorHandler(f func(c echo.Context, err error)) Option { return adapter
 // *echo.HTTPError for the HTTPErrorHandler instead of writing them (see the
 // package documentation).
 func WithReturnError() Option { return adapter.WithReturnError[echo.Context]() }
+
+// core is an option of ratekit's own, for Middleware.
+func core(o ratekit.Option) Option { return adapter.Core[echo.Context](o) }

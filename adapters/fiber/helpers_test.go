@@ -39,7 +39,7 @@ func limiter(t testing.TB, limits ...ratekit.Limit) (*ratekit.Limiter, ratekitfi
 	if err != nil {
 		t.Fatal(err)
 	}
-	return l, ratekitfiber.WithClock(clk.Now)
+	return l, ratekitfiber.WithHeaderClock(clk.Now)
 }
 
 // brokenStore fails every call, as a Redis that is down would.

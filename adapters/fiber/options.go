@@ -15,31 +15,32 @@ import (
 type Option = adapter.Option[*fiber.Ctx]
 
 // WithHeaders selects the rate-limit headers (see ratekit.WithHeaders).
-func WithHeaders(mode ratekit.HeaderMode) Option { return adapter.WithHeaders[*fiber.Ctx](mode) }
+func WithHeaders(mode ratekit.HeaderMode) Option { return core(ratekit.WithHeaders(mode)) }
 
 // WithRenderer selects the body renderer (see ratekit.WithRenderer).
-func WithRenderer(r ratekit.Renderer) Option { return adapter.WithRenderer[*fiber.Ctx](r) }
+func WithRenderer(r ratekit.Renderer) Option { return core(ratekit.WithRenderer(r)) }
 
 // WithErrorCode sets the code of denial bodies (see ratekit.WithErrorCode).
-func WithErrorCode(code ratekit.ErrorCode) Option { return adapter.WithErrorCode[*fiber.Ctx](code) }
+func WithErrorCode(code ratekit.ErrorCode) Option { return core(ratekit.WithErrorCode(code)) }
 
 // WithErrorPolicy sets what a store failure gives (see ratekit.WithErrorPolicy).
-func WithErrorPolicy(p ratekit.ErrorPolicy) Option { return adapter.WithErrorPolicy[*fiber.Ctx](p) }
+func WithErrorPolicy(p ratekit.ErrorPolicy) Option { return core(ratekit.WithErrorPolicy(p)) }
 
 // WithKeyErrorPolicy sets what a key or cost error gives (see
 // ratekit.WithKeyErrorPolicy).
 func WithKeyErrorPolicy(p ratekit.ErrorPolicy) Option {
-	return adapter.WithKeyErrorPolicy[*fiber.Ctx](p)
+	return core(ratekit.WithKeyErrorPolicy(p))
 }
 
 // WithTimeout bounds each store call (see ratekit.WithTimeout).
-func WithTimeout(d time.Duration) Option { return adapter.WithTimeout[*fiber.Ctx](d) }
+func WithTimeout(d time.Duration) Option { return core(ratekit.WithTimeout(d)) }
 
-// WithClock sets the clock X-RateLimit-Reset counts from (see ratekit.WithClock).
-func WithClock(now func() time.Time) Option { return adapter.WithClock[*fiber.Ctx](now) }
+// WithHeaderClock sets the clock X-RateLimit-Reset counts from (see
+// ratekit.WithHeaderClock).
+func WithHeaderClock(now func() time.Time) Option { return core(ratekit.WithHeaderClock(now)) }
 
 // WithObserver reports every decision to obs (see ratekit.WithObserver).
-func WithObserver(obs ...observe.Observer) Option { return adapter.WithObserver[*fiber.Ctx](obs...) }
+func WithObserver(obs ...observe.Observer) Option { return core(ratekit.WithObserver(obs...)) }
 
 // WithSkip lets requests for which f returns true through, uncounted and
 // without rate-limit headers (health checks, internal callers).
@@ -55,3 +56,6 @@ func WithCostFunc(f func(c *fiber.Ctx) int64) Option { return adapter.WithCostFu
 // WithErrorHandler receives every error the error policies handle (default:
 // ratekit's, a slog warning at most once per second, with no request).
 func WithErrorHandler(f func(c *fiber.Ctx, err error)) Option { return adapter.WithErrorHandler(f) }
+
+// core is an option of ratekit's own, for Middleware.
+func core(o ratekit.Option) Option { return adapter.Core[*fiber.Ctx](o) }

@@ -37,7 +37,7 @@ func limiter(t *testing.T, limits ...ratekit.Limit) (*ratekit.Limiter, ratekitgi
 	if err != nil {
 		t.Fatal(err)
 	}
-	return l, ratekitgin.WithClock(clk.Now)
+	return l, ratekitgin.WithHeaderClock(clk.Now)
 }
 
 // brokenStore fails every call, as a Redis that is down would.

@@ -3,7 +3,7 @@
 // (ratekitgin), Echo (ratekitecho) and Fiber (ratekitfiber) must give
 // identical status codes, headers and bodies. Every adapter is built with
 // the one shape Middleware(limiter, key, opts...), its own key functions
-// (ByIP, ByHeader) and its own options of ratekit's names (WithClock,
+// (ByIP, ByHeader) and its own options of ratekit's names (WithHeaderClock,
 // WithErrorPolicy, WithErrorCode, WithRenderer, WithHeaders,
 // WithErrorHandler, WithSkip, WithCostFunc, WithObserver), each route group
 // configured from one framework-neutral description. The same script, with

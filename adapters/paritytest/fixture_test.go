@@ -93,7 +93,7 @@ func newFixture(t *testing.T) *fixture {
 // and each adapter's own functions of the same names, so that every group is
 // configured alike on every framework, and through the adapter's public API.
 type options[O any] struct {
-	clock    func(now func() time.Time) O         // WithClock
+	clock    func(now func() time.Time) O         // WithHeaderClock
 	policy   func(p ratekit.ErrorPolicy) O        // WithErrorPolicy
 	code     func(c ratekit.ErrorCode) O          // WithErrorCode
 	renderer func(r ratekit.Renderer) O           // WithRenderer

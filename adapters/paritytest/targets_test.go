@@ -39,7 +39,7 @@ var targets = []struct {
 
 // httpOptions are ratekit's own options, for net/http.
 var httpOptions = options[ratekit.Option]{
-	clock: ratekit.WithClock, policy: ratekit.WithErrorPolicy, code: ratekit.WithErrorCode,
+	clock: ratekit.WithHeaderClock, policy: ratekit.WithErrorPolicy, code: ratekit.WithErrorCode,
 	renderer: ratekit.WithRenderer, headers: ratekit.WithHeaders, observer: ratekit.WithObserver,
 	onError: func(report func(error)) ratekit.Option {
 		return ratekit.WithErrorHandler(func(_ *http.Request, err error) { report(err) })
@@ -69,7 +69,7 @@ func netHTTPApp(f *fixture) client {
 }
 
 var ginOptions = options[ratekitgin.Option]{
-	clock: ratekitgin.WithClock, policy: ratekitgin.WithErrorPolicy, code: ratekitgin.WithErrorCode,
+	clock: ratekitgin.WithHeaderClock, policy: ratekitgin.WithErrorPolicy, code: ratekitgin.WithErrorCode,
 	renderer: ratekitgin.WithRenderer, headers: ratekitgin.WithHeaders, observer: ratekitgin.WithObserver,
 	onError: func(report func(error)) ratekitgin.Option {
 		return ratekitgin.WithErrorHandler(func(_ *gin.Context, err error) { report(err) })
@@ -97,7 +97,7 @@ func ginApp(f *fixture) client {
 }
 
 var echoOptions = options[ratekitecho.Option]{
-	clock: ratekitecho.WithClock, policy: ratekitecho.WithErrorPolicy, code: ratekitecho.WithErrorCode,
+	clock: ratekitecho.WithHeaderClock, policy: ratekitecho.WithErrorPolicy, code: ratekitecho.WithErrorCode,
 	renderer: ratekitecho.WithRenderer, headers: ratekitecho.WithHeaders, observer: ratekitecho.WithObserver,
 	onError: func(report func(error)) ratekitecho.Option {
 		return ratekitecho.WithErrorHandler(func(_ echo.Context, err error) { report(err) })
@@ -124,7 +124,7 @@ func echoApp(f *fixture) client {
 }
 
 var fiberOptions = options[ratekitfiber.Option]{
-	clock: ratekitfiber.WithClock, policy: ratekitfiber.WithErrorPolicy, code: ratekitfiber.WithErrorCode,
+	clock: ratekitfiber.WithHeaderClock, policy: ratekitfiber.WithErrorPolicy, code: ratekitfiber.WithErrorCode,
 	renderer: ratekitfiber.WithRenderer, headers: ratekitfiber.WithHeaders, observer: ratekitfiber.WithObserver,
 	onError: func(report func(error)) ratekitfiber.Option {
 		return ratekitfiber.WithErrorHandler(func(_ *fiber.Ctx, err error) { report(err) })
