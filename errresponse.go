@@ -2,6 +2,7 @@ package ratekit
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -18,6 +19,7 @@ const (
 	CodeTooManyAttempts    ErrorCode = "TOO_MANY_ATTEMPTS"   // 429, login and verification
 	CodeServiceUnavailable ErrorCode = "SERVICE_UNAVAILABLE" // 503, the store failed and the policy is fail closed
 	CodeBadRequest         ErrorCode = "BAD_REQUEST"         // 400, the request has no usable key or cost
+	CodePayloadTooLarge    ErrorCode = "PAYLOAD_TOO_LARGE"   // 413, the key is in a body larger than the key function reads
 )
 
 // ErrorResponse is the body of a denial (429), of a store failure under a
@@ -128,6 +130,20 @@ func BadRequestResponse() *ErrorResponse {
 		Code:    CodeBadRequest,
 		Message: "The request lacks what this service counts requests by.",
 	}
+}
+
+// KeyErrorResponse returns the response to a request whose key function
+// (or cost) failed with err under the default key error policy: 413
+// PAYLOAD_TOO_LARGE for ErrBodyTooLarge, else BadRequestResponse's 400.
+func KeyErrorResponse(err error) *ErrorResponse {
+	if errors.Is(err, ErrBodyTooLarge) {
+		return &ErrorResponse{
+			Status:  http.StatusRequestEntityTooLarge,
+			Code:    CodePayloadTooLarge,
+			Message: "The request body is larger than this service reads.",
+		}
+	}
+	return BadRequestResponse()
 }
 
 func seconds(n int64) string {

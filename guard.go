@@ -74,7 +74,7 @@ func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64,
 		requestErr := keyErr != nil || isRequestError(err)
 		switch {
 		case requestErr && c.keyPolicy == FailClosed:
-			return Verdict{Err: err, Response: BadRequestResponse()}
+			return Verdict{Err: err, Response: KeyErrorResponse(err)}
 		case !requestErr && c.policy == FailClosed:
 			return Verdict{Err: err, Response: UnavailableResponse(c.closedRetry)}
 		}

@@ -1,6 +1,7 @@
 package ratekit
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -49,17 +50,69 @@ func ByHeader(name string) KeyFunc {
 	}
 }
 
-// ByFormValue keys requests by a form field (body or query), trimmed and
-// lower-cased so that "Alice " and "alice" share one counter: the account of
-// a login form. A missing field is ErrEmptyKey.
-func ByFormValue(name string) KeyFunc {
+// ByFormValue keys requests by a form field, trimmed and lower-cased so that
+// "Alice " and "alice" share one counter: the account of a login form. It
+// looks in a url-encoded or multipart body first (files excepted), then in
+// the query string, as http.Request.FormValue does, but reads at most
+// DefaultMaxBody bytes of the body (MaxBody changes it): a larger body is
+// ErrBodyTooLarge, which Middleware answers 413 without reading further.
+// The body is put back, so the handler reads it (or calls ParseForm) as it
+// came. A form parsed already (r.Form) is read as it is. A missing field is
+// ErrEmptyKey.
+func ByFormValue(name string, opts ...BodyOption) KeyFunc {
+	max := maxBody(opts)
 	return func(r *http.Request) (string, error) {
-		v := strings.ToLower(strings.TrimSpace(r.FormValue(name)))
+		v, err := formValue(r, name, max)
+		if err != nil {
+			return "", err
+		}
+		v = strings.ToLower(strings.TrimSpace(v))
 		if v == "" {
 			return "", fmt.Errorf("%w: form field %s is missing", ErrEmptyKey, name)
 		}
 		return v, nil
 	}
+}
+
+// ByJSONField keys requests by a top-level field of a JSON object body, a
+// string or a number, trimmed and lower-cased as ByFormValue does: the
+// account of a JSON login. It reads at most DefaultMaxBody bytes (MaxBody
+// changes it): a larger body is ErrBodyTooLarge, which Middleware answers
+// 413 without reading further. The body is put back, so the handler decodes
+// it as it came. A body that is not a JSON object, or that lacks the field,
+// is ErrEmptyKey.
+func ByJSONField(name string, opts ...BodyOption) KeyFunc {
+	max := maxBody(opts)
+	return func(r *http.Request) (string, error) {
+		body, err := readBody(r, max)
+		if err != nil {
+			return "", err
+		}
+		v := strings.ToLower(strings.TrimSpace(jsonField(body, name)))
+		if v == "" {
+			return "", fmt.Errorf("%w: JSON field %s is missing", ErrEmptyKey, name)
+		}
+		return v, nil
+	}
+}
+
+// jsonField returns the top-level field name of the JSON object body when it
+// is a string or a number, or "".
+func jsonField(body []byte, name string) string {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(body, &fields) != nil {
+		return ""
+	}
+	raw := fields[name]
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
+	}
+	return ""
 }
 
 // Join keys requests by several key functions at once, e.g. an account and a

@@ -33,7 +33,8 @@ const (
 	// reports the error to the error handler.
 	FailOpen ErrorPolicy = iota
 	// FailClosed answers 503 Service Unavailable (store failures) or 400
-	// Bad Request (key and cost errors), with a JSON body.
+	// Bad Request (key and cost errors; 413 for ErrBodyTooLarge), with a
+	// JSON body.
 	FailClosed
 )
 
@@ -104,8 +105,9 @@ func WithErrorPolicy(p ErrorPolicy) Option {
 
 // WithKeyErrorPolicy sets what happens when the key function fails or gives
 // an empty key, or the cost is invalid (default FailClosed: 400 Bad Request,
-// so that leaving out a header never skips the limit). FailOpen lets such
-// requests through uncounted.
+// or 413 for ErrBodyTooLarge, so that leaving out a header never skips the
+// limit). FailOpen lets such requests through uncounted, with their body
+// whole.
 func WithKeyErrorPolicy(p ErrorPolicy) Option {
 	return optionFunc(func(c *config) { c.keyPolicy = p })
 }

@@ -48,10 +48,12 @@ func WithErrorHandler(f func(r *http.Request, err error)) Option {
 // Retry-After and the handler does not run, so parallel requests cannot
 // slip past the allowance. After the handler, a failure status keeps the
 // attempt; a 2xx status resets the counter (or, with KeepOnSuccess, refunds
-// the attempt); any other status refunds it. Key errors answer 400; store
-// errors answer 503 unless the Lockout is FailOpen. Each store call is
-// bounded by the Lockout's Timeout. Chain one per subject kind, e.g. per
-// account and per IP.
+// the attempt); any other status refunds it. Key errors answer 400 (413 for
+// ratekit.ErrBodyTooLarge); store errors answer 503 unless the Lockout is
+// FailOpen. Each store call is bounded by the Lockout's Timeout. Chain one
+// per subject kind, e.g. per account and per IP; the per-IP one should
+// count 400, 413 and 429 too (FailureStatuses), so that one address sending
+// requests without a usable account, or to blocked accounts, is blocked.
 func (lo *Lockout) Middleware(key ratekit.KeyFunc, opts ...Option) func(http.Handler) http.Handler {
 	if key == nil {
 		panic("ratekit: Lockout.Middleware needs a KeyFunc")
@@ -71,7 +73,7 @@ func (lo *Lockout) Middleware(key ratekit.KeyFunc, opts ...Option) func(http.Han
 			}
 			if err != nil {
 				m.onError(r, err)
-				ratekit.BadRequestResponse().Write(w, m.render)
+				ratekit.KeyErrorResponse(err).Write(w, m.render)
 				return
 			}
 			d, err := lo.Attempt(r.Context(), k)

@@ -106,11 +106,11 @@ func TestDemoRecovers(t *testing.T) {
 					time.Sleep(20 * time.Millisecond)
 				}
 			}
-			for login("bob", "builder") != http.StatusOK {
+			for login("bob", "builder") != http.StatusOK { // each 429 counts against the IP: poll gently
 				if time.Now().After(start.Add(shortLogin.account.Block + 500*time.Millisecond)) {
 					t.Fatalf("bob still locked out %s after his block of %s", time.Since(start), shortLogin.account.Block)
 				}
-				time.Sleep(20 * time.Millisecond)
+				time.Sleep(100 * time.Millisecond)
 			}
 		})
 	}
@@ -137,6 +137,31 @@ func TestDemoLogin(t *testing.T) {
 	}
 	if code := post("alice", "wonderland"); code != 200 {
 		t.Fatalf("alice while bob is blocked: %d", code)
+	}
+}
+
+// TestDemoLoginFlood: one address sending login bodies without a username
+// (400) or over 64 KiB (413) is blocked by the per-IP lockout at its
+// allowance, and an oversized body is refused without being read.
+func TestDemoLoginFlood(t *testing.T) {
+	srv := demo(t, false, 3, time.Minute)
+	post := func(body string) int {
+		res, err := http.Post(srv.URL+"/login", "application/x-www-form-urlencoded", strings.NewReader(body))
+		return status(t, res, err)
+	}
+	if code := post("username=alice&pad=" + strings.Repeat("x", 65<<10)); code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("a 65 KiB body: %d, want 413", code)
+	}
+	for i := int64(1); i < shortLogin.ip.Attempts; i++ {
+		if code := post("password=nope"); code != http.StatusBadRequest {
+			t.Fatalf("key-less body %d: %d, want 400", i, code)
+		}
+	}
+	if code := post("password=nope"); code != http.StatusTooManyRequests {
+		t.Fatalf("after %d key-less or oversized bodies: %d, want 429 (the IP is blocked)", shortLogin.ip.Attempts, code)
+	}
+	if code := post("username=alice&password=wonderland"); code != http.StatusTooManyRequests {
+		t.Fatalf("the blocked IP's good login: %d, want 429", code)
 	}
 }
 

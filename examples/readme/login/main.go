@@ -4,10 +4,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
-	"io"
 	"log"
 	"net/http"
 	"strings"
@@ -34,33 +31,12 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	mux.Handle("POST /login", perIP.Middleware(ratekit.ByIP(), lockout.KeepOnSuccess())(
-		account.Middleware(byJSONUsername)(http.HandlerFunc(checkPassword))))
+	// The per-IP lockout also counts what never reaches the password check.
+	ipFailures := lockout.FailureStatuses(http.StatusUnauthorized, http.StatusForbidden, http.StatusUnprocessableEntity,
+		http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusTooManyRequests)
+	mux.Handle("POST /login", perIP.Middleware(ratekit.ByIP(), lockout.KeepOnSuccess(), ipFailures)(
+		account.Middleware(ratekit.ByJSONField("username"))(http.HandlerFunc(checkPassword))))
 	log.Fatal(http.ListenAndServe("127.0.0.1:8080", mux))
-}
-
-// byJSONUsername is a ratekit.KeyFunc for a JSON body: it keys the request by
-// its "username" field, trimmed and lower-cased as ratekit.ByFormValue does,
-// and puts the body back for the handler. A body it cannot read (over 64 KiB,
-// or broken off), one that is not JSON, or an empty username is an error that
-// wraps ratekit.ErrEmptyKey: the middleware answers 400 and counts nothing.
-func byJSONUsername(r *http.Request) (string, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, 64<<10)) // at most 64 KiB
-	if err != nil {
-		return "", fmt.Errorf("%w: reading the body: %v", ratekit.ErrEmptyKey, err)
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body)) // the handler reads it again
-	var fields struct {
-		Username string `json:"username"` // the one field the key needs
-	}
-	if err := json.Unmarshal(body, &fields); err != nil {
-		return "", fmt.Errorf("%w: decoding the body: %v", ratekit.ErrEmptyKey, err)
-	}
-	username := strings.ToLower(strings.TrimSpace(fields.Username))
-	if username == "" {
-		return "", fmt.Errorf("%w: the body has no username", ratekit.ErrEmptyKey)
-	}
-	return username, nil
 }
 
 // checkPassword answers 401 to a wrong password (a failure: it counts) and

@@ -1,0 +1,192 @@
+package ratekit_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store/memstore"
+)
+
+// countingReader counts the bytes read from it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func formRequest(body string) *http.Request {
+	r := httptest.NewRequest(http.MethodPost, "/login?username=fromquery", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return r
+}
+
+func TestByFormValueKeepsTheBody(t *testing.T) {
+	body := "username=+Alice+&password=secret"
+	r := formRequest(body)
+	k, err := ratekit.ByFormValue("username")(r)
+	if err != nil || k != "alice" {
+		t.Fatalf("key %q, %v; want alice", k, err)
+	}
+	if k, err := ratekit.ByFormValue("password")(r); err != nil || k != "secret" { // the body, read once
+		t.Fatalf("second key %q, %v", k, err)
+	}
+	if got := r.PostFormValue("password"); got != "secret" {
+		t.Fatalf("handler's PostFormValue: %q", got)
+	}
+	r = formRequest(body)
+	_, _ = ratekit.ByFormValue("username")(r)
+	if got, _ := io.ReadAll(r.Body); string(got) != body {
+		t.Fatalf("handler read %q, want %q", got, body)
+	}
+}
+
+func TestByFormValueMultipart(t *testing.T) {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	f, _ := mw.CreateFormFile("username", "evil.txt") // a file of the same name is not the field
+	_, _ = f.Write([]byte("mallory"))
+	_ = mw.WriteField("username", "Bob")
+	_ = mw.Close()
+	r := httptest.NewRequest(http.MethodPost, "/login", bytes.NewReader(buf.Bytes()))
+	r.Header.Set("Content-Type", mw.FormDataContentType())
+	if k, err := ratekit.ByFormValue("username")(r); err != nil || k != "bob" {
+		t.Fatalf("key %q, %v; want bob", k, err)
+	}
+	if err := r.ParseMultipartForm(1 << 20); err != nil {
+		t.Fatalf("the handler cannot parse the body: %v", err)
+	}
+	if got := r.MultipartForm.File["username"]; len(got) != 1 || got[0].Filename != "evil.txt" {
+		t.Fatalf("file part lost: %+v", got)
+	}
+}
+
+func TestByFormValueQueryAndMissing(t *testing.T) {
+	r := httptest.NewRequest(http.MethodGet, "/login?username=Carol", nil)
+	if k, err := ratekit.ByFormValue("username")(r); err != nil || k != "carol" {
+		t.Fatalf("GET: key %q, %v", k, err)
+	}
+	r = formRequest("password=x") // the body lacks it: the query string is next, as FormValue orders them
+	if k, err := ratekit.ByFormValue("username")(r); err != nil || k != "fromquery" {
+		t.Fatalf("query fallback: key %q, %v", k, err)
+	}
+	r = httptest.NewRequest(http.MethodPost, "/login", strings.NewReader("password=x"))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if _, err := ratekit.ByFormValue("username")(r); !errors.Is(err, ratekit.ErrEmptyKey) {
+		t.Fatalf("missing field: %v", err)
+	}
+}
+
+// TestBodyBoundNotReadPast: a body above the bound is refused 413 without
+// reading it when its length is declared, and after reading exactly one
+// byte more than the bound when it is not.
+func TestBodyBoundNotReadPast(t *testing.T) {
+	l, err := ratekit.New(memstore.New(), ratekit.FixedWindow(100, time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := false
+	h := ratekit.Middleware(l, ratekit.ByFormValue("username"))(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { ran = true }))
+	const size = 10 << 20
+	for _, declared := range []bool{true, false} {
+		text := "username=a&pad=" + strings.Repeat("x", size)
+		src := &countingReader{r: strings.NewReader(text)}
+		r := httptest.NewRequest(http.MethodPost, "/login", src)
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		r.ContentLength = -1 // chunked
+		if declared {
+			r.ContentLength = int64(len(text))
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		var body struct{ Code string }
+		_ = json.Unmarshal(w.Body.Bytes(), &body)
+		if w.Code != http.StatusRequestEntityTooLarge || body.Code != "PAYLOAD_TOO_LARGE" || ran {
+			t.Fatalf("declared %v: status %d, code %q, handler ran %v", declared, w.Code, body.Code, ran)
+		}
+		want := int64(0)
+		if !declared {
+			want = ratekit.DefaultMaxBody + 1
+		}
+		if src.n != want {
+			t.Fatalf("declared %v: read %d bytes, want %d", declared, src.n, want)
+		}
+	}
+}
+
+// TestBodyBoundFailOpen: under a fail-open key policy, a body above the
+// bound reaches the handler whole.
+func TestBodyBoundFailOpen(t *testing.T) {
+	l, err := ratekit.New(memstore.New(), ratekit.FixedWindow(100, time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := "username=a&pad=" + strings.Repeat("x", 200)
+	var got []byte
+	h := ratekit.Middleware(l, ratekit.ByFormValue("username", ratekit.MaxBody(100)), ratekit.WithKeyErrorPolicy(ratekit.FailOpen))(
+		http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got, _ = io.ReadAll(r.Body) }))
+	r := formRequest(body)
+	r.ContentLength = -1
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	if string(got) != body {
+		t.Fatalf("handler read %d bytes, want the whole %d", len(got), len(body))
+	}
+}
+
+func TestByJSONField(t *testing.T) {
+	cases := []struct {
+		body, want string
+		err        error
+	}{
+		{`{"username":" Dave ","password":"x"}`, "dave", nil},
+		{`{"account":12345}`, "", ratekit.ErrEmptyKey},
+		{`{"username":12345}`, "12345", nil},
+		{`{"username":{"nested":"x"}}`, "", ratekit.ErrEmptyKey},
+		{`{"username":null}`, "", ratekit.ErrEmptyKey},
+		{`["username","x"]`, "", ratekit.ErrEmptyKey},
+		{`not json`, "", ratekit.ErrEmptyKey},
+		{``, "", ratekit.ErrEmptyKey},
+		{`{"username":"` + strings.Repeat("a", 200) + `"}`, "", ratekit.ErrBodyTooLarge},
+	}
+	key := ratekit.ByJSONField("username", ratekit.MaxBody(128))
+	for _, c := range cases {
+		r := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(c.body))
+		k, err := key(r)
+		if k != c.want || !errors.Is(err, c.err) || (c.err == nil) != (err == nil) {
+			t.Errorf("%.40q: key %q, %v; want %q, %v", c.body, k, err, c.want, c.err)
+		}
+		if got, _ := io.ReadAll(r.Body); string(got) != c.body {
+			t.Errorf("%.40q: the handler reads %.40q", c.body, got)
+		}
+	}
+}
+
+func TestMaxBodyInvalid(t *testing.T) {
+	defer func() {
+		if msg, _ := recover().(string); !strings.HasPrefix(msg, "ratekit: MaxBody(0)") {
+			t.Fatalf("panic %q", msg)
+		}
+	}()
+	ratekit.MaxBody(0)
+}
+
+func TestByFormValueParsedForm(t *testing.T) {
+	r := httptest.NewRequest(http.MethodPost, "/login", nil)
+	r.Form = map[string][]string{"username": {" Erin"}} // parsed already, by a framework or ParseForm
+	if k, err := ratekit.ByFormValue("username")(r); err != nil || k != "erin" {
+		t.Fatalf("key %q, %v", k, err)
+	}
+}
