@@ -2,6 +2,8 @@ package storetest
 
 import (
 	"context"
+	"crypto/sha256"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -222,5 +224,25 @@ func queueDelays(t *testing.T, h Harness) {
 	d := take(t, h, "k", 1, l)
 	if d.Allowed || d.RetryAfter != 100*time.Millisecond {
 		t.Fatalf("past the longest wait: %+v, want denied, retry 100ms", d)
+	}
+}
+
+// longSubjects: a long subject and a subject equal to its SHA-256 digest
+// (which an in-process store may hold long subjects as) count apart, on the
+// store and behind a deny cache alike: using up one leaves the other whole.
+func longSubjects(t *testing.T, h Harness, l ratekit.Limit) {
+	long := strings.Repeat("k", 80)
+	sum := sha256.Sum256([]byte(long))
+	quota := l.Spec().Quota
+	for range quota {
+		take(t, h, long, 1, l)
+	}
+	if d := take(t, h, long, 1, l); d.Allowed {
+		t.Fatalf("the long subject past its quota: %+v", d)
+	}
+	for _, other := range []string{string(sum[:]), long[:64], long + "k"} {
+		if d := take(t, h, other, 1, l); !d.Allowed || d.Remaining != quota-1 {
+			t.Fatalf("subject %q after the long one was used up: %+v, want allowed with %d left", other, d, quota-1)
+		}
 	}
 }

@@ -55,6 +55,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		f     func(t *testing.T, h Harness, l ratekit.Limit)
 	}{
 		{"CountsDown", false, countsDown},
+		{"LongSubjectsApart", false, longSubjects},
 		{"Exactness", false, exactness},
 		{"Unsatisfiable", false, unsatisfiable},
 		{"PeekAndCostZeroChargeNothing", false, peekAndCostZero},
