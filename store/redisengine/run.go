@@ -119,11 +119,12 @@ func (e *Engine) load(ctx context.Context, c Conn, loads int64) error {
 }
 
 // unsupported reports whether err says the server has no Functions, or
-// refuses them to this user: the engine then runs scripts.
+// refuses them to this user: the engine then runs scripts. A refusal of the
+// keys is not one: scripts would be refused them too.
 func unsupported(err error) bool {
 	msg, ok := replyMsg(err)
 	return ok && (strings.HasPrefix(msg, "ERR unknown command") || strings.HasPrefix(msg, "ERR unknown subcommand") ||
-		strings.HasPrefix(msg, "NOPERM"))
+		strings.HasPrefix(msg, "NOPERM") && !strings.Contains(msg, "key"))
 }
 
 // neverRan reports whether err proves that Redis did not run the call: the

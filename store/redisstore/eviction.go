@@ -25,7 +25,16 @@ func WithLogger(l *slog.Logger) Option {
 // 127.0.0.1:6379: connect: connection refused". A client of another type gets
 // one PING, sent as it routes it.
 //
-// When every node answers, Ping also reads each node's maxmemory and
+// When every node answers, Ping asks each master (each shard of a Ring) for
+// a decision that changes nothing: a Peek of every built-in algorithm about
+// a probe subject under the store's prefix, which loads the engine where it
+// is missing, and a Reset of the probe's keys, which do not exist. So a Redis
+// user that may not use the store's keys, run its program or the commands
+// inside it fails Ping with the fix, e.g. "...: the Redis user may not use
+// the store's keys: allow them with the key pattern ~ratekit:*", rather than
+// every request later. (Of the writes, only DEL is tried.)
+//
+// Ping then reads each node's maxmemory and
 // maxmemory-policy (CONFIG GET; a server that refuses CONFIG is not checked)
 // and logs a warning (WithLogger) for each node that may evict the store's
 // keys under memory pressure: any policy but noeviction once maxmemory is
@@ -42,6 +51,9 @@ func WithLogger(l *slog.Logger) Option {
 // start or log the error, as you prefer.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.ping(ctx); err != nil {
+		return err
+	}
+	if err := s.probe(ctx); err != nil {
 		return err
 	}
 	for _, w := range s.evictionRisks(ctx) {

@@ -104,12 +104,28 @@ func (s *Store) Keys(subject string, limits []ratekit.Limit) ([]string, error) {
 }
 
 // Ping sends PING (to every node of a cluster) and returns an error naming
-// the cause when Redis does not answer.
+// the cause when Redis does not answer. It then asks for a decision that
+// changes nothing, as redisstore's Ping does (a Peek of every built-in
+// algorithm about a probe subject, and a Reset of its keys, which do not
+// exist), routed as the client routes it: on a cluster, to one master. A
+// Redis user that may not use the store's keys, run its program or the
+// commands inside it fails with the fix.
 func (s *Store) Ping(ctx context.Context) error {
 	for addr, node := range s.client.Nodes() {
 		if err := node.Do(ctx, node.B().Ping().Build()).Error(); err != nil {
 			return fmt.Errorf("ratekit: rueidisstore: cannot reach Redis at %s: %w", addr, err)
 		}
+	}
+	limits := redisengine.ProbeLimits()
+	_, err := s.Peek(ctx, redisengine.ProbeSubject, limits)
+	if err == nil {
+		err = s.Reset(ctx, redisengine.ProbeSubject, limits)
+	}
+	if hint := redisengine.PermissionHint(err, s.eng.Prefix()); hint != "" {
+		return fmt.Errorf("ratekit: rueidisstore: Redis refuses the store's calls: %s (%w)", hint, err)
+	}
+	if err != nil {
+		return fmt.Errorf("ratekit: rueidisstore: a probe decision failed: %w", err)
 	}
 	return nil
 }
