@@ -152,91 +152,108 @@ func TestDroppedStoreStopsItsSweeper(t *testing.T) {
 	})
 }
 
-// TestMaxEntries: at the bound a new subject is refused with ErrFull, the
-// subjects already held stay limited, a denial's block is stored past the
-// bound, and expired entries make room.
-func TestMaxEntries(t *testing.T) {
+// sameShard returns n keys held in the shard of key, none of them key.
+func sameShard(s *memstore.Store, key string, n int) []string {
+	var out []string
+	for i := 0; len(out) < n; i++ {
+		if k := "k" + strconv.Itoa(i); memstore.ShardOf(s, k) == memstore.ShardOf(s, key) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// TestMaxEntriesEvictsWhatAdmits: at the bound, a new subject takes the
+// place of the admitting state that expires first in its shard; the
+// subjects that deny, and blocks, are never evicted; a denial's block is
+// stored past the bound; and the count stays exact.
+func TestMaxEntriesEvictsWhatAdmits(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
 	s := memstore.New(memstore.WithClock(c.Now), memstore.WithMaxEntries(10), memstore.WithSweepEvery(time.Hour))
 	defer s.Close()
 	limit := ratekit.FixedWindow(2, time.Minute).Block(time.Hour)
-	other := ratekit.FixedWindow(2, time.Minute).Named("other")
-	take := func(key string, l ratekit.Limit) (ratekit.Decision, error) {
-		return s.Take(ctx, key, []ratekit.Limit{l}, 1)
-	}
-	lo, err := lockout.New(s, lockout.Config{Name: "login", Windows: []lockout.Window{{Scope: "temp", Attempts: 5, Window: time.Hour, Block: time.Hour}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := reputation.DefaultPolicy()
+	early := ratekit.FixedWindow(2, 30*time.Second).Named("early")
 	held := func(want int) {
 		t.Helper()
 		if counted, n := memstore.Counted(s); n != want || counted != int64(n) {
 			t.Fatalf("%d entries held (%d counted), want %d", n, counted, want)
 		}
 	}
-
-	short := ratekit.FixedWindow(2, 500*time.Millisecond).Named("short")
-	for i := range 10 {
+	keys := sameShard(s, "new", 10)
+	for i, k := range keys {
 		l := limit
-		if i == 1 {
-			l = short
+		if i == 3 {
+			l = early // expires first: the one to evict
 		}
-		if d, err := take("k"+strconv.Itoa(i), l); err != nil || !d.Allowed {
-			t.Fatalf("take %d: %+v %v", i, d, err)
+		n := 2 // at the quota: a state that denies
+		if i == 3 || i == 7 {
+			n = 1 // admits one more
+		}
+		for range n {
+			if d, err := s.Take(ctx, k, []ratekit.Limit{l}, 1); err != nil || !d.Allowed {
+				t.Fatalf("take of %s: %+v %v", k, d, err)
+			}
 		}
 	}
 	held(10)
-	if _, err := take("new", limit); !errors.Is(err, memstore.ErrFull) {
-		t.Fatalf("new subject on a full store: %v, want ErrFull", err)
+	if d, err := s.Take(ctx, "new", []ratekit.Limit{limit}, 1); err != nil || !d.Allowed {
+		t.Fatalf("new subject on a full store: %+v %v, want admitted in an evicted state's place", d, err)
 	}
-	if _, err := s.Take(ctx, "k0", []ratekit.Limit{limit, other}, 1); !errors.Is(err, memstore.ErrFull) {
-		t.Fatalf("new limit on a full store: %v, want ErrFull", err)
+	held(10)
+	if d, _ := s.Take(ctx, keys[3], []ratekit.Limit{early}, 1); !d.Allowed || d.Remaining != 1 {
+		t.Fatalf("the evicted subject: %+v, want a fresh count (its state was the one evicted)", d)
+	}
+	if d, _ := s.Take(ctx, keys[7], []ratekit.Limit{limit}, 1); !d.Allowed || d.Remaining != 0 {
+		t.Fatalf("%s: %+v, want its count kept (1 of 2 used)", keys[7], d)
+	}
+	for _, i := range []int{0, 1, 2, 4, 5, 6, 8, 9} {
+		if d, err := s.Take(ctx, keys[i], []ratekit.Limit{limit}, 1); err != nil || d.Allowed || !d.Blocked {
+			t.Fatalf("%s at its quota: %+v %v, want denied and blocked (its count never evicted)", keys[i], d, err)
+		}
+	}
+	held(18) // 10 states, 8 blocks stored past the bound
+}
+
+// TestMaxEntriesNeverUnlimited: a store full of states that deny refuses a
+// new subject with a denial, nothing charged and a Retry-After of at most a
+// second, never an error that a fail-open policy would turn into "pass":
+// limiting stays on. Lockouts and reputations get ErrFull.
+func TestMaxEntriesNeverUnlimited(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	s := memstore.New(memstore.WithClock(c.Now), memstore.WithMaxEntries(10), memstore.WithSweepEvery(time.Hour))
+	defer s.Close()
+	limit := ratekit.FixedWindow(1, time.Minute)
+	for _, k := range sameShard(s, "new", 10) {
+		if d, err := s.Take(ctx, k, []ratekit.Limit{limit}, 1); err != nil || !d.Allowed {
+			t.Fatal(d, err)
+		}
+	}
+	d, err := s.Take(ctx, "new", []ratekit.Limit{limit}, 1)
+	if err != nil || d.Allowed || d.RetryAfter <= 0 || d.RetryAfter > time.Second || d.Remaining != 0 {
+		t.Fatalf("new subject on a store full of denials: %+v %v, want denied within a second, no error", d, err)
+	}
+	if counted, n := memstore.Counted(s); n != 10 || counted != 10 {
+		t.Fatalf("%d entries (%d counted) after the refusal, want 10: nothing charged", n, counted)
+	}
+	lo, err := lockout.New(s, lockout.Config{Name: "login", Windows: []lockout.Window{{Scope: "temp", Attempts: 5, Window: time.Hour, Block: time.Hour}}})
+	if err != nil {
+		t.Fatal(err)
 	}
 	if _, err := lo.Attempt(ctx, "new"); !errors.Is(err, memstore.ErrFull) {
 		t.Fatalf("new lockout key on a full store: %v, want ErrFull", err)
 	}
-	if _, err := s.RecordViolation(ctx, "new", p); !errors.Is(err, memstore.ErrFull) {
+	if _, err := s.RecordViolation(ctx, "new", reputation.DefaultPolicy()); !errors.Is(err, memstore.ErrFull) {
 		t.Fatalf("new tenant on a full store: %v, want ErrFull", err)
 	}
 	if d, err := s.Peek(ctx, "new", []ratekit.Limit{limit}); err != nil || !d.Allowed {
 		t.Fatalf("peek on a full store: %+v %v", d, err)
 	}
-	if r, err := s.Reputation(ctx, "new", p); err != nil || r.Score != 1 {
-		t.Fatalf("reputation read on a full store: %+v %v", r, err)
+	c.Advance(2 * time.Minute) // the denials expire: room again
+	if d, err := s.Take(ctx, "new", []ratekit.Limit{limit}, 1); err != nil || !d.Allowed {
+		t.Fatalf("new subject once the denials expired: %+v %v", d, err)
 	}
-	held(10)
-
-	// k1's short count has expired, before its shard's next sweep as calls
-	// pass: a new entry in that shard sweeps it at once.
-	c.Advance(600 * time.Millisecond)
-	if d, err := take("k1", other); err != nil || !d.Allowed {
-		t.Fatalf("a new entry by an expired one of its shard: %+v %v", d, err)
-	}
-	held(10)
-
-	// Subjects held stay limited; a denial starts its block past the bound.
-	if d, err := take("k0", limit); err != nil || !d.Allowed {
-		t.Fatalf("second take of k0: %+v %v", d, err)
-	}
-	for i := range 2 {
-		if d, err := take("k0", limit); err != nil || d.Allowed || !d.Blocked {
-			t.Fatalf("take %d of k0 past its quota: %+v %v; want blocked", i, d, err)
-		}
-	}
-	held(11)
-
-	c.Advance(2 * time.Minute) // the counts expire; k0's block lives on
-	s.Sweep()
-	held(1)
-	if d, err := take("new", limit); err != nil || !d.Allowed {
-		t.Fatalf("new subject after the sweep: %+v %v", d, err)
-	}
-	if d, _ := take("k0", limit); d.Allowed || !d.Blocked {
-		t.Fatalf("k0 after the sweep: %+v, want blocked still", d)
-	}
-	held(2)
 }
 
 // TestMaxEntriesWakesTheSweeper: a call refused at the bound wakes the
@@ -246,16 +263,17 @@ func TestMaxEntriesWakesTheSweeper(t *testing.T) {
 	s := memstore.New(memstore.WithClock(c.Now), memstore.WithMaxEntries(10), memstore.WithSweepEvery(time.Hour))
 	defer s.Close()
 	limits := []ratekit.Limit{ratekit.FixedWindow(1, time.Minute)}
-	take := func(key string) error {
-		_, err := s.Take(context.Background(), key, limits, 1)
-		return err
+	take := func(key string) ratekit.Decision {
+		d, err := s.Take(context.Background(), key, limits, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
 	}
 	used := map[int]bool{}
 	for i := range 10 {
 		k := "k" + strconv.Itoa(i)
-		if err := take(k); err != nil {
-			t.Fatal(err)
-		}
+		take(k)
 		used[memstore.ShardOf(s, k)] = true
 	}
 	c.Advance(2 * time.Minute)
@@ -263,16 +281,10 @@ func TestMaxEntriesWakesTheSweeper(t *testing.T) {
 	for i := 0; used[memstore.ShardOf(s, fresh)]; i++ {
 		fresh = "new" + strconv.Itoa(i)
 	}
-	if err := take(fresh); !errors.Is(err, memstore.ErrFull) {
-		t.Fatalf("new subject in an empty shard of a full store: %v, want ErrFull", err)
+	if d := take(fresh); d.Allowed {
+		t.Fatalf("new subject in an empty shard of a full store: %+v, want refused until the sweep", d)
 	}
-	waitFor(t, "the woken sweeper to make room", func() bool {
-		err := take(fresh)
-		if err != nil && !errors.Is(err, memstore.ErrFull) {
-			t.Fatal(err)
-		}
-		return err == nil
-	})
+	waitFor(t, "the woken sweeper to make room", func() bool { return take(fresh).Allowed })
 }
 
 // TestMaxEntriesUnderLoad: concurrent calls of every kind keep the count of

@@ -82,8 +82,9 @@ func (s *Store) run(key string, limits []ratekit.Limit, cost int64, charge bool,
 	case !charge:
 	case allowed:
 		if s.maxEntries > 0 {
-			if !s.admit(sh, nowMS, func() int { return sh.missing(sub, p) }) {
-				return ErrFull
+			if !s.admit(sh, sub, nowMS, func() int { return sh.missing(sub, p) }) {
+				refuse(states, sh, nowMS)
+				return nil
 			}
 			slots = sh.subjects[sub]
 		}
@@ -92,7 +93,7 @@ func (s *Store) run(key string, limits []ratekit.Limit, cost int64, charge bool,
 				b := p[i].next.buckets
 				b[len(b)-1].a += cost // the call's bucket is last
 			}
-			slots = sh.setState(sub, slots, p[i].sp.ID, &p[i].next)
+			slots = sh.setState(sub, slots, p[i].sp.ID, &p[i].next, states[i].Remaining == 0)
 		}
 	default:
 		// Nothing is charged: report each admitting limit as it stands. A
@@ -102,10 +103,12 @@ func (s *Store) run(key string, limits []ratekit.Limit, cost int64, charge bool,
 			switch {
 			case p[i].sp.Algorithm == store.Suppressed:
 				if len(p[i].next.buckets) > 0 && s.room(sh, sub, p[i:i+1], nowMS) {
-					slots = sh.setState(sub, sh.subjects[sub], p[i].sp.ID, &p[i].next)
+					slots = sh.setState(sub, sh.subjects[sub], p[i].sp.ID, &p[i].next, true)
 				}
 			case states[i].Allowed:
 				slots, _ = s.checkLimit(sh, sub, slots, &limits[i], &p[i], &states[i], cost, false, nowUS, draw)
+			default:
+				sh.markFull(sub, p[i].sp.ID) // a live denial: never evicted
 			}
 		}
 	}
@@ -115,7 +118,7 @@ func (s *Store) run(key string, limits []ratekit.Limit, cost int64, charge bool,
 // room reports whether the states of p may be stored for sub: they exist,
 // or the store can admit them (which it then counts).
 func (s *Store) room(sh *shard, sub string, p []pending, nowMS int64) bool {
-	return s.maxEntries == 0 || s.admit(sh, nowMS, func() int { return sh.missing(sub, p) })
+	return s.maxEntries == 0 || s.admit(sh, sub, nowMS, func() int { return sh.missing(sub, p) })
 }
 
 // checkLimit decides one limit, l with its pending p, writing its state to

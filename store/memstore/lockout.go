@@ -69,7 +69,7 @@ func (s *Store) Lockout(_ context.Context, key string, p *lockout.Policy, op loc
 		}
 		// A new key's first attempt never trips a block (Attempts >= 1):
 		// refusing it at the bound forgets no denial.
-		if _, held := sh.lockouts[k]; !held && s.maxEntries > 0 && !s.admit(sh, nowMS, func() int { return 1 }) {
+		if _, held := sh.lockouts[k]; !held && s.maxEntries > 0 && !s.admit(sh, "", nowMS, func() int { return 1 }) {
 			return lockout.Decision{}, ErrFull
 		}
 		keep(sh, sh.lockouts, &sh.peakLockouts, k, e, e.expireMS)

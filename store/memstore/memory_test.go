@@ -78,7 +78,7 @@ func TestLongSubjectsCostNoMemory(t *testing.T) {
 func TestBurstGivesMemoryBack(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
-	s := memstore.New(memstore.WithClock(c.Now), memstore.WithSweepEvery(time.Hour)) // Sweep below, not the sweeper
+	s := memstore.New(memstore.WithClock(c.Now), memstore.WithSweepEvery(time.Hour), memstore.WithMaxEntries(0)) // Sweep below, not the sweeper
 	defer s.Close()
 	limits := []ratekit.Limit{ratekit.FixedWindow(10, time.Second), ratekit.GCRA(10, time.Second, 5)}
 	p := reputation.DefaultPolicy()

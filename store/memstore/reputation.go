@@ -91,7 +91,7 @@ func (s *Store) reputation(tenant string, p reputation.Policy, mode repMode) (re
 	r.updatedUS = nowUS
 	ttl := reputation.TTL(r.score, r.violations).Milliseconds()
 	r.expireMS = nowMS + ttl
-	if !ok && s.maxEntries > 0 && !s.admit(sh, nowMS, func() int { return 1 }) {
+	if !ok && s.maxEntries > 0 && !s.admit(sh, "", nowMS, func() int { return 1 }) {
 		return reputation.Reputation{}, ErrFull
 	}
 	keep(sh, sh.reps, &sh.peakReps, k, r, r.expireMS)

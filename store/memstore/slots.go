@@ -17,6 +17,10 @@ type slot struct {
 	blockMS int64  // the block's expiry, when blocked
 	has     bool
 	blocked bool
+	// full reports that the limit's last decision left nothing for this
+	// subject (a denial, or an admission with nothing remaining): a state
+	// that is never evicted to make room (see evict).
+	full bool
 }
 
 // find returns the index of the slot of id in slots, or -1.
@@ -45,16 +49,17 @@ func (sh *shard) slotOf(sub string, slots []slot, id string) ([]slot, int) {
 	return slots, len(slots) - 1
 }
 
-// setState stores *e as the state of id for sub, and returns sub's slots as
-// they now are. The caller accounts for a new entry (see admit).
-func (sh *shard) setState(sub string, slots []slot, id string, e *entry) []slot {
+// setState stores *e as the state of id for sub, full when it leaves
+// nothing (see slot), and returns sub's slots as they now are. The caller
+// accounts for a new entry (see admit).
+func (sh *shard) setState(sub string, slots []slot, id string, e *entry, full bool) []slot {
 	slots, i := sh.slotOf(sub, slots, id)
 	sl := &slots[i]
 	if !sl.has {
 		sl.has = true
 		sh.held++
 	}
-	sl.state = *e
+	sl.state, sl.full = *e, full
 	sh.minExpireMS = min(sh.minExpireMS, e.expireMS)
 	return slots
 }

@@ -23,7 +23,9 @@ const (
 )
 
 // ErrFull is returned, when the store holds the number of entries set by
-// WithMaxEntries, by a call that would add an entry: see WithMaxEntries.
+// WithMaxEntries, by a lockout or reputation call that would add an entry
+// and finds nothing to evict: see WithMaxEntries. Rate-limit calls are
+// denied instead.
 var ErrFull = errors.New("ratekit: memstore: the store is full (WithMaxEntries)")
 
 // Store is an in-process ratekit.Store; it also implements lockout.Store and
@@ -45,7 +47,7 @@ type Store struct {
 	seenMS     atomic.Int64     // with ownClock, the latest ms read from now
 	random     func() float64   // uniform draws in [0, 1) for Suppressed limits
 	seed       maphash.Seed
-	maxEntries int64         // WithMaxEntries; 0: unbounded
+	maxEntries int64         // WithMaxEntries (DefaultMaxEntries); 0: unbounded
 	count      atomic.Int64  // entries and reputations held; kept when maxEntries > 0
 	sweepEvery time.Duration // the background sweeper's period, in real time
 	kick       chan struct{} // asks the sweeper for an early sweep
@@ -126,33 +128,43 @@ func WithRandom(f func() float64) Option {
 	}
 }
 
-// WithMaxEntries bounds the entries the store holds to n (n <= 0, the
-// default: unbounded). An entry is one limit's state for one subject, one
-// active block, one lockout policy's state for one key, or one reputation
-// policy's state for one tenant; Len counts them.
+// DefaultMaxEntries is the bound of a Store built without WithMaxEntries:
+// 262,144 entries, about 60 MiB of heap at the 230 bytes an entry of one
+// limit and one short subject costs (TestHeapPerEntry).
+const DefaultMaxEntries = 1 << 18
+
+// WithMaxEntries bounds the entries the store holds to n (default
+// DefaultMaxEntries; n <= 0: unbounded). An entry is one limit's state for
+// one subject, one active block, one lockout policy's state for one key, or
+// one reputation policy's state for one tenant; Len counts them.
 //
 // At the bound, a call that would add an entry first sweeps the expired
-// entries of its subject's shard; if the store is still full it fails with
-// ErrFull, changing nothing, and wakes the background sweeper to drop what
-// has expired in the other shards (at most every 10ms). The caller's error
-// policy then decides: the middleware's WithErrorPolicy (fail open or
-// closed), lockout's FailOpen, and so on. Calls that only update entries the
-// store holds keep succeeding, so subjects already tracked stay limited.
+// entries of its subject's shard. If the store is still full, it evicts the
+// limit states of other subjects of that shard that expire first, among
+// those that admit: never a block, a state that denies (its last decision
+// left nothing), a lockout or a reputation. Forgetting a state that admits
+// loses what that limit had counted for its subject, less than its quota:
+// so each eviction can admit a subject at most quota−1 more requests than
+// its limit allows in that window, and evictions happen only as new
+// subjects arrive at a full store. If nothing can be evicted (the shard
+// holds only denials and blocks), the call is denied, with nothing charged,
+// a Retry-After of at most a second, and the background sweeper is woken to
+// drop what has expired in the other shards: a flood of new subjects never
+// switches limiting off, whatever the error policy. Lockouts and
+// reputations that find no room fail with ErrFull, which lockouts answer
+// closed by default.
 //
-// Live state is never evicted to make room: evicting a count, a block or a
-// lockout would forget a denial, and a flood of new subjects — what fills the
-// store — could then buy admission for a subject that should be denied. For
-// the same reason a denial is always recorded: a block that a denial starts
-// is stored even past the bound (it follows state the store holds, so blocks
-// can at most double n), and only a declined call's count on a Suppressed
-// limit the subject has no state for yet is dropped when the store is full.
+// A denial is always recorded: a block that a denial starts is stored even
+// past the bound (it follows state the store holds, so blocks can at most
+// double n), and only a declined call's count on a Suppressed limit the
+// subject has no state for yet is dropped when the store is full.
 func WithMaxEntries(n int) Option {
 	return func(s *Store) { s.maxEntries = int64(max(n, 0)) }
 }
 
 // New returns an empty Store and starts its background sweeper (see Store).
 func New(opts ...Option) *Store {
-	s := &Store{random: rand.Float64, seed: maphash.MakeSeed(), sweepEvery: time.Second}
+	s := &Store{random: rand.Float64, seed: maphash.MakeSeed(), sweepEvery: time.Second, maxEntries: DefaultMaxEntries}
 	for _, o := range opts {
 		o(s)
 	}
