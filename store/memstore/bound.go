@@ -107,10 +107,9 @@ func (s *Store) reserve(n int) bool {
 	}
 }
 
-// missing counts the limits of p that have no state for sub in sh: the
-// entries that charging them adds.
-func (sh *shard) missing(sub string, p []pending) int {
-	slots := sh.subjects[sub]
+// missing counts the limits of p that have no state among a subject's
+// slots: the entries that charging them adds.
+func missing(slots []slot, p []pending) int {
 	n := 0
 	for i := range p {
 		if j := find(slots, p[i].sp.ID); j < 0 || !slots[j].has {

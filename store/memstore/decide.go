@@ -81,8 +81,8 @@ func (s *Store) run(key string, limits []ratekit.Limit, cost int64, charge bool,
 	switch {
 	case !charge:
 	case allowed:
-		if s.maxEntries > 0 {
-			if !s.admit(sh, sub, nowMS, func() int { return sh.missing(sub, p) }) {
+		if s.maxEntries > 0 && missing(slots, p) > 0 { // a subject with state for every limit needs no room
+			if !s.admit(sh, sub, nowMS, func() int { return missing(sh.subjects[sub], p) }) {
 				refuse(states, sh, nowMS)
 				return nil
 			}
@@ -118,7 +118,7 @@ func (s *Store) run(key string, limits []ratekit.Limit, cost int64, charge bool,
 // room reports whether the states of p may be stored for sub: they exist,
 // or the store can admit them (which it then counts).
 func (s *Store) room(sh *shard, sub string, p []pending, nowMS int64) bool {
-	return s.maxEntries == 0 || s.admit(sh, sub, nowMS, func() int { return sh.missing(sub, p) })
+	return s.maxEntries == 0 || s.admit(sh, sub, nowMS, func() int { return missing(sh.subjects[sub], p) })
 }
 
 // checkLimit decides one limit, l with its pending p, writing its state to
