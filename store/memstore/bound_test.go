@@ -201,11 +201,16 @@ func TestMaxEntriesEvictsWhatAdmits(t *testing.T) {
 		t.Fatalf("new subject on a full store: %+v %v, want admitted in an evicted state's place", d, err)
 	}
 	held(10)
-	if d, _ := s.Take(ctx, keys[3], []ratekit.Limit{early}, 1); !d.Allowed || d.Remaining != 1 {
-		t.Fatalf("the evicted subject: %+v, want a fresh count (its state was the one evicted)", d)
-	}
 	if d, _ := s.Take(ctx, keys[7], []ratekit.Limit{limit}, 1); !d.Allowed || d.Remaining != 0 {
 		t.Fatalf("%s: %+v, want its count kept (1 of 2 used)", keys[7], d)
+	}
+	// keys[3]'s state was the one evicted: it starts afresh, in the place of
+	// the one state left that admits, "new"'s
+	if d, _ := s.Take(ctx, keys[3], []ratekit.Limit{early}, 1); !d.Allowed || d.Remaining != 1 {
+		t.Fatalf("the evicted subject: %+v, want a fresh count", d)
+	}
+	if d, _ := s.Take(ctx, "new", []ratekit.Limit{limit}, 1); !d.Allowed || d.Remaining != 1 {
+		t.Fatalf("new, evicted in turn: %+v, want a fresh count", d)
 	}
 	for _, i := range []int{0, 1, 2, 4, 5, 6, 8, 9} {
 		if d, err := s.Take(ctx, keys[i], []ratekit.Limit{limit}, 1); err != nil || d.Allowed || !d.Blocked {
