@@ -2,7 +2,9 @@ package redisstore_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,6 +23,15 @@ type step struct {
 	cost    int64
 }
 
+// longSubject is a subject the in-process store holds as its digest, and
+// digestSubject a subject equal to that digest's SHA-256: the random
+// sequences mix them with a short one, so the stores must keep all three
+// apart alike.
+var (
+	longSubject   = strings.Repeat("long-subject-", 8)
+	digestSubject = func() string { s := sha256.Sum256([]byte(longSubject)); return string(s[:]) }()
+)
+
 // pair is a memstore and a redisstore on miniredis sharing one fake clock.
 type pair struct {
 	clock *redistest.Clock
@@ -36,18 +47,18 @@ func newPair(t *testing.T) pair {
 	return pair{clock: clock, mem: memstore.New(memstore.WithClock(clock.Now)), red: newStore(t, c, "same")}
 }
 
-func (p pair) do(t *testing.T, s ratekit.Store, limits []ratekit.Limit, st step) ratekit.Decision {
+func (p pair) do(t *testing.T, s ratekit.Store, limits []ratekit.Limit, st step, sub string) ratekit.Decision {
 	t.Helper()
 	ctx := context.Background()
 	var d ratekit.Decision
 	var err error
 	switch st.op {
 	case "take":
-		d, err = s.Take(ctx, "subject", limits, st.cost)
+		d, err = s.Take(ctx, sub, limits, st.cost)
 	case "peek":
-		d, err = s.Peek(ctx, "subject", limits)
+		d, err = s.Peek(ctx, sub, limits)
 	case "reset":
-		err = s.Reset(ctx, "subject", limits)
+		err = s.Reset(ctx, sub, limits)
 	}
 	if err != nil {
 		t.Fatalf("%s: %v", st.op, err)
@@ -55,16 +66,27 @@ func (p pair) do(t *testing.T, s ratekit.Store, limits []ratekit.Limit, st step)
 	return d
 }
 
-// run plays steps on both stores and fails on the first difference.
+// run plays steps on both stores, about the subject "subject", and fails
+// on the first difference.
 func (p pair) run(t *testing.T, limits []ratekit.Limit, steps []step) []ratekit.Decision {
+	return p.runSubjects(t, limits, steps, nil)
+}
+
+// runSubjects is run with step i about subjects[i] (all about "subject"
+// when subjects is nil).
+func (p pair) runSubjects(t *testing.T, limits []ratekit.Limit, steps []step, subjects []string) []ratekit.Decision {
 	t.Helper()
 	var out []ratekit.Decision
 	for i, st := range steps {
+		sub := "subject"
+		if subjects != nil {
+			sub = subjects[i]
+		}
 		p.clock.Advance(st.advance)
-		dm := p.do(t, p.mem, limits, st)
-		dr := p.do(t, p.red, limits, st)
+		dm := p.do(t, p.mem, limits, st, sub)
+		dr := p.do(t, p.red, limits, st, sub)
 		if msg := diff(dm, dr); msg != "" {
-			t.Fatalf("step %d %+v: memstore and redisstore differ: %s\nmem:   %+v\nredis: %+v", i, st, msg, dm, dr)
+			t.Fatalf("step %d %+v about %.20q: memstore and redisstore differ: %s\nmem:   %+v\nredis: %+v", i, st, sub, msg, dm, dr)
 		}
 		out = append(out, dm)
 	}
@@ -168,7 +190,7 @@ func TestSameAnswersRandom(t *testing.T) {
 	for name, limits := range sets {
 		t.Run(name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(7, uint64(len(name))))
-			steps := make([]step, 2000)
+			steps, subjects := make([]step, 2000), make([]string, 2000)
 			for i := range steps {
 				st := step{advance: time.Duration(rng.IntN(400)) * time.Millisecond, op: "take", cost: int64(rng.IntN(4))}
 				switch rng.IntN(20) {
@@ -179,9 +201,9 @@ func TestSameAnswersRandom(t *testing.T) {
 				case 2:
 					st.cost = 10
 				}
-				steps[i] = st
+				steps[i], subjects[i] = st, []string{"subject", longSubject, digestSubject}[rng.IntN(3)]
 			}
-			newPair(t).run(t, limits, steps)
+			newPair(t).runSubjects(t, limits, steps, subjects)
 		})
 	}
 }
