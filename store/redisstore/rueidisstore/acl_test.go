@@ -55,3 +55,32 @@ func TestPingACL(t *testing.T) {
 		}
 	}
 }
+
+// TestPingEveryMaster: Ping decides about one probe subject per master,
+// each held by a different master.
+func TestPingEveryMaster(t *testing.T) {
+	targets(t, func(t *testing.T, addrs []string) {
+		c := newClient(t, addrs...)
+		s := newStore(t, c, redistest.Prefix(t))
+		ctx := context.Background()
+		if err := s.Ping(ctx); err != nil {
+			t.Fatalf("Ping: %v", err)
+		}
+		subs := rueidisstore.ProbeSubjects(ctx, s)
+		masters := map[int64]bool{}
+		for _, sub := range subs {
+			slot, err := c.Do(ctx, c.B().ClusterKeyslot().Key("{"+sub+"}").Build()).AsInt64()
+			if err != nil { // standalone
+				slot = -1
+			}
+			masters[slot] = true
+		}
+		want := 1
+		if len(addrs) > 1 {
+			want = 3
+		}
+		if len(subs) != want || len(masters) != want {
+			t.Fatalf("probe subjects %v (%d slots), want %d, one per master", subs, len(masters), want)
+		}
+	})
+}

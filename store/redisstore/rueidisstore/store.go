@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -104,12 +106,12 @@ func (s *Store) Keys(subject string, limits []ratekit.Limit) ([]string, error) {
 }
 
 // Ping sends PING (to every node of a cluster) and returns an error naming
-// the cause when Redis does not answer. It then asks for a decision that
-// changes nothing, as redisstore's Ping does (a Peek of every built-in
-// algorithm about a probe subject, and a Reset of its keys, which do not
-// exist), routed as the client routes it: on a cluster, to one master. A
-// Redis user that may not use the store's keys, run its program or the
-// commands inside it fails with the fix.
+// the cause when Redis does not answer. It then asks each master for a
+// decision that changes nothing, as redisstore's Ping does (a Peek of every
+// built-in algorithm about a probe subject whose keys the master holds, and
+// a Reset of them, which do not exist). A Redis user that may not use the
+// store's keys, run its program or the commands inside it fails with the
+// fix.
 func (s *Store) Ping(ctx context.Context) error {
 	for addr, node := range s.client.Nodes() {
 		if err := node.Do(ctx, node.B().Ping().Build()).Error(); err != nil {
@@ -117,17 +119,60 @@ func (s *Store) Ping(ctx context.Context) error {
 		}
 	}
 	limits := redisengine.ProbeLimits()
-	_, err := s.Peek(ctx, redisengine.ProbeSubject, limits)
-	if err == nil {
-		err = s.Reset(ctx, redisengine.ProbeSubject, limits)
-	}
-	if hint := redisengine.PermissionHint(err, s.eng.Prefix()); hint != "" {
-		return fmt.Errorf("ratekit: rueidisstore: Redis refuses the store's calls: %s (%w)", hint, err)
-	}
-	if err != nil {
-		return fmt.Errorf("ratekit: rueidisstore: a probe decision failed: %w", err)
+	for _, sub := range s.probeSubjects(ctx) {
+		_, err := s.Peek(ctx, sub, limits)
+		if err == nil {
+			err = s.Reset(ctx, sub, limits)
+		}
+		if hint := redisengine.PermissionHint(err, s.eng.Prefix()); hint != "" {
+			return fmt.Errorf("ratekit: rueidisstore: Redis refuses the store's calls: %s (%w)", hint, err)
+		}
+		if err != nil {
+			return fmt.Errorf("ratekit: rueidisstore: a probe decision failed: %w", err)
+		}
 	}
 	return nil
+}
+
+// probeSubjects returns one probe subject per master: on a cluster, one
+// whose hash tag (the subject itself) falls in each master's slots, as
+// CLUSTER SLOTS lists them; elsewhere one.
+func (s *Store) probeSubjects(ctx context.Context) []string {
+	subject := func(i int) string { return redisengine.ProbeSubject + "-" + strconv.Itoa(i) }
+	ranges, err := s.client.Do(ctx, s.client.B().ClusterSlots().Build()).ToArray()
+	if err != nil || len(ranges) == 0 { // not a cluster
+		return []string{subject(0)}
+	}
+	type slots struct{ from, to int64 }
+	owners := map[string][]slots{}
+	for _, r := range ranges {
+		f, err := r.ToArray()
+		if err != nil || len(f) < 3 {
+			continue
+		}
+		from, _ := f[0].AsInt64()
+		to, _ := f[1].AsInt64()
+		node, _ := f[2].ToArray()
+		if len(node) < 2 {
+			continue
+		}
+		host, _ := node[0].ToString()
+		port, _ := node[1].AsInt64()
+		addr := host + ":" + strconv.FormatInt(port, 10)
+		owners[addr] = append(owners[addr], slots{from, to})
+	}
+	var out []string
+	for _, rs := range owners {
+		for i := 0; i < 64*len(owners); i++ {
+			cmd := s.client.B().Get().Key("{" + subject(i) + "}").Build()
+			slot := int64(cmd.Slot())
+			if slices.ContainsFunc(rs, func(r slots) bool { return slot >= r.from && slot <= r.to }) {
+				out = append(out, subject(i))
+				break
+			}
+		}
+	}
+	return out
 }
 
 // explain turns the engine's failure into the store's error: when ctx
