@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 
@@ -40,8 +41,9 @@ func (s *Store) probeSubjects(ctx context.Context) []string {
 	nodes := 1
 	switch c := s.proc.(type) {
 	case *redis.ClusterClient:
-		nodes = 0
-		_ = c.ForEachMaster(ctx, func(context.Context, *redis.Client) error { nodes++; return nil })
+		var masters atomic.Int64 // ForEachMaster calls its function concurrently
+		_ = c.ForEachMaster(ctx, func(context.Context, *redis.Client) error { masters.Add(1); return nil })
+		nodes = int(masters.Load())
 		owner = func(key string) string {
 			m, err := c.MasterForKey(ctx, key)
 			if err != nil {
