@@ -8,12 +8,15 @@
 // atomically. A shard maps each subject to its limits' state, which a call
 // looks up once and updates in place: a call with one limit allocates
 // nothing once its subject has state. A subject longer than 64 bytes is held
-// as its SHA-256, so it costs the store 32 bytes however long it is.
+// as its SHA-256 padded to 65 bytes, so it costs the store 65 bytes however
+// long it is, and never shares state with a shorter subject.
 //
 // Expired state is dropped by a background sweeper every second of real time
 // (see WithClock for a store on its own clock), by Sweep, and from a shard at
 // most once per second of the store's clock during a call that touches it; a
 // shard's map that has shrunk well below its peak is rebuilt, so memory goes
-// back after a burst. Close stops the sweeper. WithMaxEntries bounds the
-// number of entries.
+// back after a burst. Close stops the sweeper. The number of entries is
+// bounded, by DefaultMaxEntries unless WithMaxEntries says otherwise; at the
+// bound a new subject takes the place of state that admits, never of a
+// denial, and is denied when there is none.
 package memstore
