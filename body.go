@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"strings"
 )
 
 // DefaultMaxBody is the most of a request body that ByFormValue and
@@ -27,13 +29,14 @@ var ErrBodyTooLarge = errors.New("ratekit: request body too large")
 type BodyOption struct{ max int64 }
 
 // MaxBody sets the most of a body a key function reads, in bytes (default
-// DefaultMaxBody). A larger body is ErrBodyTooLarge. MaxBody panics if n is
-// not positive: it runs once, when the middleware is set up.
+// DefaultMaxBody; at most math.MaxInt64-1). A larger body is
+// ErrBodyTooLarge. MaxBody panics if n is not positive: it runs once, when
+// the middleware is set up.
 func MaxBody(n int64) BodyOption {
 	if n <= 0 {
 		panic(fmt.Sprintf("ratekit: MaxBody(%d): the bound must be a positive number of bytes, e.g. ratekit.MaxBody(64 << 10)", n))
 	}
-	return BodyOption{max: n}
+	return BodyOption{max: min(n, math.MaxInt64-1)} // max+1 bytes are read
 }
 
 // maxBody returns the bound set by opts.
@@ -84,7 +87,11 @@ func readBody(r *http.Request, max int64) ([]byte, error) {
 	buf, err := io.ReadAll(io.LimitReader(r.Body, max+1))
 	if err != nil || int64(len(buf)) > max {
 		r.Body = partBody{io.MultiReader(bytes.NewReader(buf), r.Body), r.Body}
-		if err != nil {
+		var mbe *http.MaxBytesError
+		switch {
+		case errors.As(err, &mbe): // an http.MaxBytesReader's bound, before ours
+			return nil, fmt.Errorf("%w: %w", ErrBodyTooLarge, err)
+		case err != nil:
 			return nil, fmt.Errorf("ratekit: reading the request body: %w", err)
 		}
 		return nil, fmt.Errorf("%w: more than %d bytes", ErrBodyTooLarge, max)
@@ -93,38 +100,45 @@ func readBody(r *http.Request, max int64) ([]byte, error) {
 	return buf, nil
 }
 
-// formValue returns the first value of field name in r's form body
-// (url-encoded or multipart, files excepted), read up to max bytes, or else
-// in its query string, as http.Request.FormValue orders them. A form parsed
-// already (r.Form set, by ParseForm or by a framework) is read as it is.
+// formValue returns the value of field name that http.Request.FormValue
+// would return, in its order: a url-encoded body (POST, PUT and PATCH), the
+// query string, then a multipart body (any method; files excepted). It
+// reads at most max bytes of the body. A form parsed already (r.Form set,
+// by ParseForm or by a framework) is read as it is. The value is a copy:
+// it keeps no part of the body alive.
 func formValue(r *http.Request, name string, max int64) (string, error) {
 	if r.Form != nil {
 		return r.Form.Get(name), nil
 	}
 	ct, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if r.Method != http.MethodGet && r.Method != http.MethodHead &&
-		(ct == "application/x-www-form-urlencoded" || ct == "multipart/form-data") {
+	if ct == "application/x-www-form-urlencoded" &&
+		(r.Method == http.MethodPost || r.Method == http.MethodPut || r.Method == http.MethodPatch) {
 		body, err := readBody(r, max)
 		if err != nil {
 			return "", err
 		}
-		if v, ok := bodyField(body, ct, params["boundary"], name); ok {
+		vals, _ := url.ParseQuery(string(body)) // what parsed, as ParseForm keeps it
+		if v, ok := vals[name]; ok && len(v) > 0 {
+			return strings.Clone(v[0]), nil
+		}
+	}
+	if v, ok := r.URL.Query()[name]; ok && len(v) > 0 {
+		return v[0], nil
+	}
+	if ct == "multipart/form-data" {
+		body, err := readBody(r, max)
+		if err != nil {
+			return "", err
+		}
+		if v, ok := multipartField(body, params["boundary"], name); ok {
 			return v, nil
 		}
 	}
-	return r.URL.Query().Get(name), nil
+	return "", nil
 }
 
-// bodyField finds field name in a form body of content type ct.
-func bodyField(body []byte, ct, boundary, name string) (string, bool) {
-	if ct == "application/x-www-form-urlencoded" {
-		vals, _ := url.ParseQuery(string(body)) // what parsed, as FormValue keeps it
-		v, ok := vals[name]
-		if !ok || len(v) == 0 {
-			return "", false
-		}
-		return v[0], true
-	}
+// multipartField finds field name, not a file, in a multipart body.
+func multipartField(body []byte, boundary, name string) (string, bool) {
 	if boundary == "" {
 		return "", false
 	}

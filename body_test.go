@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -188,5 +189,71 @@ func TestByFormValueParsedForm(t *testing.T) {
 	r.Form = map[string][]string{"username": {" Erin"}} // parsed already, by a framework or ParseForm
 	if k, err := ratekit.ByFormValue("username")(r); err != nil || k != "erin" {
 		t.Fatalf("key %q, %v", k, err)
+	}
+}
+
+// TestFormValueOrder: ByFormValue reads the field FormValue would give the
+// handler: a url-encoded body (POST, PUT, PATCH), then the query, then a
+// multipart body; so the account counted is the account checked.
+func TestFormValueOrder(t *testing.T) {
+	multi := func(method, query, value string) *http.Request {
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		_ = mw.WriteField("user", value)
+		_ = mw.Close()
+		r := httptest.NewRequest(method, "/login"+query, bytes.NewReader(buf.Bytes()))
+		r.Header.Set("Content-Type", mw.FormDataContentType())
+		return r
+	}
+	form := func(method, query, body string) *http.Request {
+		r := httptest.NewRequest(method, "/login"+query, strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		return r
+	}
+	for _, r := range []*http.Request{
+		multi("POST", "?user=victim", "random1"),
+		multi("GET", "", "victim"),
+		multi("GET", "?user=victim", "random"),
+		form("DELETE", "?user=victim", "user=random"),
+		form("POST", "?user=other", "user=victim"),
+		form("PATCH", "", "user=victim"),
+	} {
+		key, err := ratekit.ByFormValue("user")(r)
+		want := strings.ToLower(r.FormValue("user")) // what the handler sees
+		if err != nil || key != want || want != "victim" {
+			t.Errorf("%s %s: key %q (%v), handler's FormValue %q", r.Method, r.URL, key, err, want)
+		}
+	}
+}
+
+// TestByJSONFieldAsDecoded: the key is the value a handler's struct decode
+// gets: keys match without regard to case, the last one winning.
+func TestByJSONFieldAsDecoded(t *testing.T) {
+	for _, body := range []string{`{"user":"random","USER":"victim"}`, `{"User":"victim"}`, `{"user":"x","pad":1,"uSeR":"victim"}`} {
+		var decoded struct{ User string }
+		_ = json.Unmarshal([]byte(body), &decoded)
+		r := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(body))
+		if k, err := ratekit.ByJSONField("user")(r); err != nil || k != "victim" || decoded.User != "victim" {
+			t.Errorf("%s: key %q (%v), decoded %q", body, k, err, decoded.User)
+		}
+	}
+}
+
+// TestMaxBodyLargest: the largest bound still reads the body.
+func TestMaxBodyLargest(t *testing.T) {
+	r := formRequest("username=dan")
+	if k, err := ratekit.ByFormValue("username", ratekit.MaxBody(math.MaxInt64))(r); err != nil || k != "dan" {
+		t.Fatalf("key %q, %v", k, err)
+	}
+}
+
+// TestUpstreamMaxBytesReader: a body an http.MaxBytesReader cut off before
+// the key function's bound is ErrBodyTooLarge too (413).
+func TestUpstreamMaxBytesReader(t *testing.T) {
+	r := formRequest("username=erin&pad=" + strings.Repeat("x", 200))
+	r.ContentLength = -1
+	r.Body = http.MaxBytesReader(httptest.NewRecorder(), r.Body, 50)
+	if _, err := ratekit.ByFormValue("username")(r); !errors.Is(err, ratekit.ErrBodyTooLarge) {
+		t.Fatalf("%v, want ErrBodyTooLarge", err)
 	}
 }

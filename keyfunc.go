@@ -1,6 +1,7 @@
 package ratekit
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -97,19 +98,36 @@ func ByJSONField(name string, opts ...BodyOption) KeyFunc {
 }
 
 // jsonField returns the top-level field name of the JSON object body when it
-// is a string or a number, or "".
+// is a string or a number, or "". It matches keys as encoding/json fills a
+// struct field: without regard to case, the last match winning, so that
+// the key is the value the handler's decoder sees.
 func jsonField(body []byte, name string) string {
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(body, &fields) != nil {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return ""
 	}
-	raw := fields[name]
+	var found json.RawMessage
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		var raw json.RawMessage
+		if err != nil || !ok || dec.Decode(&raw) != nil {
+			return ""
+		}
+		if strings.EqualFold(key, name) {
+			found = raw
+		}
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return ""
+	}
 	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if json.Unmarshal(found, &s) == nil {
 		return s
 	}
 	var n json.Number
-	if json.Unmarshal(raw, &n) == nil {
+	if json.Unmarshal(found, &n) == nil {
 		return n.String()
 	}
 	return ""

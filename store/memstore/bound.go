@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -65,7 +66,7 @@ func (s *Store) evict(sh *shard, sub string, n int) int {
 			}
 		}
 	}
-	slices.SortFunc(found, func(a, b victim) int { return int(a.expireMS - b.expireMS) })
+	slices.SortFunc(found, func(a, b victim) int { return cmp.Compare(a.expireMS, b.expireMS) })
 	dropped := 0
 	for _, v := range found[:min(n, len(found))] {
 		s.forget(sh, v.sub, v.id)
@@ -87,7 +88,7 @@ func refuse(states []ratekit.LimitState, sh *shard, nowMS int64) {
 		st.Allowed, st.Remaining, st.Delay = false, 0, 0
 		st.RetryAfter = max(st.RetryAfter, wait)
 		st.ResetAfter = max(st.ResetAfter, wait)
-		st.EffectiveWindow = 0
+		st.EffectiveWindow = st.RetryAfter // nothing passes before it
 	}
 }
 

@@ -102,8 +102,11 @@ func (s *Store) run(key string, limits []ratekit.Limit, cost int64, charge bool,
 		for i := range p {
 			switch {
 			case p[i].sp.Algorithm == store.Suppressed:
-				if len(p[i].next.buckets) > 0 && s.room(sh, sub, p[i:i+1], nowMS) {
-					slots = sh.setState(sub, sh.subjects[sub], p[i].sp.ID, &p[i].next, true)
+				if len(p[i].next.buckets) > 0 {
+					ok := s.room(sh, sub, p[i:i+1], nowMS) // may sweep or evict: read the slots again
+					if slots = sh.subjects[sub]; ok {
+						slots = sh.setState(sub, slots, p[i].sp.ID, &p[i].next, true)
+					}
 				}
 			case states[i].Allowed:
 				slots, _ = s.checkLimit(sh, sub, slots, &limits[i], &p[i], &states[i], cost, false, nowUS, draw)

@@ -1,5 +1,7 @@
 package memstore
 
+import "strings"
+
 // The lockouts and reputations of a shard are maps keyed by subject and
 // policy ID; keep and forgetKeyed update either. The caller holds sh.mu.
 
@@ -7,6 +9,7 @@ package memstore
 // maps, whose peak size is *peak. The caller accounts for a new entry (see
 // admit).
 func keep[V any](sh *shard, m map[entryKey]V, peak *int, k entryKey, v V, expireMS int64) {
+	k.subject = strings.Clone(k.subject) // see slotOf
 	m[k] = v
 	sh.minExpireMS = min(sh.minExpireMS, expireMS)
 	*peak = max(*peak, len(m))

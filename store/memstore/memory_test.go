@@ -118,3 +118,33 @@ func TestBurstGivesMemoryBack(t *testing.T) {
 		t.Fatalf("%d entries, want 30", n)
 	}
 }
+
+// TestKeysDoNotPinTheirStrings: a subject that is part of a larger string
+// (a key cut from a request body) does not keep that string alive in the
+// store: the store holds a copy, for limits and lockouts alike.
+func TestKeysDoNotPinTheirStrings(t *testing.T) {
+	ctx := context.Background()
+	s := memstore.New(memstore.WithClock(newClock().Now))
+	defer s.Close()
+	lo, err := lockout.New(s, lockout.Config{Name: "login", Windows: []lockout.Window{{Scope: "temp", Attempts: 5, Window: time.Hour, Block: time.Hour}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	limits := []ratekit.Limit{ratekit.FixedWindow(5, time.Hour)}
+	before := heapAlloc()
+	for i := range 1000 {
+		body := strings.Repeat("b", 64<<10) + "user-" + strconv.Itoa(i)
+		key := body[64<<10:] // shares body's bytes
+		if _, err := s.Take(ctx, key, limits, 1); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := lo.Attempt(ctx, key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	grown := heapAlloc() - before
+	t.Logf("1000 subjects cut from 64 KiB strings: heap %+d B", grown)
+	if grown > 8<<20 {
+		t.Fatalf("heap grew %d B: the store keeps the 64 MiB of strings its keys were cut from", grown)
+	}
+}

@@ -1,6 +1,9 @@
 package memstore
 
-import "math"
+import (
+	"math"
+	"strings"
+)
 
 // A slot is one limit's state for one subject, and that limit's block: a
 // subject's slots are the value of its shard's subjects map, one per limit
@@ -45,7 +48,9 @@ func (sh *shard) slotOf(sub string, slots []slot, id string) ([]slot, int) {
 		sh.peakSubjects = max(sh.peakSubjects, len(sh.subjects)+1)
 	}
 	slots = append(slots, slot{id: id})
-	sh.subjects[sub] = slots
+	// A copy of sub: Go stores the key of every map assignment, and a
+	// caller's subject can be part of a larger string (a request body).
+	sh.subjects[strings.Clone(sub)] = slots
 	return slots, len(slots) - 1
 }
 
@@ -100,7 +105,7 @@ func (s *Store) forget(sh *shard, sub, id string) {
 	if len(slots) == 0 {
 		delete(sh.subjects, sub)
 	} else {
-		sh.subjects[sub] = slots
+		sh.subjects[strings.Clone(sub)] = slots // see slotOf
 	}
 	s.dropped(sh, n)
 }

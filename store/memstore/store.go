@@ -146,7 +146,7 @@ const DefaultMaxEntries = 1 << 18
 // loses what that limit had counted for its subject, less than its quota:
 // so each eviction can admit a subject at most quota−1 more requests than
 // its limit allows in that window, and evictions happen only as new
-// subjects arrive at a full store. If nothing can be evicted (the shard
+// subjects (or new lockout keys and reputations) arrive at a full store. If nothing can be evicted (the shard
 // holds only denials and blocks), the call is denied, with nothing charged,
 // a Retry-After of at most a second, and the background sweeper is woken to
 // drop what has expired in the other shards: a flood of new subjects never
