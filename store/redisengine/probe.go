@@ -1,20 +1,23 @@
 package redisengine
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/lockout"
 )
 
-// ProbeSubject is the subject a store's Ping decides about, changing
-// nothing: its keys are under the store's prefix like every other.
+// ProbeSubject is the subject a store's Ping decides about: its keys are
+// under the store's prefix like every other, live a second at most and are
+// deleted at once.
 const ProbeSubject = "ratekit-ping"
 
 // ProbeLimits returns the limits of Ping's probe: one of each built-in
-// algorithm, with a block, so that a Peek of them runs every read the
-// engine's decisions make.
+// algorithm, quota 1, one second, the fixed window with a block, so that
+// the calls of Probe run every command the engine's decisions run.
 func ProbeLimits() []ratekit.Limit {
 	return []ratekit.Limit{
 		ratekit.FixedWindow(1, time.Second).Named("ping-fixed").Block(time.Second),
@@ -24,28 +27,74 @@ func ProbeLimits() []ratekit.Limit {
 	}
 }
 
+// A ProbeStore is a store Probe can try: both stores of the kit.
+type ProbeStore interface {
+	ratekit.Store
+	lockout.Store
+}
+
+// Probe tries, for a store's Ping, every kind of call the engine makes
+// about subject: three Takes of ProbeLimits (the first admits and writes,
+// the second denies and starts the fixed window's block, the third meets
+// the block), a Peek, a Reset, and a lockout's attempts, block and reset.
+// Its keys live a second at most and are deleted at once.
+func Probe(ctx context.Context, s ProbeStore, subject string) error {
+	limits := ProbeLimits()
+	for range 3 {
+		if _, err := s.Take(ctx, subject, limits, 1); err != nil {
+			return err
+		}
+	}
+	if _, err := s.Peek(ctx, subject, limits); err != nil {
+		return err
+	}
+	if err := s.Reset(ctx, subject, limits); err != nil {
+		return err
+	}
+	lo, err := lockout.New(s, lockout.Config{Name: "ratekit-ping", Windows: []lockout.Window{
+		{Scope: "ping", Attempts: 1, Window: time.Second, Block: time.Second}}})
+	if err != nil {
+		return err
+	}
+	for range 2 {
+		if _, err := lo.Attempt(ctx, subject); err != nil {
+			return err
+		}
+	}
+	return lo.Reset(ctx, subject)
+}
+
 // Commands lists the Redis commands the engine's programs run, for the
 // error that says which a user lacks.
 const Commands = "GET SET DEL PTTL PEXPIRE INCRBY DECRBY TOUCH TIME HGETALL HMGET HSET HKEYS HDEL HINCRBY ZADD ZCOUNT ZRANGE ZRANGEBYSCORE ZREM ZREMRANGEBYRANK ZREMRANGEBYSCORE"
 
 // PermissionHint returns how to fix err when it is Redis's access control
 // refusing a call of the engine, for a store whose keys start with prefix,
-// or "" when it is something else.
+// or "" when it is something else. It knows the replies of Redis 7.0 and
+// of 7.2 and later.
 func PermissionHint(err error, prefix string) string {
 	if err == nil {
 		return ""
 	}
 	msg := err.Error()
 	switch {
-	case strings.Contains(msg, "NOPERM") && strings.Contains(msg, "key"):
+	case keyRefusal(msg):
 		return fmt.Sprintf("the Redis user may not use the store's keys: allow them with the key pattern ~%s:* (ACL SETUSER <user> ~%s:*)", prefix, prefix)
+	case strings.Contains(msg, "can't run this command") || strings.Contains(msg, "ACL failure in script"):
+		return "the Redis user may not run a command of the store's program: allow +@read +@write +time, or at least " + Commands
 	case strings.Contains(msg, "NOPERM"):
 		return "the Redis user may not run the store's program: allow +fcall and +function|load (Redis 7 Functions), " +
 			"or +evalsha and +eval where Functions are refused (all are in +@scripting)"
-	case strings.Contains(msg, "can't run this command"):
-		return "the Redis user may not run a command of the store's program: allow +@read +@write +time, or at least " + Commands
 	}
 	return ""
+}
+
+// keyRefusal reports whether msg is Redis refusing a key to the user:
+// "NOPERM this user has no permissions to access one of the keys used as
+// arguments" (7.0), "NOPERM No permissions to access a key" (7.2 and later).
+func keyRefusal(msg string) bool {
+	return strings.Contains(msg, "NOPERM") &&
+		(strings.Contains(msg, "one of the keys") || strings.Contains(msg, "access a key"))
 }
 
 // Prefix returns the first segment of every key of e.

@@ -124,7 +124,7 @@ func (e *Engine) load(ctx context.Context, c Conn, loads int64) error {
 func unsupported(err error) bool {
 	msg, ok := replyMsg(err)
 	return ok && (strings.HasPrefix(msg, "ERR unknown command") || strings.HasPrefix(msg, "ERR unknown subcommand") ||
-		strings.HasPrefix(msg, "NOPERM") && !strings.Contains(msg, "key"))
+		strings.HasPrefix(msg, "NOPERM") && !keyRefusal(msg))
 }
 
 // neverRan reports whether err proves that Redis did not run the call: the

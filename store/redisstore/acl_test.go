@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -35,10 +36,12 @@ func TestPingACL(t *testing.T) {
 		{"other keys", "~other:* +@all", []string{"~app:*"}},
 		{"no scripting", "~app:* +@all -@scripting", []string{"+fcall", "+evalsha"}},
 		{"no reads", "~app:* +@all -@read", []string{"+@read", "+@write"}},
+		{"no writes", "~app:* +@all -@write +del +function|load", []string{"+@read", "+@write"}},
+		{"one command short", "~app:* +@all -zrangebyscore", []string{"ZRANGEBYSCORE"}},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			user := "u" + string(rune('a'+i))
+			user := "u" + strconv.Itoa(i)
 			args := []any{"ACL", "SETUSER", user, "reset", "on", ">pw"}
 			for _, r := range strings.Fields(c.rules) {
 				args = append(args, r)

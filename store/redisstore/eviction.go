@@ -25,14 +25,15 @@ func WithLogger(l *slog.Logger) Option {
 // 127.0.0.1:6379: connect: connection refused". A client of another type gets
 // one PING, sent as it routes it.
 //
-// When every node answers, Ping asks each master (each shard of a Ring) for
-// a decision that changes nothing: a Peek of every built-in algorithm about
-// a probe subject under the store's prefix, which loads the engine where it
-// is missing, and a Reset of the probe's keys, which do not exist. So a Redis
-// user that may not use the store's keys, run its program or the commands
-// inside it fails Ping with the fix, e.g. "...: the Redis user may not use
-// the store's keys: allow them with the key pattern ~ratekit:*", rather than
-// every request later. (Of the writes, only DEL is tried.)
+// When every node answers, Ping tries every kind of call the engine makes
+// on each master (each shard of a Ring), about a probe subject under the
+// store's prefix whose keys that node holds (redisengine.Probe: Takes that
+// admit, deny and meet a block, a Peek, a Reset, a lockout; the keys live a
+// second at most and are deleted at once), which also loads the engine
+// where it is missing. So a Redis user that may not use the store's keys,
+// run its program or the commands inside it fails Ping with the fix, e.g.
+// "...: the Redis user may not use the store's keys: allow them with the
+// key pattern ~ratekit:*", rather than every request later.
 //
 // Ping then reads each node's maxmemory and
 // maxmemory-policy (CONFIG GET; a server that refuses CONFIG is not checked)

@@ -11,19 +11,14 @@ import (
 	"github.com/ratekit/ratekit/store/redisengine"
 )
 
-// probe asks, for Ping, for a decision that changes nothing on every node
-// the client routes to: a Peek of every built-in algorithm about a probe
-// subject, then a Reset of its keys (which do not exist), so that the
-// store's keys, its program and the commands inside it are all tried. An
-// access-control refusal comes back with its fix (redisengine.PermissionHint).
+// probe tries, for Ping, every kind of call the engine makes on every
+// node the client routes to (redisengine.Probe, about a probe subject whose
+// keys that node holds), so that the store's keys, its program and the
+// commands inside it are all tried. An access-control refusal comes back
+// with its fix (redisengine.PermissionHint).
 func (s *Store) probe(ctx context.Context) error {
-	limits := redisengine.ProbeLimits()
 	for _, sub := range s.probeSubjects(ctx) {
-		_, err := s.Peek(ctx, sub, limits)
-		if err == nil {
-			err = s.Reset(ctx, sub, limits)
-		}
-		if err != nil {
+		if err := redisengine.Probe(ctx, s, sub); err != nil {
 			if hint := redisengine.PermissionHint(err, s.eng.Prefix()); hint != "" {
 				return fmt.Errorf("ratekit: redisstore: Redis refuses the store's calls: %s (%w)", hint, err)
 			}
@@ -43,7 +38,7 @@ func (s *Store) probeSubjects(ctx context.Context) []string {
 	case *redis.ClusterClient:
 		var masters atomic.Int64 // ForEachMaster calls its function concurrently
 		_ = c.ForEachMaster(ctx, func(context.Context, *redis.Client) error { masters.Add(1); return nil })
-		nodes = int(masters.Load())
+		nodes = max(int(masters.Load()), 1) // none listed: the probe still tries one
 		owner = func(key string) string {
 			m, err := c.MasterForKey(ctx, key)
 			if err != nil {

@@ -106,24 +106,20 @@ func (s *Store) Keys(subject string, limits []ratekit.Limit) ([]string, error) {
 }
 
 // Ping sends PING (to every node of a cluster) and returns an error naming
-// the cause when Redis does not answer. It then asks each master for a
-// decision that changes nothing, as redisstore's Ping does (a Peek of every
-// built-in algorithm about a probe subject whose keys the master holds, and
-// a Reset of them, which do not exist). A Redis user that may not use the
-// store's keys, run its program or the commands inside it fails with the
-// fix.
+// the cause when Redis does not answer. It then tries every kind of call
+// the engine makes on each master, as redisstore's Ping does
+// (redisengine.Probe, about a probe subject whose keys the master holds;
+// they live a second at most and are deleted at once). A Redis user that
+// may not use the store's keys, run its program or the commands inside it
+// fails with the fix. Where CLUSTER SLOTS is refused, one master is tried.
 func (s *Store) Ping(ctx context.Context) error {
 	for addr, node := range s.client.Nodes() {
 		if err := node.Do(ctx, node.B().Ping().Build()).Error(); err != nil {
 			return fmt.Errorf("ratekit: rueidisstore: cannot reach Redis at %s: %w", addr, err)
 		}
 	}
-	limits := redisengine.ProbeLimits()
 	for _, sub := range s.probeSubjects(ctx) {
-		_, err := s.Peek(ctx, sub, limits)
-		if err == nil {
-			err = s.Reset(ctx, sub, limits)
-		}
+		err := redisengine.Probe(ctx, s, sub)
 		if hint := redisengine.PermissionHint(err, s.eng.Prefix()); hint != "" {
 			return fmt.Errorf("ratekit: rueidisstore: Redis refuses the store's calls: %s (%w)", hint, err)
 		}
