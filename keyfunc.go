@@ -53,10 +53,12 @@ func ByHeader(name string) KeyFunc {
 
 // ByFormValue keys requests by a form field, trimmed and lower-cased so that
 // "Alice " and "alice" share one counter: the account of a login form. It
-// looks in a url-encoded or multipart body first (files excepted), then in
-// the query string, as http.Request.FormValue does, but reads at most
-// DefaultMaxBody bytes of the body (MaxBody changes it): a larger body is
-// ErrBodyTooLarge, which Middleware answers 413 without reading further.
+// takes the value http.Request.FormValue gives the handler, in its order (a
+// url-encoded body of a POST, PUT or PATCH, the query string, a multipart
+// body; files excepted), so the account counted is the account checked; but
+// it reads at most DefaultMaxBody bytes of the body (MaxBody changes it): a
+// larger body is ErrBodyTooLarge, which Middleware answers 413 without
+// reading further.
 // The body is put back, so the handler reads it (or calls ParseForm) as it
 // came. A form parsed already (r.Form) is read as it is. A missing field is
 // ErrEmptyKey.
