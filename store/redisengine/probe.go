@@ -3,6 +3,7 @@ package redisengine
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -10,15 +11,17 @@ import (
 	"github.com/ratekit/ratekit/lockout"
 )
 
-// ProbeSubject is the subject a store's Ping decides about: its keys are
-// under the store's prefix like every other, live a second at most and are
-// deleted at once.
-const ProbeSubject = "ratekit-ping"
+// ProbeSubject returns the i-th subject a store's Ping may decide about (a
+// store picks one per master): its keys are under the store's prefix like
+// every other, live a second at most and are deleted at once. A probe
+// subject is its own hash tag (short, without braces), so "{subject}"
+// routes as its keys do.
+func ProbeSubject(i int) string { return "ratekit-ping-" + strconv.Itoa(i) }
 
-// ProbeLimits returns the limits of Ping's probe: one of each built-in
+// probeLimits returns the limits of Ping's probe: one of each built-in
 // algorithm, quota 1, one second, the fixed window with a block, so that
 // the calls of Probe run every command the engine's decisions run.
-func ProbeLimits() []ratekit.Limit {
+func probeLimits() []ratekit.Limit {
 	return []ratekit.Limit{
 		ratekit.FixedWindow(1, time.Second).Named("ping-fixed").Block(time.Second),
 		ratekit.SlidingWindow(1, time.Second).Named("ping-sliding"),
@@ -34,12 +37,28 @@ type ProbeStore interface {
 }
 
 // Probe tries, for a store's Ping, every kind of call the engine makes
-// about subject: three Takes of ProbeLimits (the first admits and writes,
-// the second denies and starts the fixed window's block, the third meets
-// the block), a Peek, a Reset, and a lockout's attempts, block and reset.
-// Its keys live a second at most and are deleted at once.
-func Probe(ctx context.Context, s ProbeStore, subject string) error {
-	limits := ProbeLimits()
+// about subject through s, a store on e: three Takes of one limit of each
+// algorithm (the first admits and writes, the second denies and starts a
+// block, the third meets the block), a Peek, a Reset, and a lockout's
+// attempts, block and reset. Its keys live a second at most and are deleted
+// at once. A refusal by Redis's access control comes back with its fix,
+// e.g. "Redis refuses the store's calls: the Redis user may not use the
+// store's keys: allow them with the key pattern ~ratekit:* (…)"; the store
+// prefixes its name.
+func (e *Engine) Probe(ctx context.Context, s ProbeStore, subject string) error {
+	err := probe(ctx, s, subject)
+	if hint := permissionHint(err, e.prefix); hint != "" {
+		return fmt.Errorf("Redis refuses the store's calls: %s (%w)", hint, err)
+	}
+	if err != nil {
+		return fmt.Errorf("a probe decision failed: %w", err)
+	}
+	return nil
+}
+
+// probe makes Probe's calls.
+func probe(ctx context.Context, s ProbeStore, subject string) error {
+	limits := probeLimits()
 	for range 3 {
 		if _, err := s.Take(ctx, subject, limits, 1); err != nil {
 			return err
@@ -68,11 +87,11 @@ func Probe(ctx context.Context, s ProbeStore, subject string) error {
 // error that says which a user lacks.
 const Commands = "GET SET DEL PTTL PEXPIRE INCRBY DECRBY TOUCH TIME HGETALL HMGET HSET HKEYS HDEL HINCRBY ZADD ZCOUNT ZRANGE ZRANGEBYSCORE ZREM ZREMRANGEBYRANK ZREMRANGEBYSCORE"
 
-// PermissionHint returns how to fix err when it is Redis's access control
+// permissionHint returns how to fix err when it is Redis's access control
 // refusing a call of the engine, for a store whose keys start with prefix,
 // or "" when it is something else. It knows the replies of Redis 7.0 and
 // of 7.2 and later.
-func PermissionHint(err error, prefix string) string {
+func permissionHint(err error, prefix string) string {
 	if err == nil {
 		return ""
 	}
@@ -96,6 +115,3 @@ func keyRefusal(msg string) bool {
 	return strings.Contains(msg, "NOPERM") &&
 		(strings.Contains(msg, "one of the keys") || strings.Contains(msg, "access a key"))
 }
-
-// Prefix returns the first segment of every key of e.
-func (e *Engine) Prefix() string { return e.prefix }

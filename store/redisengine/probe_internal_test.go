@@ -19,7 +19,7 @@ func TestPermissionHint(t *testing.T) {
 		{"ERR ACL failure in script: User x has no permissions to run the 'hset' command script: ratekit_x_decide", "+@read"},
 		{"ERR something else", ""},
 	} {
-		hint := PermissionHint(&ReplyError{Msg: c.reply}, "app")
+		hint := permissionHint(&ReplyError{Msg: c.reply}, "app")
 		if c.want == "" && hint != "" || c.want != "" && !strings.Contains(hint, c.want) {
 			t.Errorf("%q: hint %q, want it to name %q", c.reply, hint, c.want)
 		}
@@ -30,7 +30,7 @@ func TestPermissionHint(t *testing.T) {
 	if !unsupported(&ReplyError{Msg: "NOPERM User apikey has no permissions to run the 'fcall' command"}) {
 		t.Error("a refused FCALL does not switch the engine to scripts")
 	}
-	if PermissionHint(errors.New("dial tcp: refused"), "app") != "" {
+	if permissionHint(errors.New("dial tcp: refused"), "app") != "" {
 		t.Error("a dial error got a permission hint")
 	}
 }

@@ -27,7 +27,7 @@ func WithLogger(l *slog.Logger) Option {
 //
 // When every node answers, Ping tries every kind of call the engine makes
 // on each master (each shard of a Ring), about a probe subject under the
-// store's prefix whose keys that node holds (redisengine.Probe: Takes that
+// store's prefix whose keys that node holds (Engine.Probe: Takes that
 // admit, deny and meet a block, a Peek, a Reset, a lockout; the keys live a
 // second at most and are deleted at once), which also loads the engine
 // where it is missing. So a Redis user that may not use the store's keys,

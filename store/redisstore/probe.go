@@ -3,7 +3,6 @@ package redisstore
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
@@ -12,25 +11,21 @@ import (
 )
 
 // probe tries, for Ping, every kind of call the engine makes on every
-// node the client routes to (redisengine.Probe, about a probe subject whose
-// keys that node holds), so that the store's keys, its program and the
-// commands inside it are all tried. An access-control refusal comes back
-// with its fix (redisengine.PermissionHint).
+// node the client routes to (Engine.Probe, about a probe subject whose keys
+// that node holds), so that the store's keys, its program and the commands
+// inside it are all tried; an access-control refusal comes back with its
+// fix.
 func (s *Store) probe(ctx context.Context) error {
 	for _, sub := range s.probeSubjects(ctx) {
-		if err := redisengine.Probe(ctx, s, sub); err != nil {
-			if hint := redisengine.PermissionHint(err, s.eng.Prefix()); hint != "" {
-				return fmt.Errorf("ratekit: redisstore: Redis refuses the store's calls: %s (%w)", hint, err)
-			}
-			return fmt.Errorf("ratekit: redisstore: a probe decision failed: %w", err)
+		if err := s.eng.Probe(ctx, s, sub); err != nil {
+			return fmt.Errorf("ratekit: redisstore: %w", err)
 		}
 	}
 	return nil
 }
 
 // probeSubjects returns one probe subject per master of a cluster client,
-// per shard of a ring, or one for any other client. A subject is its own
-// hash tag (it is short and has no braces), so "{subject}" routes as its keys do.
+// per shard of a ring, or one for any other client.
 func (s *Store) probeSubjects(ctx context.Context) []string {
 	owner := func(key string) string { return "" }
 	nodes := 1
@@ -59,7 +54,7 @@ func (s *Store) probeSubjects(ctx context.Context) []string {
 	seen := map[string]bool{}
 	var subjects []string
 	for i := 0; len(seen) < nodes && i < 64*nodes; i++ {
-		sub := redisengine.ProbeSubject + "-" + strconv.Itoa(i)
+		sub := redisengine.ProbeSubject(i)
 		if o := owner("{" + sub + "}"); !seen[o] {
 			seen[o] = true
 			subjects = append(subjects, sub)

@@ -108,7 +108,7 @@ func (s *Store) Keys(subject string, limits []ratekit.Limit) ([]string, error) {
 // Ping sends PING (to every node of a cluster) and returns an error naming
 // the cause when Redis does not answer. It then tries every kind of call
 // the engine makes on each master, as redisstore's Ping does
-// (redisengine.Probe, about a probe subject whose keys the master holds;
+// (Engine.Probe, about a probe subject whose keys the master holds;
 // they live a second at most and are deleted at once). A Redis user that
 // may not use the store's keys, run its program or the commands inside it
 // fails with the fix. Where CLUSTER SLOTS is refused, one master is tried.
@@ -119,12 +119,8 @@ func (s *Store) Ping(ctx context.Context) error {
 		}
 	}
 	for _, sub := range s.probeSubjects(ctx) {
-		err := redisengine.Probe(ctx, s, sub)
-		if hint := redisengine.PermissionHint(err, s.eng.Prefix()); hint != "" {
-			return fmt.Errorf("ratekit: rueidisstore: Redis refuses the store's calls: %s (%w)", hint, err)
-		}
-		if err != nil {
-			return fmt.Errorf("ratekit: rueidisstore: a probe decision failed: %w", err)
+		if err := s.eng.Probe(ctx, s, sub); err != nil {
+			return fmt.Errorf("ratekit: rueidisstore: %w", err)
 		}
 	}
 	return nil
@@ -134,7 +130,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // whose hash tag (the subject itself) falls in each master's slots, as
 // CLUSTER SLOTS lists them; elsewhere one.
 func (s *Store) probeSubjects(ctx context.Context) []string {
-	subject := func(i int) string { return redisengine.ProbeSubject + "-" + strconv.Itoa(i) }
+	subject := redisengine.ProbeSubject
 	ranges, err := s.client.Do(ctx, s.client.B().ClusterSlots().Build()).ToArray()
 	if err != nil || len(ranges) == 0 { // not a cluster
 		return []string{subject(0)}
