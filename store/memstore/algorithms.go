@@ -86,14 +86,14 @@ func slidingWindow(sp *ratekit.Spec, e *entry, ok bool, cost int64, charge bool,
 	if newest >= 0 {
 		st.ResetAfter = ms((newest+1)*width + windowMS - nowMS)
 	}
-	if scaled > 0 {
+	need := (quota - cost) * width
+	if scaled > 0 && !(charge && cost <= quota && scaled <= need) { // a charge reports the state after it
 		st.EffectiveWindow = ms(slideWindow(counts, o, c, full, x, st.Remaining, quota, width, windowMS, nowMS))
 	}
 	if cost > quota {
 		st.Unsatisfiable = true
 		return
 	}
-	need := (quota - cost) * width
 	if scaled > need {
 		st.RetryAfter = ms(slideRetry(counts, o, full, x, need, width, windowMS, nowMS))
 		return
