@@ -148,17 +148,10 @@ func createCluster(n, replicas int, extra ...string) ([]*process, error) {
 // waitOK waits until every node reports cluster_state:ok and a cluster client
 // can reach every slot's master.
 func (c *Cluster) waitOK(limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for {
-		err := c.check()
-		if err == nil {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("redistest: cluster not ready: %w", err)
-		}
-		time.Sleep(100 * time.Millisecond) // polling the cluster's gossip, not a test race
+	if err := poll(limit, 100*time.Millisecond, c.check); err != nil {
+		return fmt.Errorf("redistest: cluster not ready: %w", err)
 	}
+	return nil
 }
 
 func (c *Cluster) check() error {

@@ -29,11 +29,17 @@ func startProcess(port int, extra ...string) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
-	args := append([]string{
+	return launch(dir, port, append([]string{
 		"--bind", "127.0.0.1", "--port", strconv.Itoa(port),
 		"--dir", dir, "--save", "", "--appendonly", "no",
 		"--logfile", filepath.Join(dir, "redis.log"),
-	}, extra...)
+	}, extra...)...)
+}
+
+// launch runs redis-server with args, listening on 127.0.0.1:port and
+// logging to dir/redis.log, and waits until it answers PING. On failure it
+// stops the process and removes dir.
+func launch(dir string, port int, args ...string) (*process, error) {
 	cmd := exec.Command("redis-server", args...)
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
@@ -47,6 +53,20 @@ func startProcess(port int, extra ...string) (*process, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// poll calls check every period until it returns nil or limit has passed,
+// and returns check's last error. It waits on child processes, not on a
+// race in the code under test.
+func poll(limit, period time.Duration, check func() error) error {
+	deadline := time.Now().Add(limit)
+	for {
+		err := check()
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(period)
+	}
 }
 
 func (p *process) waitReady(limit time.Duration) error {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -79,19 +78,15 @@ func StartSentinel(t testing.TB) *Sentinel {
 func (s *Sentinel) waitSynced(addr string, n int, limit time.Duration) error {
 	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
 	defer c.Close()
-	deadline := time.Now().Add(limit)
-	for {
+	return poll(limit, 50*time.Millisecond, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
 		info, err := c.Info(ctx, "replication").Result()
-		cancel()
-		if err == nil && strings.Count(info, "state=online") >= n {
-			return nil
+		if err == nil && strings.Count(info, "state=online") < n {
+			err = fmt.Errorf("redistest: the master %s has not %d replicas online after %s: %s", addr, n, limit, info)
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("redistest: the master %s has not %d replicas online after %s: %s %v", addr, n, limit, info, err)
-		}
-		time.Sleep(50 * time.Millisecond) // polling child processes, not a test race
-	}
+		return err
+	})
 }
 
 // startSentinel starts a sentinel monitoring master on a free port, from a
@@ -115,19 +110,7 @@ func startSentinel(master string) (*process, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	cmd := exec.Command("redis-server", conf, "--sentinel")
-	cmd.SysProcAttr = sysProcAttr()
-	if err := cmd.Start(); err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	p := &process{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), dir: dir, cmd: cmd, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(p.done) }()
-	if err := p.waitReady(5 * time.Second); err != nil {
-		p.stop()
-		return nil, err
-	}
-	return p, nil
+	return launch(dir, port, conf, "--sentinel")
 }
 
 // NewClient returns a go-redis failover client of the master with
@@ -168,17 +151,15 @@ func (s *Sentinel) Master(ctx context.Context) (string, error) {
 // WaitNewMaster waits until most sentinels name a master other than old,
 // and returns it.
 func (s *Sentinel) WaitNewMaster(ctx context.Context, old string, limit time.Duration) (string, error) {
-	deadline := time.Now().Add(limit)
-	for {
-		addr, err := s.Master(ctx)
-		if err == nil && addr != old {
-			return addr, nil
+	var addr string
+	err := poll(limit, 50*time.Millisecond, func() error {
+		var err error
+		if addr, err = s.Master(ctx); err == nil && addr == old {
+			err = fmt.Errorf("redistest: the sentinels still name %s %s after it went", old, limit)
 		}
-		if time.Now().After(deadline) {
-			return "", fmt.Errorf("redistest: the sentinels still name %q (%v) %s after the master %s went", addr, err, limit, old)
-		}
-		time.Sleep(50 * time.Millisecond) // polling child processes, not a test race
-	}
+		return err
+	})
+	return addr, err
 }
 
 // KillMaster kills the current master's process (SIGKILL) and returns its
@@ -205,25 +186,21 @@ func (s *Sentinel) KillMaster(ctx context.Context) (string, error) {
 func (s *Sentinel) waitReplicas(n int, limit time.Duration) error {
 	c := redis.NewSentinelClient(&redis.Options{Addr: s.Sentinels[0], MaxRetries: -1})
 	defer c.Close()
-	deadline := time.Now().Add(limit)
-	for {
+	return poll(limit, 100*time.Millisecond, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
 		reps, err := c.Replicas(ctx, SentinelMaster).Result()
-		cancel()
 		up := 0
 		for _, r := range reps {
-			if f := r["flags"]; err == nil && f == "slave" {
+			if r["flags"] == "slave" {
 				up++
 			}
 		}
-		if up >= n {
-			return nil
+		if err == nil && up < n {
+			err = fmt.Errorf("redistest: %d of %d replicas seen by the sentinels after %s: %v", up, n, limit, reps)
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("redistest: %d of %d replicas seen by the sentinels after %s: %v %v", up, n, limit, reps, err)
-		}
-		time.Sleep(100 * time.Millisecond) // polling child processes, not a test race
-	}
+		return err
+	})
 }
 
 // stop kills every process of the harness by its PID.
