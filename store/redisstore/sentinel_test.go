@@ -32,9 +32,6 @@ func sentinelOptions() *redis.FailoverOptions {
 // sentinels' election), the engine is there on the promoted replica, the
 // store is exact again, and no key of the store is left without a TTL.
 func TestSentinelFailover(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a failover takes seconds")
-	}
 	ctx := context.Background()
 	sn := redistest.StartSentinel(t)
 	prefix := redistest.Prefix(t)
