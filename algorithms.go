@@ -20,6 +20,7 @@ const (
 	algTokenBucket   algorithm = bounds.TokenBucket
 	algLeakyBucket   algorithm = bounds.LeakyBucket
 	algSuppressed    algorithm = bounds.Suppressed
+	algInFlight      algorithm = bounds.InFlight
 )
 
 // Bounds, from the package every part of the kit checks alike.

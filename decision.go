@@ -48,6 +48,10 @@ type Decision struct {
 	// Cached reports a denial answered by a local deny cache, without asking
 	// the store (store/denycache).
 	Cached bool
+	// Receipt is, for a call admitted by Limiter.Reserve (or a Store's
+	// Reserve), what the store charged, kept to settle it later; nil
+	// otherwise.
+	Receipt *Receipt
 	// States holds every limit's state, in the Limiter's order, when the
 	// call had more than one limit; in a Limiter that mixes enforced and
 	// shadow limits, the enforced ones'. It is nil when the call had one

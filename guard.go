@@ -24,6 +24,10 @@ type Verdict struct {
 	Err error
 	// Response is the 429, 400 or 503 to send when Pass is false.
 	Response *ErrorResponse
+	// Reservation holds the request's charge and InFlight slots when the
+	// Guard reserves (see Reserving); the caller ends it with Finish once
+	// the request is handled. nil otherwise.
+	Reservation *Reservation
 }
 
 // A Guard is the transport-neutral pipeline of one Limiter under a set of
@@ -42,6 +46,9 @@ type Guard struct {
 	// unbounded is set when the Limiter's store never blocks (see
 	// nonBlocking): its calls need no timeout context.
 	unbounded bool
+	// reserving is set when requests are admitted through Limiter.Reserve:
+	// the Limiter has InFlight limits, or WithSettle or WithCountIf is set.
+	reserving bool
 }
 
 // nonBlocking is store.NonBlocking's method: a Store whose calls never wait
@@ -59,7 +66,9 @@ func NewGuard(l *Limiter, opts ...Option) *Guard {
 		panic("ratekit: a Guard needs a Limiter; build one with ratekit.New")
 	}
 	nb, ok := l.store.(nonBlocking)
-	return &Guard{limiter: l, cfg: newConfig(opts), unbounded: ok && nb.NonBlocking()}
+	cfg := newConfig(opts)
+	return &Guard{limiter: l, cfg: cfg, unbounded: ok && nb.NonBlocking(),
+		reserving: l.lease > 0 || cfg.settle || cfg.countIf != nil}
 }
 
 // Check decides one request. key and keyErr are the key function's result
@@ -68,7 +77,7 @@ func NewGuard(l *Limiter, opts ...Option) *Guard {
 // queue mode returns after its Delay (or when ctx ends). Check sets the
 // rate-limit headers, and on a denial Retry-After and Cache-Control, on h.
 func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64, h HeaderSetter) Verdict {
-	d, err := g.observed(ctx, key, keyErr, cost)
+	d, res, err := g.observed(ctx, key, keyErr, cost)
 	c := g.cfg
 	if err != nil {
 		requestErr := keyErr != nil || isRequestError(err)
@@ -83,7 +92,7 @@ func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64,
 	writeHeaders(h, &d, c.headers, c.clock())
 	if d.Allowed {
 		wait(ctx, d.Delay)
-		return Verdict{Pass: true, Decision: d}
+		return Verdict{Pass: true, Decision: d, Reservation: res}
 	}
 	writeRetryHeaders(h, d.RetryAfter)
 	return Verdict{Decision: d, Response: DeniedResponse(d, c.code)}
@@ -172,14 +181,22 @@ func wait(ctx context.Context, d time.Duration) {
 	}
 }
 
-func (g *Guard) decide(ctx context.Context, key string, keyErr error, cost int64) (Decision, error) {
+func (g *Guard) decide(ctx context.Context, key string, keyErr error, cost int64) (Decision, *Reservation, error) {
 	if keyErr != nil {
-		return Decision{}, keyErr
+		return Decision{}, nil, keyErr
 	}
-	if g.unbounded { // the call returns without waiting: no timer to set
-		return g.limiter.AllowN(ctx, key, cost)
+	if !g.unbounded { // a store that never waits needs no timer
+		var cancel context.CancelFunc
+		ctx, cancel = g.cfg.bound(ctx)
+		defer cancel()
 	}
-	ctx, cancel := g.cfg.bound(ctx)
-	defer cancel()
-	return g.limiter.AllowN(ctx, key, cost)
+	if !g.reserving {
+		d, err := g.limiter.AllowN(ctx, key, cost)
+		return d, nil, err
+	}
+	res, err := g.limiter.Reserve(ctx, key, cost)
+	if err != nil {
+		return Decision{}, nil, err
+	}
+	return res.Decision, res, nil
 }

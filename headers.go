@@ -115,7 +115,9 @@ func headerValues(vals *[5]string, d *Decision, mode HeaderMode, now time.Time) 
 			}
 			b = appendItem(b, s.Limit.Name())
 			b = appendParam(b, "r", clampSF(s.Remaining))
-			b = appendParam(b, "t", ceilSeconds(effectiveWindow(&s)))
+			if !s.Limit.inFlight() { // slots have no window: r alone
+				b = appendParam(b, "t", ceilSeconds(effectiveWindow(&s)))
+			}
 		}
 		ends[n+1] = len(b)
 		n += 2
@@ -175,6 +177,9 @@ func policyHeader(limits []Limit) string {
 		if w > 0 { // a limit without a window in whole seconds has no w (the draft wants a positive integer)
 			b = appendParam(b, "w", w)
 		}
+		if l.inFlight() {
+			b = append(b, `;qu="concurrent-requests"`...)
+		}
 	}
 	return string(b)
 }
@@ -210,6 +215,9 @@ func policyQuota(l Limit) (quota, windowSeconds int64) {
 // per second), else rounded up. Both are clamped to Structured Field integers.
 func (l *limitDef) headerQuota() (quota, windowSeconds int64) {
 	window := l.period
+	if l.alg == algInFlight { // slots, not requests per window
+		return clampSF(l.quota), 0
+	}
 	if l.alg.bucket() {
 		window = time.Duration(min(float64(l.interval)*float64(l.quota), float64(maxWindow)))
 	}

@@ -198,6 +198,8 @@ func (l *limitDef) describe() string {
 		s = fmt.Sprintf("%s: sliding %d per %s, buckets of %s", l.name, l.quota, l.period, l.precision)
 	case l.alg == algSuppressed:
 		s = fmt.Sprintf("%s: suppressed %d per %s, hard %d", l.name, l.quota, l.period, l.hard)
+	case l.alg == algInFlight:
+		s = fmt.Sprintf("%s: in flight %d, lease %s", l.name, l.quota, l.period)
 	default:
 		s = fmt.Sprintf("%s: %s %d per %s", l.name, l.alg, l.quota, l.period)
 	}

@@ -20,6 +20,9 @@ type Limiter struct {
 	shadow   []Limit // the limits in shadow mode (Limit.Shadow)
 	policy   string  // RateLimit-Policy header value, computed once
 	names    string  // every limit's name, comma-separated, for observers
+	// lease is the shortest lease of the InFlight limits, 0 when none: a
+	// Reservation renews its slots every third of it.
+	lease time.Duration
 }
 
 // New returns a Limiter enforcing limits through store. It checks every
@@ -57,7 +60,11 @@ func New(store Store, limits ...Limit) (*Limiter, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return newLimiter(store, limits), nil
+	l := newLimiter(store, limits)
+	if _, ok := store.(settler); l.lease > 0 && !ok {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidLimit, errCannotSettle)
+	}
+	return l, nil
 }
 
 // Allow is AllowN(ctx, key, 1).
@@ -75,6 +82,9 @@ func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (Decision,
 	}
 	if key == "" {
 		return Decision{}, ErrEmptyKey
+	}
+	if l.lease > 0 && cost > 0 {
+		return Decision{}, errInFlightAllow
 	}
 	if len(l.shadow) == 0 { // one store call, straight to the caller
 		d, err := l.store.Take(ctx, key, l.enforced, cost)

@@ -9,13 +9,13 @@ import (
 
 // observed decides one request as decide does and, when an observer is set,
 // reports the decision with the store's latency.
-func (g *Guard) observed(ctx context.Context, key string, keyErr error, cost int64) (Decision, error) {
+func (g *Guard) observed(ctx context.Context, key string, keyErr error, cost int64) (Decision, *Reservation, error) {
 	obs := g.cfg.observer
 	if obs == nil {
 		return g.decide(ctx, key, keyErr, cost)
 	}
 	start := time.Now()
-	d, err := g.decide(ctx, key, keyErr, cost)
+	d, res, err := g.decide(ctx, key, keyErr, cost)
 	e := observe.Event{Cost: cost, Subject: key, Err: err}
 	invalid := keyErr != nil || isRequestError(err)
 	if !invalid {
@@ -23,7 +23,7 @@ func (g *Guard) observed(ctx context.Context, key string, keyErr error, cost int
 	}
 	fillEvent(&e, d, err, invalid, g.limiter.names)
 	obs.Observe(ctx, e)
-	return d, err
+	return d, res, err
 }
 
 // fillEvent sets e's outcome and binding limit from a decision, or from the

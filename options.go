@@ -55,6 +55,8 @@ type config struct {
 	timeout     time.Duration
 	now         func() time.Time // WithHeaderClock; nil: the wall clock (wallclock.Now)
 	observer    observe.Observer
+	settle      bool             // WithSettle
+	countIf     func(status int) bool
 }
 
 func newConfig(opts []Option) *config {

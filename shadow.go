@@ -11,6 +11,9 @@ func newLimiter(store Store, limits []Limit) *Limiter {
 	names := make([]string, len(limits))
 	for i, lim := range l.limits {
 		names[i] = lim.Name()
+		if lim.inFlight() && (l.lease == 0 || lim.def().period < l.lease) {
+			l.lease = lim.def().period
+		}
 		if lim.def().shadow {
 			l.shadow = append(l.shadow, lim)
 		} else {

@@ -22,3 +22,34 @@ type Store interface {
 	// Reset forgets the state of the limits for key.
 	Reset(ctx context.Context, key string, limits []Limit) error
 }
+
+// A Receipt records what a store charged an admitted call, so that the
+// charge can be settled after the fact (refunded in part or whole, or added
+// to) and the call's in-flight slots released. A store that can settle (see
+// Limiter.Reserve) sets Decision.Receipt when a Reserve call is admitted;
+// a Reservation keeps it and hands it back. Its fields are written by the
+// store for itself: callers only keep it. The zero Receipt records nothing.
+type Receipt struct {
+	// Cost is what the call charged.
+	Cost int64
+	// At is the store's clock at the charge, in microseconds.
+	At int64
+	// Ends holds, for each limit of the call in order, when the charge
+	// leaves that limit's state, in microseconds on the store's clock: the
+	// end of a FixedWindow's window, a bucket's theoretical arrival time
+	// after the charge; 0 where At says enough (SlidingWindow, SlidingLog).
+	Ends []int64
+	// Lease names the call's in-flight slots; "" when it holds none.
+	Lease string
+	// Fallback reports a charge made by a fallback store (store/fallback),
+	// which settles it there.
+	Fallback bool
+}
+
+// settler is what a store needs for Limiter.Reserve, Reservation and
+// InFlight limits; package store documents it as Settler.
+type settler interface {
+	Reserve(ctx context.Context, key string, limits []Limit, cost int64) (Decision, error)
+	Settle(ctx context.Context, key string, limits []Limit, r *Receipt, cost int64) error
+	Renew(ctx context.Context, key string, limits []Limit, r *Receipt) (bool, error)
+}

@@ -44,6 +44,8 @@ func (l *limitDef) validate() error {
 		return l.validateBucket()
 	case l.alg == algSuppressed:
 		return l.validateSuppressed()
+	case l.alg == algInFlight:
+		return l.validateInFlight()
 	case bounds.AlgorithmName(string(l.alg)) == "":
 		if err := l.validateCount("capacity", l.quota); err != nil {
 			return err

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/ratekit/ratekit"
@@ -58,4 +59,16 @@ func DrawBits(u float64) int64 {
 		return int64(u * drawScale)
 	}
 	return 0
+}
+
+// CheckReceipt returns an error unless rc can be a receipt of a call with n
+// limits: a Settler's Settle and Renew check it.
+func CheckReceipt(rc *ratekit.Receipt, n int) error {
+	if rc == nil {
+		return errors.New("ratekit: no receipt to settle")
+	}
+	if len(rc.Ends) != n || rc.Cost < 0 {
+		return fmt.Errorf("ratekit: a receipt of %d limits and cost %d does not fit a call with %d limits", len(rc.Ends), rc.Cost, n)
+	}
+	return nil
 }

@@ -20,10 +20,11 @@ const (
 	LeakyBucket   = "leaky"
 	GCRA          = "gcra"
 	Suppressed    = "suppressed"
+	InFlight      = "inflight"
 )
 
 // Builtin lists the kit's algorithm names.
-var Builtin = []string{FixedWindow, SlidingWindow, SlidingLog, TokenBucket, LeakyBucket, GCRA, Suppressed}
+var Builtin = []string{FixedWindow, SlidingWindow, SlidingLog, TokenBucket, LeakyBucket, GCRA, Suppressed, InFlight}
 
 // Bucket reports whether alg is one of the bucket algorithms (GCRA,
 // TokenBucket, LeakyBucket), which share the emission-interval arithmetic.

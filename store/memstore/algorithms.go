@@ -15,9 +15,11 @@ import (
 // when charge is set and the limit admits the request, the entry to store
 // (else the zero entry). The arithmetic mirrors
 // store/redisengine/lua/engine.lua function for function.
-func check(sp *ratekit.Spec, e *entry, ok bool, cost int64, charge bool, nowUS, draw int64, st *ratekit.LimitState, n *entry) error {
+func check(sp *ratekit.Spec, e *entry, ok bool, cost int64, charge bool, nowUS, draw, lease int64, st *ratekit.LimitState, n *entry) error {
 	*n = entry{}
 	switch a := sp.Algorithm; {
+	case a == store.InFlight:
+		inFlight(sp, e, ok, cost, charge, nowUS, lease, st, n)
 	case a == store.FixedWindow:
 		fixedWindow(sp, e, ok, cost, charge, nowUS, st, n)
 	case a == store.SlidingWindow:
@@ -235,3 +237,42 @@ func gcra(sp *ratekit.Spec, e *entry, ok bool, cost int64, charge bool, nowUS in
 
 func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 func us(n int64) time.Duration { return time.Duration(n) * time.Microsecond }
+
+// inFlight: see algorithms.inflight in the engine. e.log holds the leases
+// as pairs: expiry µs, lease id. An admitted call takes one slot whatever
+// its cost.
+func inFlight(sp *ratekit.Spec, e *entry, ok bool, cost int64, charge bool, nowUS, lease int64, st *ratekit.LimitState, n *entry) {
+	live := int64(0)
+	if ok {
+		live = liveLeases(e.log, nowUS)
+	}
+	*st = ratekit.LimitState{Remaining: max(sp.Quota-live, 0)}
+	if cost > 0 && live+1 > sp.Quota {
+		st.RetryAfter = store.RetryInFlight
+		return
+	}
+	st.Allowed = true
+	if !charge {
+		return
+	}
+	st.Remaining--
+	expiry := nowUS + sp.Window.Microseconds()
+	next := entry{log: make([]int64, 0, 2*live+2), expireMS: (expiry + 999) / 1000}
+	for i := 0; ok && i < len(e.log); i += 2 {
+		if e.log[i] > nowUS {
+			next.log = append(next.log, e.log[i], e.log[i+1])
+		}
+	}
+	*n = entry{log: append(next.log, expiry, lease), expireMS: next.expireMS}
+}
+
+// liveLeases counts the leases of log (pairs: expiry µs, id) alive at nowUS.
+func liveLeases(log []int64, nowUS int64) int64 {
+	n := int64(0)
+	for i := 0; i < len(log); i += 2 {
+		if log[i] > nowUS {
+			n++
+		}
+	}
+	return n
+}

@@ -9,15 +9,16 @@ import (
 // pending is one limit of a call: its Spec, read once, and the state the
 // call would store for it.
 type pending struct {
-	sp   ratekit.Spec
-	next entry
+	sp    ratekit.Spec
+	next  entry
+	lease int64 // InFlight: the id of the lease a charge takes
 }
 
 // decide checks limits for key and, when charge is set and every limit
 // admits cost, charges them all, writing the Decision to d (left zero on an
 // error). A call with one limit gets a Decision without States and
 // allocates nothing once its subject has state.
-func (s *Store) decide(d *ratekit.Decision, key string, limits []ratekit.Limit, cost int64, charge bool) error {
+func (s *Store) decide(d *ratekit.Decision, key string, limits []ratekit.Limit, cost int64, charge bool, rc *ratekit.Receipt) error {
 	if key == "" {
 		return ratekit.ErrEmptyKey
 	}
@@ -30,10 +31,11 @@ func (s *Store) decide(d *ratekit.Decision, key string, limits []ratekit.Limit, 
 	if len(limits) == 1 {
 		var st [1]ratekit.LimitState
 		var p [1]pending
-		if err := s.run(key, limits, cost, charge, st[:], p[:]); err != nil {
+		if err := s.run(key, limits, cost, charge, st[:], p[:], rc); err != nil {
 			return err
 		}
 		*d = store.Single(st[0])
+		d.Receipt = receiptOf(rc, d.Allowed)
 		return nil
 	}
 	states := make([]ratekit.LimitState, len(limits))
@@ -42,22 +44,29 @@ func (s *Store) decide(d *ratekit.Decision, key string, limits []ratekit.Limit, 
 	if len(limits) > len(buf) {
 		p = make([]pending, len(limits))
 	}
-	if err := s.run(key, limits, cost, charge, states, p[:len(limits)]); err != nil {
+	if err := s.run(key, limits, cost, charge, states, p[:len(limits)], rc); err != nil {
 		return err
 	}
 	*d = store.Combine(states)
+	d.Receipt = receiptOf(rc, d.Allowed)
 	return nil
 }
 
 // run decides limits for key as decide does, writing each limit's state to
 // states; p is as long as limits, and zero.
-func (s *Store) run(key string, limits []ratekit.Limit, cost int64, charge bool, states []ratekit.LimitState, p []pending) error {
-	var draw int64
+func (s *Store) run(key string, limits []ratekit.Limit, cost int64, charge bool, states []ratekit.LimitState, p []pending, rc *ratekit.Receipt) error {
+	var draw, lease int64
 	drawn := false
 	for i := range limits {
 		p[i].sp = limits[i].Spec()
-		if p[i].sp.Algorithm == store.Suppressed && !drawn {
+		switch {
+		case p[i].sp.Algorithm == store.Suppressed && !drawn:
 			draw, drawn = store.DrawBits(s.random()), true // one per call, as redisstore
+		case p[i].sp.Algorithm == store.InFlight && charge:
+			if lease == 0 {
+				lease = s.leases.Add(1)
+			}
+			p[i].lease = lease
 		}
 	}
 	sub := subject.Key(key)
@@ -94,6 +103,9 @@ func (s *Store) run(key string, limits []ratekit.Limit, cost int64, charge bool,
 				b[len(b)-1].a += cost // the call's bucket is last
 			}
 			slots = sh.setState(sub, slots, p[i].sp.ID, &p[i].next, states[i].Remaining == 0)
+		}
+		if rc != nil {
+			fillReceipt(rc, p, cost, nowUS, lease)
 		}
 	default:
 		// Nothing is charged: report each admitting limit as it stands. A
@@ -147,7 +159,7 @@ func (s *Store) checkLimit(sh *shard, sub string, slots []slot, l *ratekit.Limit
 	if ok {
 		e = &slots[i].state
 	}
-	if err := check(sp, e, ok, cost, charge, nowUS, draw, st, &p.next); err != nil {
+	if err := check(sp, e, ok, cost, charge, nowUS, draw, p.lease, st, &p.next); err != nil {
 		return slots, err
 	}
 	st.Limit = *l

@@ -52,6 +52,7 @@ type Store struct {
 	sweepEvery time.Duration // the background sweeper's period, in real time
 	kick       chan struct{} // asks the sweeper for an early sweep
 	sweeper    *stopper
+	leases     atomic.Int64 // the last InFlight lease id handed out
 	shards     [numShards]shard
 }
 
@@ -94,7 +95,7 @@ type entry struct {
 	value    int64    // a count, or a theoretical arrival time in µs
 	expireMS int64    // like a Redis key's expiry time
 	buckets  []bucket // SlidingWindow: counts by bucket, oldest first
-	log      []int64  // SlidingLog: admitted requests in µs
+	log      []int64  // SlidingLog: admitted requests in µs; InFlight: leases (expiry µs, id)
 }
 
 // bucket is one SlidingWindow or Suppressed bucket: its index (ms / width),
@@ -189,13 +190,13 @@ func (s *Store) NonBlocking() bool { return true }
 
 // Take implements ratekit.Store.
 func (s *Store) Take(_ context.Context, key string, limits []ratekit.Limit, cost int64) (d ratekit.Decision, err error) {
-	err = s.decide(&d, key, limits, cost, cost > 0)
+	err = s.decide(&d, key, limits, cost, cost > 0, nil)
 	return d, err
 }
 
 // Peek implements ratekit.Store.
 func (s *Store) Peek(_ context.Context, key string, limits []ratekit.Limit) (d ratekit.Decision, err error) {
-	err = s.decide(&d, key, limits, 1, false)
+	err = s.decide(&d, key, limits, 1, false, nil)
 	return d, err
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store"
 )
 
 // Harness is one store under test.
@@ -89,6 +90,9 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 	}
 	if newHarness(t).Draw != nil {
 		runSuppressed(t, newHarness, fake)
+	}
+	if _, ok := newHarness(t).Store.(store.Settler); ok {
+		runSettle(t, newHarness)
 	}
 	t.Run("EmptyKey", func(t *testing.T) {
 		h := newHarness(t)

@@ -1,0 +1,69 @@
+package ratekit
+
+import (
+	"fmt"
+	"time"
+)
+
+// defaultLease is the lease of an InFlight limit's slots unless Lease says
+// otherwise: the longest a slot outlives an instance that died holding it.
+const defaultLease = 10 * time.Second
+
+// InFlight allows at most n requests of a subject in flight at once, across
+// every instance that shares the store: a concurrency limit. An admitted
+// request holds one slot, whatever its cost, from admission until it ends:
+// Middleware (and the adapters) end it when the handler returns or panics,
+// or when the request's context ends; code that calls Limiter.Reserve ends
+// it with Reservation.Settle or Release. n is at most 10,000.
+//
+// Each slot is a lease that expires unless renewed: a Reservation renews
+// its slots every third of the lease while the request runs, so a slow
+// request keeps its slot while its instance lives, and the slots of an
+// instance that dies come back within one lease (10 s unless Lease says
+// otherwise). A denial's RetryAfter is 1 s, the shortest Retry-After: a
+// slot comes back when a request ends, which no store can foresee.
+//
+// An InFlight limit reports no window: RateLimit-Policy describes it with
+// qu="concurrent-requests", and RateLimit gives the slots left (r) without
+// t. It takes no Block and no Shadow mode.
+func InFlight(n int64) Limit {
+	c := newDef(algInFlight, n, float64(n), defaultLease)
+	return c.limit()
+}
+
+// Lease returns a copy of an InFlight limit whose slots are leased for d
+// (whole milliseconds, at least 10 ms): the bound on how long a slot held by
+// a dead instance stays taken, and three times the interval at which a
+// live request renews it. Longer leases cost fewer renewals; shorter ones
+// give slots back sooner after a crash.
+func (l Limit) Lease(d time.Duration) Limit {
+	c := *l.def()
+	c.period = d
+	return c.limit()
+}
+
+// minLease is the shortest lease: renewals every third of it must have
+// time to reach the store.
+const minLease = 10 * time.Millisecond
+
+func (l *limitDef) validateInFlight() error {
+	if l.quota > maxLogQuota {
+		return l.invalid("slots", fmt.Sprintf("must be at most %d for an in-flight limit (got %d)", maxLogQuota, l.quota))
+	}
+	if err := l.validateCount("slots", l.quota); err != nil {
+		return err
+	}
+	if l.period < minLease {
+		return l.invalid("lease", fmt.Sprintf("must be at least %s (got %s)", minLease, l.period))
+	}
+	if l.block != 0 {
+		return l.invalid("block", "does not apply to an in-flight limit: a slot comes back when a request ends")
+	}
+	if l.shadow {
+		return l.invalid("shadow", "does not apply to an in-flight limit")
+	}
+	return l.validateWindow("lease", l.period)
+}
+
+// inFlight reports whether l is an InFlight limit.
+func (l Limit) inFlight() bool { return l.def().alg == algInFlight }

@@ -1,0 +1,121 @@
+package ratekit
+
+import (
+	"context"
+	"net/http"
+)
+
+// WithSettle lets handlers settle a request's real cost after the fact:
+// the request is charged its cost (WithCost) as an estimate when it is
+// admitted, and the handler calls ReservationFrom(r.Context()).Settle with
+// the cost it found (tokens generated, bytes sent), which refunds the
+// difference or charges the extra. A request whose handler does not settle
+// keeps its estimate. Settling costs one store call more per request.
+func WithSettle() Option {
+	return optionFunc(func(c *config) { c.settle = true })
+}
+
+// WithCountIf counts a request only when counts(status) reports true for
+// its response status; the charge of any other request is refunded once
+// its handler returns (in one store call more). A handler that panics
+// counts as status 500. For example, to count only failed logins, or to
+// let server errors cost nothing:
+//
+//	ratekit.WithCountIf(func(status int) bool { return status < 500 })
+//
+// A refund never lifts a block a denial started, and gives back only what
+// the charge still holds (see Reservation.Settle).
+func WithCountIf(counts func(status int) bool) Option {
+	return optionFunc(func(c *config) { c.countIf = counts })
+}
+
+// Reserving reports whether the Guard admits requests through
+// Limiter.Reserve, so that a Verdict that passes carries a Reservation to
+// Finish: its Limiter has InFlight limits, or WithSettle or WithCountIf is
+// set.
+func (g *Guard) Reserving() bool { return g.reserving }
+
+// Finish ends the reservation of a request that passed Check once its
+// handler has returned; status is its response status (0 when unknown,
+// which counts). Under WithCountIf a status that does not count refunds the
+// whole charge; the request's InFlight slots are released. The store call is
+// bounded by WithTimeout and made even when ctx has ended. Finish does
+// nothing for a nil Reservation.
+func (g *Guard) Finish(ctx context.Context, res *Reservation, status int) error {
+	if res == nil {
+		return nil
+	}
+	ctx, cancel := g.cfg.bound(context.WithoutCancel(ctx))
+	defer cancel()
+	if g.cfg.countIf != nil && status != 0 && !g.cfg.countIf(status) {
+		return res.settle(ctx, 0, true)
+	}
+	return res.settle(ctx, -1, true)
+}
+
+// serveReserved runs next for a request that passed with a Reservation:
+// the handler finds it with ReservationFrom; when the handler returns or
+// panics the reservation is finished with the response status, and the
+// request's InFlight slots are released as soon as its context ends.
+func (g *Guard) serveReserved(w http.ResponseWriter, r *http.Request, next http.Handler, res *Reservation) {
+	ctx := context.WithValue(r.Context(), reservationKey{}, res)
+	sw := &statusWriter{ResponseWriter: w}
+	returned := false
+	if g.limiter.lease > 0 {
+		stop := context.AfterFunc(r.Context(), func() {
+			rctx, cancel := g.cfg.bound(context.Background())
+			defer cancel()
+			if err := res.Release(rctx); err != nil {
+				g.Report(r, err)
+			}
+		})
+		defer stop()
+	}
+	defer func() {
+		status := sw.status
+		if !returned {
+			status = http.StatusInternalServerError // a panic
+		} else if status == 0 {
+			status = http.StatusOK
+		}
+		if err := g.Finish(r.Context(), res, status); err != nil {
+			g.Report(r, err)
+		}
+	}()
+	next.ServeHTTP(sw, r.WithContext(ctx))
+	returned = true
+}
+
+// statusWriter records the status a handler writes. Unwrap lets
+// http.ResponseController reach the writer's other methods.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush flushes the response when the writer can.
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		if w.status == 0 {
+			w.status = http.StatusOK
+		}
+		f.Flush()
+	}
+}
+
+// Unwrap returns the writer it wraps.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,0 +1,144 @@
+package ratekit_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store/memstore"
+)
+
+// TestInFlightMiddleware holds requests in their handler: at most n pass
+// at once, the next one gets a 429 with Retry-After 1 and the
+// concurrent-requests policy, and a slot comes back when a handler returns.
+func TestInFlightMiddleware(t *testing.T) {
+	l := newLimiter(t, ratekit.InFlight(2).Named("conc"))
+	release := make(chan struct{})
+	entered := make(chan struct{}, 10)
+	var inside, most atomic.Int64
+	h := ratekit.Middleware(l, ratekit.ByHeader("X-Key"))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := inside.Add(1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		entered <- struct{}{}
+		<-release
+		inside.Add(-1)
+	}))
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() { defer wg.Done(); get(t, srv.URL, "X-Key", "a") }()
+	}
+	<-entered
+	<-entered
+	r := get(t, srv.URL, "X-Key", "a")
+	if r.Status != http.StatusTooManyRequests || r.Header.Get("Retry-After") != "1" {
+		t.Fatalf("third request: %d, Retry-After %q; want 429, 1", r.Status, r.Header.Get("Retry-After"))
+	}
+	if got, want := r.Header.Get("RateLimit-Policy"), `"conc";q=2;qu="concurrent-requests"`; got != want {
+		t.Errorf("RateLimit-Policy %q, want %q", got, want)
+	}
+	if got, want := r.Header.Get("RateLimit"), `"conc";r=0`; got != want {
+		t.Errorf("RateLimit %q, want %q", got, want)
+	}
+	close(release)
+	wg.Wait()
+	if most.Load() != 2 {
+		t.Fatalf("%d in flight at most, want 2", most.Load())
+	}
+	if d, err := l.Peek(context.Background(), "a"); err != nil || d.Remaining != 2 {
+		t.Fatalf("after the handlers returned: %+v, %v; want 2 slots free", d, err)
+	}
+}
+
+// TestInFlightPanicReleases: a handler that panics gives its slot back.
+func TestInFlightPanicReleases(t *testing.T) {
+	l := newLimiter(t, ratekit.InFlight(1))
+	h := ratekit.Middleware(l, ratekit.ByHeader("X-Key"))(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		panic(http.ErrAbortHandler)
+	}))
+	for range 3 {
+		func() {
+			defer func() { _ = recover() }()
+			req := httptest.NewRequest("GET", "/", nil)
+			req.Header.Set("X-Key", "a")
+			h.ServeHTTP(httptest.NewRecorder(), req)
+		}()
+		if d, err := l.Peek(context.Background(), "a"); err != nil || d.Remaining != 1 {
+			t.Fatalf("after a panic: %+v, %v; want the slot back", d, err)
+		}
+	}
+}
+
+// TestInFlightNeedsReserve: AllowN refuses a Limiter with InFlight limits.
+func TestInFlightNeedsReserve(t *testing.T) {
+	l := newLimiter(t, ratekit.InFlight(1))
+	if _, err := l.Allow(context.Background(), "a"); err == nil {
+		t.Fatal("Allow took a slot nothing releases")
+	}
+}
+
+// TestCountIf counts only the statuses chosen, under concurrency.
+func TestCountIf(t *testing.T) {
+	l := newLimiter(t, ratekit.FixedWindow(1000, time.Hour))
+	var n atomic.Int64
+	h := ratekit.Middleware(l, ratekit.ByHeader("X-Key"), ratekit.WithCountIf(func(status int) bool { return status < 500 }))(
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if n.Add(1)%3 == 0 {
+				w.WriteHeader(http.StatusBadGateway)
+			}
+		}))
+	var wg sync.WaitGroup
+	for range 300 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := httptest.NewRequest("GET", "/", nil)
+			req.Header.Set("X-Key", "a")
+			h.ServeHTTP(httptest.NewRecorder(), req)
+		}()
+	}
+	wg.Wait()
+	if d, _ := l.Peek(context.Background(), "a"); d.Remaining != 1000-200 {
+		t.Fatalf("remaining %d, want %d (200 requests of 300 counted)", d.Remaining, 1000-200)
+	}
+}
+
+// TestSettleInHandler: a handler settles its real cost.
+func TestSettleInHandler(t *testing.T) {
+	l := newLimiter(t, ratekit.FixedWindow(10_000, time.Hour))
+	h := ratekit.Middleware(l, ratekit.ByHeader("X-Key"), ratekit.WithCost(100), ratekit.WithSettle())(
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			used, _ := strconv.ParseInt(r.URL.Query().Get("used"), 10, 64)
+			if err := ratekit.ReservationFrom(r.Context()).Settle(r.Context(), used); err != nil {
+				t.Error(err)
+			}
+		}))
+	for _, used := range []int64{7, 130, 0} {
+		req := httptest.NewRequest("GET", "/?used="+strconv.FormatInt(used, 10), nil)
+		req.Header.Set("X-Key", "a")
+		h.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	if d, _ := l.Peek(context.Background(), "a"); d.Remaining != 10_000-137 {
+		t.Fatalf("remaining %d, want %d", d.Remaining, 10_000-137)
+	}
+}
+
+// TestInFlightNeedsASettler: New refuses InFlight limits on a store that
+// cannot release slots.
+func TestInFlightNeedsASettler(t *testing.T) {
+	if _, err := ratekit.New(takeOnly{memstore.New()}, ratekit.InFlight(1)); err == nil {
+		t.Fatal("an InFlight limit on a store without Settle")
+	}
+}
+
+// takeOnly hides every method of a Store but the interface's.
+type takeOnly struct{ ratekit.Store }

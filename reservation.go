@@ -1,0 +1,173 @@
+package ratekit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/ratekit/ratekit/internal/bounds"
+)
+
+// errCannotSettle is Reserve's error for a store that cannot settle.
+var errCannotSettle = errors.New("ratekit: the store cannot settle charges or hold in-flight slots (it has no Reserve, Settle and Renew methods); use store/memstore or the Redis store")
+
+// Reserve charges cost to key as AllowN does, and keeps what it charged in
+// a Reservation, so that the charge can be settled when the real cost is
+// known (Settle: refund the difference, or charge the extra) and the
+// request's InFlight slots released. A Limiter with InFlight limits
+// admits requests only through Reserve (Middleware does it for you).
+//
+// A denied call returns a Reservation too, holding the Decision, with
+// nothing to settle. The store must support settling (store/memstore and
+// the Redis stores do); shadow limits are charged as by AllowN and never
+// settled.
+func (l *Limiter) Reserve(ctx context.Context, key string, cost int64) (*Reservation, error) {
+	if err := bounds.CheckCost(cost); err != nil {
+		return nil, err
+	}
+	if key == "" {
+		return nil, ErrEmptyKey
+	}
+	st, ok := l.store.(settler)
+	if !ok {
+		return nil, errCannotSettle
+	}
+	d, err := st.Reserve(ctx, key, l.enforced, cost)
+	if err != nil {
+		return nil, err
+	}
+	d.policy = l.policy
+	if d.Allowed && len(l.shadow) > 0 {
+		s, err := l.store.Take(ctx, key, l.shadow, cost)
+		if err == nil && !s.Allowed {
+			d.ShadowDenied, d.shadow = true, s.Limit
+		}
+	}
+	r := &Reservation{Decision: d, limiter: l, store: st, key: key}
+	if d.Receipt != nil {
+		r.receipt = *d.Receipt
+		if r.receipt.Lease != "" && l.lease > 0 {
+			r.timer = time.AfterFunc(l.lease/3, r.renew)
+		}
+	}
+	return r, nil
+}
+
+// A Reservation is an admitted call's charge, held until it is settled: a
+// charge made before the real cost was known, and the request's InFlight
+// slots. Settle it once the cost is known, or Release its slots when the
+// charge stands as made; a Reservation left alone keeps its charge, and
+// its slots lapse one lease after its last renewal. Build it with
+// Limiter.Reserve; the zero Reservation is not usable. It is safe for
+// concurrent use.
+type Reservation struct {
+	// Decision is the Limiter's decision on the call. Its Receipt is nil
+	// when the call charged nothing (a denial, or a cost of 0).
+	Decision Decision
+
+	limiter *Limiter
+	store   settler
+	key     string
+
+	mu      sync.Mutex
+	receipt Receipt     // Cost is what stands charged; Lease "" once released
+	timer   *time.Timer // renews the slots while held
+}
+
+// Settle sets the reservation's charge to cost, the real cost: it refunds
+// what was charged beyond it, or charges the extra, and releases the
+// request's InFlight slots. A refund gives back only what the charge still
+// holds in each limit (nothing once a FixedWindow's window has passed; a
+// bucket's refill comes first) and never takes a count below zero, nor
+// lifts a block; an extra charge is added to the current state even past
+// the limit, so later calls wait for it. Settle may be called again: each
+// call moves the charge to its cost. On a denied Reservation it does
+// nothing.
+func (r *Reservation) Settle(ctx context.Context, cost int64) error {
+	if err := bounds.CheckCost(cost); err != nil {
+		return err
+	}
+	return r.settle(ctx, cost, true)
+}
+
+// Release releases the request's InFlight slots and keeps the charge as it
+// stands. It does nothing once the slots are released.
+func (r *Reservation) Release(ctx context.Context) error {
+	return r.settle(ctx, -1, true)
+}
+
+// settle moves the charge to cost (-1: leaves it) and, when release is set,
+// releases the slots, in one store call, or none when nothing changes.
+func (r *Reservation) settle(ctx context.Context, cost int64, release bool) error {
+	if r == nil || r.Decision.Receipt == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rc := r.receipt
+	if cost < 0 {
+		cost = rc.Cost
+	}
+	if !release {
+		rc.Lease = ""
+	}
+	if cost == rc.Cost && rc.Lease == "" {
+		return nil
+	}
+	if rc.Lease != "" && r.timer != nil {
+		r.timer.Stop()
+	}
+	rc.Ends = append([]int64(nil), rc.Ends...) // the store updates its copy
+	if err := r.store.Settle(ctx, r.key, r.limiter.enforced, &rc, cost); err != nil {
+		return fmt.Errorf("ratekit: settling a reservation: %w", err)
+	}
+	lease := r.receipt.Lease
+	r.receipt = rc
+	if !release {
+		r.receipt.Lease = lease
+	} else {
+		r.receipt.Lease = ""
+	}
+	return nil
+}
+
+// renew renews the reservation's slots and arms the next renewal, until
+// they are released or lost (a lease that lapsed while its store could not
+// be reached is not taken again: its slot may be another request's now).
+func (r *Reservation) renew() {
+	r.mu.Lock()
+	rc := r.receipt
+	r.mu.Unlock()
+	if rc.Lease == "" {
+		return
+	}
+	every := r.limiter.lease / 3
+	ctx, cancel := context.WithTimeout(context.Background(), min(every, time.Second))
+	held, err := r.store.Renew(ctx, r.key, r.limiter.enforced, &rc)
+	cancel()
+	if err == nil && !held {
+		return
+	}
+	r.mu.Lock()
+	if r.receipt.Lease != "" {
+		r.timer.Reset(every)
+	}
+	r.mu.Unlock()
+}
+
+// reservationKey carries a request's Reservation in its context.
+type reservationKey struct{}
+
+// ReservationFrom returns the Reservation of the request whose context is
+// ctx, made by Middleware (or an adapter) when its Limiter has InFlight
+// limits or WithSettle or WithCountIf is set; nil otherwise. A handler
+// settles the request's real cost with it.
+func ReservationFrom(ctx context.Context) *Reservation {
+	r, _ := ctx.Value(reservationKey{}).(*Reservation)
+	return r
+}
+
+// errInFlightAllow is AllowN's error on a Limiter with InFlight limits.
+var errInFlightAllow = fmt.Errorf("%w: a Limiter with an InFlight limit admits requests through Reserve, whose Reservation releases the slot; use Reserve (Middleware does)", ErrInvalidLimit)

@@ -1,0 +1,33 @@
+package store
+
+import (
+	"context"
+
+	"github.com/ratekit/ratekit"
+)
+
+// A Settler is a Store that can settle a charge after the fact and hold
+// InFlight slots: what ratekit.Limiter.Reserve, ratekit.Reservation and
+// InFlight limits need. store/memstore, the Redis stores and the kit's
+// wrappers implement it; ratekit.New refuses InFlight limits on a store
+// that does not.
+type Settler interface {
+	ratekit.Store
+	// Reserve is Take that, when it admits a call of cost > 0, records what
+	// it charged in Decision.Receipt, and takes one lease in each InFlight
+	// limit (Receipt.Lease), which expires one lease from now.
+	Reserve(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error)
+	// Settle moves the charge r records, for the same key and limits, to
+	// cost, atomically: a lower cost refunds what each limit still holds of
+	// the charge (nothing once a window has passed, after a bucket's refill,
+	// never below zero, never a block); a higher one charges the extra to
+	// the limit's current state, past its quota if need be. It releases r's
+	// lease in every InFlight limit. Suppressed and custom algorithms are
+	// left as they are. It updates r to record the charge as it stands
+	// (Cost, and Ends where the charge moved).
+	Settle(ctx context.Context, key string, limits []ratekit.Limit, r *ratekit.Receipt, cost int64) error
+	// Renew extends r's lease in every InFlight limit to one lease from now
+	// and reports whether every one still held it (a lease that lapsed is
+	// not taken again).
+	Renew(ctx context.Context, key string, limits []ratekit.Limit, r *ratekit.Receipt) (bool, error)
+}
