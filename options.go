@@ -55,7 +55,7 @@ type config struct {
 	timeout     time.Duration
 	now         func() time.Time // WithHeaderClock; nil: the wall clock (wallclock.Now)
 	observer    observe.Observer
-	settle      bool             // WithSettle
+	settle      bool // WithSettle
 	countIf     func(status int) bool
 }
 
