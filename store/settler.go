@@ -21,7 +21,8 @@ type Settler interface {
 	// cost, atomically: a lower cost refunds what each limit still holds of
 	// the charge (nothing once a window has passed, after a bucket's refill,
 	// never below zero, never a block); a higher one charges the extra to
-	// the limit's current state, past its quota if need be. It releases r's
+	// the limit's current state, past its quota if need be (by at most one
+	// quota, or a bucket's burst). It releases r's
 	// lease in every InFlight limit. Suppressed and custom algorithms are
 	// left as they are. It updates r to record the charge as it stands
 	// (Cost, and Ends where the charge moved).

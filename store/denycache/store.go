@@ -10,6 +10,7 @@ import (
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/internal/subject"
+	"github.com/ratekit/ratekit/store"
 )
 
 // Store is a ratekit.Store that answers a denied subject in-process until
@@ -61,13 +62,13 @@ func New(inner ratekit.Store, opts ...Option) *Store {
 // still holds for cost, and otherwise asks the inner store, caching its
 // denial.
 func (s *Store) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
-	return s.decide(ctx, key, limits, cost, false)
+	return s.decide(ctx, key, limits, cost, opTake)
 }
 
 // Peek implements ratekit.Store. It answers, and caches, as a Take of cost
 // 1 would: a Peek denial is a Take denial that changed nothing.
 func (s *Store) Peek(ctx context.Context, key string, limits []ratekit.Limit) (ratekit.Decision, error) {
-	return s.decide(ctx, key, limits, 1, true)
+	return s.decide(ctx, key, limits, 1, opPeek)
 }
 
 // Reset implements ratekit.Store: it drops the cached denials of key that
@@ -87,10 +88,10 @@ func (s *Store) Reset(ctx context.Context, key string, limits []ratekit.Limit) e
 
 // decide answers a Take of cost (or a Peek) from the cache, or asks the
 // inner store and records its denial.
-func (s *Store) decide(ctx context.Context, key string, limits []ratekit.Limit, cost int64, peek bool) (ratekit.Decision, error) {
+func (s *Store) decide(ctx context.Context, key string, limits []ratekit.Limit, cost int64, op op) (ratekit.Decision, error) {
 	set := s.sets.find(limits)
 	if set == nil || !set.cacheable || key == "" || cost < 0 || cost > set.maxCost {
-		return s.ask(ctx, key, limits, cost, peek)
+		return s.ask(ctx, key, limits, cost, op)
 	}
 	sub := subject.Key(key)
 	sh := s.shard(sub)
@@ -103,17 +104,33 @@ func (s *Store) decide(ctx context.Context, key string, limits []ratekit.Limit, 
 		return e.decision(limits, now), nil
 	}
 	epoch := sh.epoch.Load()
-	d, err := s.ask(ctx, key, limits, cost, peek)
+	d, err := s.ask(ctx, key, limits, cost, op)
 	if err == nil {
 		s.record(sh, sub, set, cost, now, epoch, d, found && (now >= e.until || d.Allowed))
 	}
 	return d, err
 }
 
+// An op is what a call asks the inner store.
+type op uint8
+
+const (
+	opTake op = iota
+	opPeek
+	opReserve
+)
+
 // ask asks the inner store.
-func (s *Store) ask(ctx context.Context, key string, limits []ratekit.Limit, cost int64, peek bool) (ratekit.Decision, error) {
-	if peek {
+func (s *Store) ask(ctx context.Context, key string, limits []ratekit.Limit, cost int64, o op) (ratekit.Decision, error) {
+	switch o {
+	case opPeek:
 		return s.inner.Peek(ctx, key, limits)
+	case opReserve:
+		st, ok := s.inner.(store.Settler)
+		if !ok {
+			return ratekit.Decision{}, errNotSettler
+		}
+		return st.Reserve(ctx, key, limits, cost)
 	}
 	return s.inner.Take(ctx, key, limits, cost)
 }

@@ -81,6 +81,8 @@ func scale(l ratekit.Limit, n int64) ratekit.Limit {
 		s = ratekit.GCRA(rate, sp.Window, q)
 	case store.Suppressed:
 		s = ratekit.Suppressed(q, sp.Window, sp.Factor)
+	case store.InFlight:
+		s = ratekit.InFlight(q).Lease(sp.Window)
 	default:
 		return l
 	}

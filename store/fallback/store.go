@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store"
 )
 
 // Store is a ratekit.Store that decides through a primary store and, while
@@ -55,12 +56,12 @@ func (s *Store) Open() bool { return s.b.open.Load() }
 // Take implements ratekit.Store: the primary's decision while it answers,
 // else the local store's with Decision.Fallback set.
 func (s *Store) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
-	return s.decide(ctx, key, limits, cost, false)
+	return s.decide(ctx, key, limits, cost, opTake)
 }
 
 // Peek implements ratekit.Store as Take does, changing no state.
 func (s *Store) Peek(ctx context.Context, key string, limits []ratekit.Limit) (ratekit.Decision, error) {
-	return s.decide(ctx, key, limits, 1, true)
+	return s.decide(ctx, key, limits, 1, opPeek)
 }
 
 // Reset implements ratekit.Store: it forgets key's state for limits in the
@@ -75,17 +76,17 @@ func (s *Store) Reset(ctx context.Context, key string, limits []ratekit.Limit) e
 	return lerr
 }
 
-func (s *Store) decide(ctx context.Context, key string, limits []ratekit.Limit, cost int64, peek bool) (ratekit.Decision, error) {
+func (s *Store) decide(ctx context.Context, key string, limits []ratekit.Limit, cost int64, o op) (ratekit.Decision, error) {
 	if s.b.open.Load() {
 		s.maybeProbe(key, limits)
-		return s.fallback(ctx, key, limits, cost, peek)
+		return s.fallback(ctx, key, limits, cost, o)
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		// The caller's budget is spent before the primary was asked: decide
 		// locally, and count nothing against the primary.
-		return s.fallback(ctx, key, limits, cost, peek)
+		return s.fallback(ctx, key, limits, cost, o)
 	}
-	d, err := ask(ctx, s.primary, key, limits, cost, peek)
+	d, err := ask(ctx, s.primary, key, limits, cost, o)
 	if err == nil {
 		s.b.succeeded()
 		return d, nil
@@ -94,7 +95,7 @@ func (s *Store) decide(ctx context.Context, key string, limits []ratekit.Limit, 
 		return ratekit.Decision{}, err
 	}
 	s.b.failed(err)
-	d, lerr := s.fallback(ctx, key, limits, cost, peek)
+	d, lerr := s.fallback(ctx, key, limits, cost, o)
 	switch {
 	case lerr == nil:
 		return d, nil
@@ -105,18 +106,37 @@ func (s *Store) decide(ctx context.Context, key string, limits []ratekit.Limit, 
 }
 
 // fallback decides in the local store with the scaled limits.
-func (s *Store) fallback(ctx context.Context, key string, limits []ratekit.Limit, cost int64, peek bool) (ratekit.Decision, error) {
-	d, err := ask(context.WithoutCancel(ctx), s.local, key, s.scaled.limits(limits), cost, peek)
+func (s *Store) fallback(ctx context.Context, key string, limits []ratekit.Limit, cost int64, o op) (ratekit.Decision, error) {
+	d, err := ask(context.WithoutCancel(ctx), s.local, key, s.scaled.limits(limits), cost, o)
 	if err != nil {
 		return ratekit.Decision{}, err
 	}
 	d.Fallback = true
+	if d.Receipt != nil {
+		d.Receipt.Fallback = true
+	}
 	return d, nil
 }
 
-func ask(ctx context.Context, st ratekit.Store, key string, limits []ratekit.Limit, cost int64, peek bool) (ratekit.Decision, error) {
-	if peek {
+// An op is what a call asks a store.
+type op uint8
+
+const (
+	opTake op = iota
+	opPeek
+	opReserve
+)
+
+func ask(ctx context.Context, st ratekit.Store, key string, limits []ratekit.Limit, cost int64, o op) (ratekit.Decision, error) {
+	switch o {
+	case opPeek:
 		return st.Peek(ctx, key, limits)
+	case opReserve:
+		se, ok := st.(store.Settler)
+		if !ok {
+			return ratekit.Decision{}, errNotSettler
+		}
+		return se.Reserve(ctx, key, limits, cost)
 	}
 	return st.Take(ctx, key, limits, cost)
 }

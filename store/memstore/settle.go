@@ -31,7 +31,9 @@ func fillReceipt(rc *ratekit.Receipt, p []pending, cost, nowUS, lease int64) {
 	rc.Cost, rc.At = cost, nowUS
 	rc.Ends = make([]int64, len(p))
 	for i := range p {
-		rc.Ends[i] = endOf(&p[i].sp, &p[i].next)
+		if p[i].sp.Algorithm != store.SlidingLog { // a log's end is an extra charge's
+			rc.Ends[i] = endOf(&p[i].sp, &p[i].next)
+		}
 	}
 	if lease != 0 {
 		rc.Lease = strconv.FormatInt(lease, 10)
@@ -85,6 +87,10 @@ func endOf(sp *ratekit.Spec, e *entry) int64 {
 		return e.expireMS * 1000
 	case store.Bucket(a):
 		return e.value
+	case a == store.SlidingLog: // an extra charge's time
+		if len(e.log) > 0 {
+			return e.log[len(e.log)-1]
+		}
 	}
 	return 0
 }
@@ -118,11 +124,13 @@ func giveBack(sp *ratekit.Spec, e *entry, rc *ratekit.Receipt, i int, n, nowUS i
 				e.buckets[k].n = max(e.buckets[k].n-n, 0)
 			}
 		}
-	case a == store.SlidingLog:
-		for k := len(e.log) - 1; k >= 0 && n > 0; k-- {
-			if e.log[k] == rc.At {
-				e.log = append(e.log[:k], e.log[k+1:]...)
-				n--
+	case a == store.SlidingLog: // the extra charge's entries (at Ends) first
+		for _, at := range [2]int64{rc.Ends[i], rc.At} {
+			for k := len(e.log) - 1; k >= 0 && n > 0 && at > 0; k-- {
+				if e.log[k] == at {
+					e.log = append(e.log[:k], e.log[k+1:]...)
+					n--
+				}
 			}
 		}
 	case store.Bucket(a):
@@ -142,6 +150,7 @@ func extra(sp *ratekit.Spec, e *entry, n, nowUS int64) (entry, bool) {
 		e = &none
 	}
 	nowMS := nowUS / 1000
+	n = min(n, sp.Quota) // at most one quota (a bucket's burst): no limit owes more
 	switch a := sp.Algorithm; {
 	case a == store.FixedWindow:
 		if e.expireMS > nowMS {

@@ -47,6 +47,10 @@ type Engine struct {
 	shapes     shapes
 	lastPolicy lastPolicy // the last reputation policy used
 
+	leaseOnce   sync.Once    // makes leasePrefix
+	leasePrefix string       // random, per engine: leases from other engines never collide
+	leases      atomic.Int64 // the last lease number handed out
+
 	mode   atomic.Int32 // modeUnknown, modeFunctions or modeScripts
 	loadMu sync.Mutex   // one FUNCTION LOAD at a time
 	loads  atomic.Int64 // loads done, so callers that waited skip theirs
@@ -103,13 +107,13 @@ func (e *Engine) Take(ctx context.Context, c Conn, key string, limits []ratekit.
 	if err := store.CheckCost(cost); err != nil {
 		return ratekit.Decision{}, err
 	}
-	return e.decide(ctx, c, key, limits, cost, "take")
+	return e.decide(ctx, c, key, limits, cost, "take", false)
 }
 
 // Peek reports the state of limits for key without changing it; see
 // ratekit.Store.
 func (e *Engine) Peek(ctx context.Context, c Conn, key string, limits []ratekit.Limit) (ratekit.Decision, error) {
-	return e.decide(ctx, c, key, limits, 1, "peek")
+	return e.decide(ctx, c, key, limits, 1, "peek", false)
 }
 
 // Reset forgets the state of limits for key, blocks included.
@@ -123,7 +127,7 @@ func (e *Engine) Reset(ctx context.Context, c Conn, key string, limits []ratekit
 	return err
 }
 
-func (e *Engine) decide(ctx context.Context, c Conn, key string, limits []ratekit.Limit, cost int64, mode string) (ratekit.Decision, error) {
+func (e *Engine) decide(ctx context.Context, c Conn, key string, limits []ratekit.Limit, cost int64, mode string, receipt bool) (ratekit.Decision, error) {
 	t, err := Tag(key)
 	if err != nil {
 		return ratekit.Decision{}, err
@@ -136,6 +140,13 @@ func (e *Engine) decide(ctx context.Context, c Conn, key string, limits []rateki
 	cmd.Keys = e.keys(t, sh, cmd)
 	cmd.h = [2]string{costString(cost), mode}
 	cmd.head = cmd.h[:]
+	var lease string
+	if charging := mode == "take" && cost > 0; receipt || charging && sh.inflight {
+		// a call that takes leases names them, and says when it charged
+		lease = e.lease(sh)
+		cmd.head = []string{cmd.h[0], "reserve", lease}
+		receipt = true
+	}
 	if sh.suppressed {
 		cmd.t[0] = itoa(store.DrawBits(e.random()))
 		cmd.tail = cmd.t[:]
@@ -143,6 +154,9 @@ func (e *Engine) decide(ctx context.Context, c Conn, key string, limits []rateki
 	reply, err := e.run(ctx, c, progDecide, cmd)
 	if err != nil {
 		return ratekit.Decision{}, err
+	}
+	if receipt {
+		return e.parseReserve(reply, limits, cost, lease)
 	}
 	return e.parseDecision(reply, limits)
 }

@@ -18,6 +18,7 @@ type shape struct {
 	static     []string
 	blocks     []int // indexes of the limits with a block, in order
 	suppressed bool
+	inflight   bool // an InFlight limit: a charging call names its lease
 	ints       bool // the reply holds integers only: no limit can report a suppression factor
 }
 
@@ -101,6 +102,7 @@ func (e *Engine) newShape(limits []ratekit.Limit) (*shape, error) {
 			sh.blocks = append(sh.blocks, i)
 		}
 		sh.suppressed = sh.suppressed || sp.Algorithm == store.Suppressed
+		sh.inflight = sh.inflight || sp.Algorithm == store.InFlight
 	}
 	sh.ints = !sh.suppressed
 	for _, l := range limits {
@@ -120,6 +122,8 @@ func (e *Engine) params(sp ratekit.Spec) ([3]int64, error) {
 		return [3]int64{sp.Interval.Microseconds(), sp.Quota, sp.MaxWait.Microseconds()}, nil
 	case a == store.Suppressed:
 		return [3]int64{sp.Quota, sp.Hard, sp.Window.Milliseconds()}, nil
+	case a == store.InFlight:
+		return [3]int64{sp.Quota, sp.Window.Milliseconds(), 0}, nil
 	case e.custom[a]:
 		return sp.Params, nil
 	default:

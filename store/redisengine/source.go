@@ -23,6 +23,9 @@ var lockoutFile string
 //go:embed lua/reputation.lua
 var reputationFile string
 
+//go:embed lua/settle.lua
+var settleFile string
+
 // engineBody is the engine with its built-in algorithms kept in files of
 // their own spliced in.
 var engineBody = strings.Replace(engineFile, "--@builtin: lua/suppressed.lua\n", suppressedFile, 1)
@@ -42,6 +45,7 @@ const (
 	progDecide = iota
 	progLockout
 	progReputation
+	progSettle
 	programs
 )
 
@@ -81,15 +85,17 @@ func buildSources(custom map[string]string) (*sources, error) {
 	s.scripts[progDecide] = newScript("local call_keys, call_args = KEYS, ARGV\n" + body + "\nreturn decide(call_keys, call_args)\n")
 	s.scripts[progLockout] = newScript(lockoutFile)
 	s.scripts[progReputation] = newScript(reputationFile)
+	s.scripts[progSettle] = newScript(settleFile)
 
-	// The library: the engine's body defines decide; lockout and reputation
-	// become functions of (KEYS, ARGV).
+	// The library: the engine's body defines decide; lockout, reputation
+	// and settle become functions of (KEYS, ARGV).
 	code := body + "\nlocal function lockout(KEYS, ARGV)\n" + lockoutFile + "\nend\n" +
-		"\nlocal function reputation(KEYS, ARGV)\n" + reputationFile + "\nend\n"
+		"\nlocal function reputation(KEYS, ARGV)\n" + reputationFile + "\nend\n" +
+		"\nlocal function settle(KEYS, ARGV)\n" + settleFile + "\nend\n"
 	sum := sha1.Sum([]byte(code))
 	lib := "ratekit_" + hex.EncodeToString(sum[:8])
 	var reg strings.Builder
-	for i, f := range [programs]string{"decide", "lockout", "reputation"} {
+	for i, f := range [programs]string{"decide", "lockout", "reputation", "settle"} {
 		s.functions[i] = lib + "_" + f
 		// No flags: FCALL is refused at once on a full Redis (noeviction),
 		// and the store then runs the script, which decides denials without

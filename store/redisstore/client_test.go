@@ -248,7 +248,7 @@ func TestErrorsHaveOnePrefix(t *testing.T) {
 	_, errNilClient := redisstore.New((*redis.Client)(nil))
 	_, errKey := s.Take(ctx, "", limits, 1)
 	_, errCost := s.Take(ctx, "k", limits, -1)
-	_, errCustom := s.Take(ctx, "k", []ratekit.Limit{ratekit.Custom("inflight", 1, time.Minute, [3]int64{})}, 1)
+	_, errCustom := s.Take(ctx, "k", []ratekit.Limit{ratekit.Custom("holds", 1, time.Minute, [3]int64{})}, 1)
 	for name, err := range map[string]error{
 		"algorithm name": errAlgorithm, "algorithm source": errSource, "prefix": errPrefix, "nil": errNil,
 		"nil client": errNilClient, "empty key": errKey, "cost": errCost, "unknown algorithm": errCustom,

@@ -29,11 +29,11 @@ end`
 func TestCustomAlgorithm(t *testing.T) {
 	c := redistest.Standalone(t).NewClient(nil)
 	t.Cleanup(func() { c.Close() })
-	s, err := redisstore.New(c, redisstore.WithPrefix(redistest.Prefix(t)), redisstore.WithAlgorithm("inflight", concurrencyLimit))
+	s, err := redisstore.New(c, redisstore.WithPrefix(redistest.Prefix(t)), redisstore.WithAlgorithm("holds", concurrencyLimit))
 	if err != nil {
 		t.Fatal(err)
 	}
-	limit := ratekit.Custom("inflight", 3, time.Minute, [3]int64{3, 60_000, 0})
+	limit := ratekit.Custom("holds", 3, time.Minute, [3]int64{3, 60_000, 0})
 	l, err := ratekit.New(s, limit, ratekit.FixedWindow(100, time.Minute))
 	if err != nil {
 		t.Fatal(err)
@@ -46,8 +46,8 @@ func TestCustomAlgorithm(t *testing.T) {
 		}
 	}
 	d, err := l.Allow(ctx, "worker")
-	if err != nil || d.Allowed || d.Limit.Spec().Algorithm != "inflight" || d.RetryAfter <= 59*time.Second {
-		t.Fatalf("fourth request: %+v %v; want denied by inflight with a retry of ~60s", d, err)
+	if err != nil || d.Allowed || d.Limit.Spec().Algorithm != "holds" || d.RetryAfter <= 59*time.Second {
+		t.Fatalf("fourth request: %+v %v; want denied by holds with a retry of ~60s", d, err)
 	}
 	if d.States[1].Remaining != 97 {
 		t.Fatalf("the fixed window was charged by a denial: %d left", d.States[1].Remaining)

@@ -30,7 +30,7 @@ func ExampleNew() {
 // contract, and use it beside the built-in ones.
 func ExampleWithAlgorithm() {
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", ContextTimeoutEnabled: true})
-	store, err := redisstore.New(client, redisstore.WithAlgorithm("inflight", `function(key, slots, hold_ms)
+	store, err := redisstore.New(client, redisstore.WithAlgorithm("holds", `function(key, slots, hold_ms)
   local used = tonumber(redis.call('GET', key) or '0')
   local remaining = math.max(slots - used, 0)
   if used + cost > slots then return false, remaining, 0, hold_ms * 1000, 0 end
@@ -40,6 +40,6 @@ end`))
 	if err != nil {
 		panic(err)
 	}
-	limiter, _ := ratekit.New(store, ratekit.Custom("inflight", 3, time.Minute, [3]int64{3, 60_000, 0}))
+	limiter, _ := ratekit.New(store, ratekit.Custom("holds", 3, time.Minute, [3]int64{3, 60_000, 0}))
 	_, _ = limiter.Allow(context.Background(), "worker-1")
 }

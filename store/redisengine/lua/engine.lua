@@ -3,12 +3,15 @@
 -- KEYS[1..n]  state key of limit i; then one block key for each limit whose
 --             block is set, in limit order (all keys share one hash tag)
 -- ARGV[1]     cost: integer, 0 .. 2^53-1
--- ARGV[2]     mode: "take" (charge if every limit admits), "peek" (never
---             charge) or "reset" (delete every key)
+-- ARGV[2]     mode: "take" (charge if every limit admits), "reserve" (take,
+--             and reply with the charge's time), "peek" (never charge) or
+--             "reset" (delete every key)
+-- ARGV[3]     reserve only: the lease an admitted call takes in every
+--             inflight limit; the limits then start at ARGV[4] (base 3)
 -- ARGV[2+i]   limit i, one string: "<algorithm> <p1> <p2> <p3> <block ms>"
 --     fixed    quota, window ms, -          sliding  quota, window ms, bucket ms
 --     log      quota, window ms, -          gcra, token, leaky  interval µs, burst, max wait µs (0: meter)
---     suppressed  soft, hard, window ms
+--     suppressed  soft, hard, window ms     inflight  slots, lease ms, -
 --     custom algorithms: their own three parameters
 --     A service sends the same few strings over and over: each is parsed
 --     once while the library lives (see spec).
@@ -19,8 +22,9 @@
 -- Reply: 7 integers per limit, in limit order: allowed (1/0), remaining,
 -- reset µs, retry-after µs, flags (1: the cost can never pass, 2: blocked,
 -- 4: declined by a draw), delay µs (queue mode), effective window µs (0:
--- implied by remaining and reset). When any limit reports a suppression
--- factor, n strings follow ('%.17g', '0' for the others).
+-- implied by remaining and reset). A reserve call adds one integer, the
+-- call's time (µs). When any limit reports a suppression factor, n strings
+-- follow ('%.17g', '0' for the others).
 --
 -- An algorithm is a function(key, p1, p2, p3) that writes nothing and
 -- returns, as things stand: allowed, remaining, reset µs, retry µs, flags;
@@ -58,7 +62,7 @@
 
 -- the call's keys, arguments and shared values, set by decide: upvalues of
 -- every algorithm, so nothing is made per call to hand them around
-local KEYS, ARGV, cost, charge, draw, now
+local KEYS, ARGV, cost, charge, draw, now, lease
 
 local function clock()
   if not now then
@@ -257,6 +261,19 @@ end
 algorithms.token = algorithms.gcra
 algorithms.leaky = algorithms.gcra
 
+-- inflight: a sorted set of leases, score the lease's expiry µs, member the
+-- lease (named by the caller); a lease past its expiry holds nothing. An
+-- admitted call takes one slot whatever its cost; a denial's retry is 1 s,
+-- as no one can tell when a request ends.
+function algorithms.inflight(key, slots, lease_ms)
+  local now = clock()
+  local live = redis.call('ZCOUNT', key, '(' .. int(now), '+inf')
+  local remaining = math.max(slots - live, 0)
+  if cost > 0 and live >= slots then return false, remaining, 0, 1000000, 0 end
+  if not charge then return true, remaining, 0, 0, 0 end
+  return true, remaining, 0, 0, 0, remaining - 1, 0, 0, 'lease', now, lease_ms
+end
+
 --@builtin: lua/suppressed.lua
 
 --@custom
@@ -356,6 +373,10 @@ local function commit(key, op, a, b, c, admitted)
     redis.call('HINCRBY', key, 't' .. int(a), ARGV[1])
     if admitted then redis.call('HINCRBY', key, 'a' .. int(a), ARGV[1]) end
     redis.call('PEXPIRE', key, int(b))
+  elseif op == 'lease' then -- a: now µs, b: lease ms; expired leases go
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', int(a))
+    redis.call('ZADD', key, int(a + b * 1000), lease or ('t' .. int(a)))
+    redis.call('PEXPIRE', key, int(b))
   elseif op == 'untake' then -- a taker's charge, taken back: a: the call began the window
     if a then
       redis.call('DEL', key)
@@ -378,16 +399,19 @@ local function decide(keys, args)
     return {}
   end
   cost = num(ARGV[1])
-  charge = mode == 'take' and cost > 0
-  local n = #ARGV - 2
-  local sp = n > 0 and spec(ARGV[n + 2]) -- the last limit, or a draw
+  local base = 2
+  lease = nil
+  if mode == 'reserve' then base, lease = 3, ARGV[3] end
+  charge = (mode == 'take' or base == 3) and cost > 0
+  local n = #ARGV - base
+  local sp = n > 0 and spec(ARGV[n + base]) -- the last limit, or a draw
   draw = nil
   if n > 0 and not sp then
-    draw, n = tonumber(ARGV[n + 2]), n - 1
-    sp = n > 0 and spec(ARGV[n + 2])
+    draw, n = tonumber(ARGV[n + base]), n - 1
+    sp = n > 0 and spec(ARGV[n + base])
   end
   if n < 1 then return redis.error_reply('ratekit: a call names no limit') end
-  if n == 1 and sp and sp[5] == 0 and charge and sp[1] == 'fixed' then
+  if n == 1 and sp and sp[5] == 0 and charge and sp[1] == 'fixed' and base == 2 then
     -- the most common call, answered at once: without the bookkeeping of
     -- several limits it costs Redis about 15% less CPU (BenchmarkTake/fixed)
     local ok, remaining, reset, retry, flags = fixed_take(KEYS[1], sp[2], sp[3])
@@ -396,9 +420,9 @@ local function decide(keys, args)
 
   -- check phase: decide every limit, write nothing but blocks
   for i = 1, n do -- every limit is well formed and its algorithm known before anything is written
-    local sp = spec(ARGV[i + 2])
+    local sp = spec(ARGV[i + base])
     if not sp then
-      return redis.error_reply('ratekit: malformed limit ' .. tostring(ARGV[i + 2]))
+      return redis.error_reply('ratekit: malformed limit ' .. tostring(ARGV[i + base]))
     end
     if not algorithms[sp[1]] then
       return redis.error_reply('ratekit: unknown algorithm ' .. tostring(sp[1]))
@@ -407,7 +431,7 @@ local function decide(keys, args)
   local reply, writes, factors, all = { 0, 0, 0, 0, 0, 0, 0 }, {}, nil, true
   local block_index = n
   for i = 1, n do
-    local sp = spec(ARGV[i + 2])
+    local sp = spec(ARGV[i + base])
     local algorithm = algorithms[sp[1]]
     if charge and all then algorithm = takers[sp[1]] or algorithm end -- no taker once a limit denied
     local block_ms = sp[5]
@@ -478,9 +502,14 @@ local function decide(keys, args)
       end
     end
   end
+  local at = 0
+  if base == 3 then
+    at = 1
+    reply[7 * n + 1] = clock()
+  end
   if factors then
     for i = 1, n do
-      reply[7 * n + i] = string.format('%.17g', factors[i] or 0)
+      reply[7 * n + at + i] = string.format('%.17g', factors[i] or 0)
     end
   end
   return reply

@@ -1,0 +1,160 @@
+package redisengine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"strconv"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store"
+)
+
+// Reserve is Take that records what an admitted call charged in
+// Decision.Receipt (see store.Settler): the call's time comes back with
+// the decision, in the same round trip, and each InFlight limit takes a
+// lease named by the engine.
+func (e *Engine) Reserve(ctx context.Context, c Conn, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
+	if err := store.CheckCost(cost); err != nil {
+		return ratekit.Decision{}, err
+	}
+	return e.decide(ctx, c, key, limits, cost, "take", true)
+}
+
+// lease returns a new lease name when sh has an InFlight limit: the
+// engine's random prefix and a count, unique across the instances that
+// share a Redis; "" otherwise.
+func (e *Engine) lease(sh *shape) string {
+	if !sh.inflight {
+		return ""
+	}
+	e.leaseOnce.Do(func() {
+		var b [8]byte
+		_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+		e.leasePrefix = hex.EncodeToString(b[:]) + ":"
+	})
+	return e.leasePrefix + strconv.FormatInt(e.leases.Add(1), 10)
+}
+
+// parseReserve reads the reply of a reserve call: the decision and, after
+// its integers, the call's time, from which it makes the Receipt of an
+// admitted charge.
+func (e *Engine) parseReserve(reply any, limits []ratekit.Limit, cost int64, lease string) (ratekit.Decision, error) {
+	n := len(limits)
+	var at any
+	switch r := reply.(type) {
+	case []int64:
+		if len(r) != replyFields*n+1 {
+			return ratekit.Decision{}, e.errorf("unexpected reserve reply of %d integers for %d limits", len(r), n)
+		}
+		at, reply = r[replyFields*n], r[:replyFields*n]
+	case []any:
+		if len(r) <= replyFields*n {
+			return ratekit.Decision{}, e.errorf("unexpected reserve reply of %d elements for %d limits", len(r), n)
+		}
+		at, reply = r[replyFields*n], append(r[:replyFields*n:replyFields*n], r[replyFields*n+1:]...)
+	default:
+		return ratekit.Decision{}, e.errorf("unexpected reserve reply %T", reply)
+	}
+	us, ok := at.(int64)
+	if !ok || us <= 0 {
+		return ratekit.Decision{}, e.errorf("reserve reply's time %v is not a positive integer", at)
+	}
+	d, err := e.parseDecision(reply, limits)
+	if err != nil || !d.Allowed || cost == 0 {
+		return d, err
+	}
+	rc := &ratekit.Receipt{Cost: cost, At: us, Ends: make([]int64, n), Lease: lease}
+	for i, l := range limits {
+		reset := d.ResetAfter
+		if d.States != nil {
+			reset = d.States[i].ResetAfter
+		}
+		if a := l.Spec().Algorithm; a == store.FixedWindow || store.Bucket(a) {
+			rc.Ends[i] = us + reset.Microseconds()
+		}
+	}
+	d.Receipt = rc
+	return d, nil
+}
+
+// Settle moves the charge rc records to cost and releases rc's lease, in
+// one call (lua/settle.lua); see store.Settler. It updates rc.
+func (e *Engine) Settle(ctx context.Context, c Conn, key string, limits []ratekit.Limit, rc *ratekit.Receipt, cost int64) error {
+	if err := store.CheckCost(cost); err != nil {
+		return err
+	}
+	ends, err := e.settle(ctx, c, key, limits, rc, "settle", cost-rc.Cost)
+	if err != nil {
+		return err
+	}
+	copy(rc.Ends, ends)
+	rc.Cost = cost
+	return nil
+}
+
+// Renew extends rc's lease in every InFlight limit by one lease from now,
+// and reports whether every one still held it; see store.Settler.
+func (e *Engine) Renew(ctx context.Context, c Conn, key string, limits []ratekit.Limit, rc *ratekit.Receipt) (bool, error) {
+	held, err := e.settle(ctx, c, key, limits, rc, "renew", 0)
+	if err != nil {
+		return false, err
+	}
+	for _, h := range held {
+		if h != 1 {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// settle runs lua/settle.lua in mode for rc and returns its n integers.
+func (e *Engine) settle(ctx context.Context, c Conn, key string, limits []ratekit.Limit, rc *ratekit.Receipt, mode string, delta int64) ([]int64, error) {
+	if err := store.CheckReceipt(rc, len(limits)); err != nil {
+		return nil, err
+	}
+	t, err := Tag(key)
+	if err != nil {
+		return nil, err
+	}
+	sh, err := e.shapeOf(limits)
+	if err != nil {
+		return nil, err
+	}
+	args := make([]string, 0, 4+2*len(limits))
+	args = append(args, mode, itoa(delta), itoa(rc.At), rc.Lease)
+	args = append(args, sh.static...)
+	for _, end := range rc.Ends {
+		args = append(args, itoa(end))
+	}
+	cmd := &Command{head: args, ints: true}
+	cmd.Keys = e.keys(t, sh, cmd)
+	reply, err := e.run(ctx, c, progSettle, cmd)
+	if err != nil {
+		return nil, err
+	}
+	return e.parseInts(reply, len(limits), "settle")
+}
+
+// parseInts checks a reply of n integers.
+func (e *Engine) parseInts(reply any, n int, what string) ([]int64, error) {
+	switch r := reply.(type) {
+	case []int64:
+		if len(r) == n {
+			return r, nil
+		}
+	case []any:
+		if len(r) == n {
+			out := make([]int64, n)
+			for i, v := range r {
+				x, ok := v.(int64)
+				if !ok {
+					return nil, e.errorf("%s reply element %d is %T, want an integer", what, i, v)
+				}
+				out[i] = x
+			}
+			return out, nil
+		}
+	}
+	return nil, e.errorf("unexpected %s reply %T for %d limits", what, reply, n)
+}
