@@ -11,7 +11,12 @@ import (
 	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
-func TestMain(m *testing.M) { redistest.Main(m) }
+func TestMain(m *testing.M) {
+	if inFlightChild() {
+		return
+	}
+	redistest.Main(m)
+}
 
 // target is one Redis deployment the tests run against.
 type target struct {
