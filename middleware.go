@@ -37,11 +37,7 @@ func Middleware(l *Limiter, key KeyFunc, opts ...Option) func(http.Handler) http
 				g.Report(r, v.Err)
 			}
 			if v.Pass {
-				if v.Reservation != nil {
-					g.serveReserved(w, r, next, v.Reservation)
-					return
-				}
-				next.ServeHTTP(w, r)
+				g.Serve(w, r, next, v)
 				return
 			}
 			g.Refuse(w, r, v)

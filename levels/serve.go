@@ -26,6 +26,9 @@ func (lv *levels) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 		}
 		g = nil // fail open: the request passes uncounted by its tenant limits
 	}
+	rest := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		lv.serveTenant(ctx, next, w, r, g, tenant, kerr, cost)
+	})
 	if lv.global != nil {
 		var scratch headerBuf // the global headers reach only a global denial
 		v := lv.global.Check(ctx, GlobalSubject, nil, cost, &scratch)
@@ -37,7 +40,15 @@ func (lv *levels) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 			lv.global.Refuse(w, r, v)
 			return
 		}
+		lv.global.Serve(w, r, rest, v) // a global reservation ends with the request
+		return
 	}
+	rest(w, r)
+}
+
+// serveTenant decides a request by its tenant's guard g (nil: none on its
+// route) once the global limit let it through, and serves it.
+func (lv *levels) serveTenant(ctx context.Context, next http.Handler, w http.ResponseWriter, r *http.Request, g guard, tenant string, kerr error, cost int64) {
 	if g == nil { // no tenant limits on this route
 		lv.record(ctx, r, tenant, kerr == nil, false)
 		next.ServeHTTP(w, r)
@@ -50,7 +61,7 @@ func (lv *levels) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 	switch {
 	case v.Pass:
 		lv.record(ctx, r, tenant, v.Err == nil, false)
-		next.ServeHTTP(w, r)
+		g.Serve(w, r, next, v)
 	case v.Err == nil:
 		lv.record(ctx, r, tenant, true, true)
 		g.Refuse(w, r, v)
