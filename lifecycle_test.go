@@ -2,6 +2,7 @@ package ratekit_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/observe"
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
@@ -142,3 +144,31 @@ func TestInFlightNeedsASettler(t *testing.T) {
 
 // takeOnly hides every method of a Store but the interface's.
 type takeOnly struct{ ratekit.Store }
+
+// TestInFlightObserved: an admission that takes slots names them (Held),
+// and one Released event follows when the handler returns.
+func TestInFlightObserved(t *testing.T) {
+	l := newLimiter(t, ratekit.InFlight(2).Named("conc"), ratekit.FixedWindow(10, time.Hour).Named("rate"))
+	var mu sync.Mutex
+	var got []string
+	obs := observerFunc(func(e observe.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, e.Outcome.String()+":"+e.Held)
+	})
+	h := ratekit.Middleware(l, ratekit.ByHeader("X-Key"), ratekit.WithObserver(obs))(ok)
+	for range 2 {
+		req := httptest.NewRequest("GET", "/", nil)
+		req.Header.Set("X-Key", "a")
+		h.ServeHTTP(httptest.NewRecorder(), req)
+	}
+	want := "[allowed:conc released:conc allowed:conc released:conc]"
+	if fmt.Sprint(got) != want {
+		t.Fatalf("events %v, want %s", got, want)
+	}
+}
+
+// observerFunc is an observe.Observer made of a function.
+type observerFunc func(observe.Event)
+
+func (f observerFunc) Observe(_ context.Context, e observe.Event) { f(e) }

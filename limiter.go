@@ -23,6 +23,7 @@ type Limiter struct {
 	// lease is the shortest lease of the InFlight limits, 0 when none: a
 	// Reservation renews its slots every third of it.
 	lease time.Duration
+	held  string // the InFlight limits' names, comma-separated, for observers
 }
 
 // New returns a Limiter enforcing limits through store. It checks every

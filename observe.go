@@ -22,6 +22,12 @@ func (g *Guard) observed(ctx context.Context, key string, keyErr error, cost int
 		e.Latency = time.Since(start)
 	}
 	fillEvent(&e, d, err, invalid, g.limiter.names)
+	if res != nil && res.onRelease(func() {
+		obs.Observe(context.WithoutCancel(ctx), observe.Event{Outcome: observe.Released, Policy: g.limiter.held,
+			Held: g.limiter.held, Subject: key})
+	}) {
+		e.Held = g.limiter.held
+	}
 	obs.Observe(ctx, e)
 	return d, res, err
 }

@@ -71,9 +71,32 @@ type Reservation struct {
 	store   settler
 	key     string
 
-	mu      sync.Mutex
-	receipt Receipt     // Cost is what stands charged; Lease "" once released
-	timer   *time.Timer // renews the slots while held
+	mu       sync.Mutex
+	receipt  Receipt     // Cost is what stands charged; Lease "" once released
+	timer    *time.Timer // renews the slots while held
+	released func()      // reports the slots gone to an observer, once; may be nil
+}
+
+// onRelease has f called once when the reservation's slots are released or
+// lapse, and reports whether it holds slots.
+func (r *Reservation) onRelease(f func()) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.receipt.Lease == "" {
+		return false
+	}
+	r.released = f
+	return true
+}
+
+// slotsGone reports the slots released or lapsed, once. The caller holds
+// r.mu.
+func (r *Reservation) slotsGone() {
+	r.receipt.Lease = ""
+	if f := r.released; f != nil {
+		r.released = nil
+		f()
+	}
 }
 
 // Settle sets the reservation's charge to cost, the real cost: it refunds
@@ -125,10 +148,9 @@ func (r *Reservation) settle(ctx context.Context, cost int64, release bool) erro
 	}
 	lease := r.receipt.Lease
 	r.receipt = rc
-	if !release {
-		r.receipt.Lease = lease
-	} else {
-		r.receipt.Lease = ""
+	r.receipt.Lease = lease
+	if release && lease != "" {
+		r.slotsGone()
 	}
 	return nil
 }
@@ -147,14 +169,15 @@ func (r *Reservation) renew() {
 	ctx, cancel := context.WithTimeout(context.Background(), min(every, time.Second))
 	held, err := r.store.Renew(ctx, r.key, r.limiter.enforced, &rc)
 	cancel()
-	if err == nil && !held {
-		return
-	}
 	r.mu.Lock()
-	if r.receipt.Lease != "" {
+	defer r.mu.Unlock()
+	switch {
+	case r.receipt.Lease == "": // released meanwhile
+	case err == nil && !held: // lapsed: the slot may be another's now
+		r.slotsGone()
+	default:
 		r.timer.Reset(every)
 	}
-	r.mu.Unlock()
 }
 
 // reservationKey carries a request's Reservation in its context.

@@ -11,8 +11,14 @@ func newLimiter(store Store, limits []Limit) *Limiter {
 	names := make([]string, len(limits))
 	for i, lim := range l.limits {
 		names[i] = lim.Name()
-		if lim.inFlight() && (l.lease == 0 || lim.def().period < l.lease) {
-			l.lease = lim.def().period
+		if lim.inFlight() {
+			if l.lease == 0 || lim.def().period < l.lease {
+				l.lease = lim.def().period
+			}
+			if l.held != "" {
+				l.held += ","
+			}
+			l.held += lim.Name()
 		}
 		if lim.def().shadow {
 			l.shadow = append(l.shadow, lim)

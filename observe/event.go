@@ -22,12 +22,16 @@ const (
 	Error
 	// Invalid: the request had no usable key or cost; it reached no store.
 	Invalid
+	// Released is not a decision: a request admitted earlier gave back the
+	// InFlight slots it held (Event.Held), as its handler ended, or they
+	// lapsed. Metrics count it in no decision series.
+	Released
 )
 
-var outcomeNames = [...]string{"allowed", "denied", "shadow_denied", "error", "invalid"}
+var outcomeNames = [...]string{"allowed", "denied", "shadow_denied", "error", "invalid", "released"}
 
 // String returns the outcome's label: "allowed", "denied", "shadow_denied",
-// "error" or "invalid".
+// "error", "invalid" or "released".
 func (o Outcome) String() string {
 	if int(o) < len(outcomeNames) {
 		return outcomeNames[o]
@@ -59,6 +63,11 @@ type Event struct {
 	// Cached reports a denial answered by a local deny cache without asking
 	// the store (store/denycache); Latency is then the cache's.
 	Cached bool
+	// Held names the InFlight limits (ratekit.InFlight) whose slots the
+	// request took, on an Allowed event, or gave back, on a Released one,
+	// separated by commas; "" when none. Metrics keep the slots in use per
+	// name: +1 for each on Allowed, -1 on Released.
+	Held string
 	// Subject is the key the decision was about: an IP, an account, a
 	// tenant. It is personal data: never use it as a metric label, and log
 	// it only where that is allowed.
