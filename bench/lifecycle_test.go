@@ -40,6 +40,9 @@ func BenchmarkLifecycle(b *testing.B) {
 		{"inflight+fixed/reserve+release", []ratekit.Limit{slots, fixed}, reserveThen(func(ctx context.Context, r *ratekit.Reservation) error {
 			return r.Release(ctx)
 		})},
+		{"fixed/reserve", []ratekit.Limit{fixed}, reserveThen(func(ctx context.Context, r *ratekit.Reservation) error {
+			return nil
+		})},
 		{"fixed/reserve+settle", []ratekit.Limit{fixed}, reserveThen(func(ctx context.Context, r *ratekit.Reservation) error {
 			return r.Settle(ctx, 3)
 		})},

@@ -85,7 +85,9 @@ func buildSources(custom map[string]string) (*sources, error) {
 	s.scripts[progDecide] = newScript("local call_keys, call_args = KEYS, ARGV\n" + body + "\nreturn decide(call_keys, call_args)\n")
 	s.scripts[progLockout] = newScript(lockoutFile)
 	s.scripts[progReputation] = newScript(reputationFile)
-	s.scripts[progSettle] = newScript(settleFile)
+	// settle uses the engine's parsing: its script is the engine's body too
+	s.scripts[progSettle] = newScript("local call_keys, call_args = KEYS, ARGV\n" + body +
+		"\nlocal function settle(KEYS, ARGV)\n" + settleFile + "\nend\nreturn settle(call_keys, call_args)\n")
 
 	// The library: the engine's body defines decide; lockout, reputation
 	// and settle become functions of (KEYS, ARGV).

@@ -25,17 +25,19 @@
 -- be, but at most one quota (a bucket's burst). Suppressed and custom algorithms are left as they are.
 -- store/memstore's settle.go mirrors this arithmetic.
 
+-- It runs inside the engine's library (or script), whose spec and int it
+-- uses: limit arguments are parsed once per distinct string there too.
+
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local now_ms = math.floor(now / 1000)
 local mode, delta, at, lease = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local n = (#ARGV - 4) / 2
-local function int(x) return string.format('%d', x) end
 local reply = {}
 for i = 1, n do
-  local a, p1, p2, p3 = string.match(ARGV[4 + i], '^([%w_]+) (%-?%d+) (%-?%d+) (%-?%d+) %d+$')
-  if not a then return redis.error_reply('ratekit: malformed limit ' .. tostring(ARGV[4 + i])) end
-  p1, p2, p3 = tonumber(p1), tonumber(p2), tonumber(p3)
+  local sp = spec(ARGV[4 + i])
+  if not sp then return redis.error_reply('ratekit: malformed limit ' .. tostring(ARGV[4 + i])) end
+  local a, p1, p2, p3 = sp[1], sp[2], sp[3], sp[4]
   local key, e = KEYS[i], tonumber(ARGV[4 + n + i])
   if mode == 'renew' then
     reply[i] = 1
