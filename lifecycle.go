@@ -45,7 +45,8 @@ func (g *Guard) Finish(ctx context.Context, res *Reservation, status int) error 
 	if res == nil {
 		return nil
 	}
-	ctx, cancel := g.cfg.bound(context.WithoutCancel(ctx))
+	// its own timeout: the request's deadline and Budget are spent by now
+	ctx, cancel := g.cfg.bound(context.WithValue(context.WithoutCancel(ctx), budgetKey{}, nil))
 	defer cancel()
 	if g.cfg.countIf != nil && status != 0 && !g.cfg.countIf(status) {
 		return res.settle(ctx, 0, true)

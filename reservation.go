@@ -58,8 +58,9 @@ func (l *Limiter) Reserve(ctx context.Context, key string, cost int64) (*Reserva
 // A Reservation is an admitted call's charge, held until it is settled: a
 // charge made before the real cost was known, and the request's InFlight
 // slots. Settle it once the cost is known, or Release its slots when the
-// charge stands as made; a Reservation left alone keeps its charge, and
-// its slots lapse one lease after its last renewal. Build it with
+// charge stands as made: like a lock, a Reservation that holds slots keeps
+// them (renewed) until it is ended; its slots lapse one lease after their
+// last renewal only when its process dies. Build it with
 // Limiter.Reserve; the zero Reservation is not usable. It is safe for
 // concurrent use.
 type Reservation struct {
