@@ -6,7 +6,9 @@
 //
 // Scenarios: A, 64 goroutines over 10,000 keys, every call allowed; B, 64
 // goroutines on one exhausted key, every call denied; C, HTTP through each
-// contestant's middleware with 64 keep-alive clients and 10,000 identities.
+// contestant's middleware with 64 keep-alive clients and 10,000 identities;
+// L (only when asked for), one global limit of 1,000,000 per minute shared by
+// 4 instances at full speed, with and without leases (store/lease).
 // Each scenario runs every contestant once per round, interleaved, and prints
 // the median of the rounds.
 package main
@@ -110,6 +112,17 @@ func run(srv *server, rounds int, duration time.Duration, which, only string) in
 		}
 	}
 	for _, name := range strings.Split(which, ",") {
+		if strings.TrimSpace(name) == "L" {
+			if err := srv.admin.FlushAll(context.Background()).Err(); err != nil {
+				fmt.Fprintln(os.Stderr, "compare:", err)
+				return 1
+			}
+			if err := runLease(srv, rounds, duration, only); err != nil {
+				fmt.Fprintln(os.Stderr, "compare: L:", err)
+				return 1
+			}
+			continue
+		}
 		sc, ok := scenarios[strings.TrimSpace(name)]
 		if !ok {
 			fmt.Fprintf(os.Stderr, "compare: unknown scenario %q\n", name)
