@@ -69,3 +69,25 @@ func (f *fixture) shared(t testing.TB, key string) ratekit.Decision {
 	}
 	return d
 }
+
+// lease makes key's instance hold a lease of MaxLease − 1 units (for a
+// MaxLease up to 100): a first lease of 1 unit, spent, then 1 ms later a
+// second one sized from that rate (100 per 100 ms), of which one is spent.
+func (f *fixture) lease(t testing.TB, key string) {
+	t.Helper()
+	f.take(t, key, 1)
+	f.clock.Advance(time.Millisecond)
+	f.take(t, key, 1)
+}
+
+// admitted sends n Takes of cost 1 for key and counts the admitted ones.
+func (f *fixture) admitted(t testing.TB, key string, n int) int {
+	t.Helper()
+	a := 0
+	for range n {
+		if f.take(t, key, 1).Allowed {
+			a++
+		}
+	}
+	return a
+}

@@ -94,13 +94,7 @@ func TestLeaseSteps(t *testing.T) {
 	}
 	// Spend the rest; the shared window has 25 − 21 = 4 left when the third
 	// lease is asked for, and it takes what is left (a lease of the tail).
-	admitted := int64(12)
-	for range 20 {
-		if d := f.take(t, "k", 1); d.Allowed {
-			admitted++
-		}
-	}
-	if admitted != 25 {
+	if admitted := 12 + f.admitted(t, "k", 20); admitted != 25 {
 		t.Fatalf("admitted %d in the window, want exactly 25", admitted)
 	}
 	if sh := f.shared(t, "k"); sh.Remaining != 0 {
@@ -127,20 +121,12 @@ func TestLeaseSteps(t *testing.T) {
 // and Stats counts them.
 func TestNeverPastTheWindow(t *testing.T) {
 	f := newFixture(t, ratekit.FixedWindow(100, time.Second), lease.WithMaxLease(50))
-	f.take(t, "k", 1)
-	f.clock.Advance(time.Millisecond)
-	f.take(t, "k", 1) // a lease of 50, 49 left
+	f.lease(t, "k") // a lease of 50, 49 left
 	if st := f.ls.Stats(); st.Held != 49 || st.Taken != 51 {
 		t.Fatalf("stats %+v, want 49 held of 51 taken", st)
 	}
 	f.clock.Advance(999 * time.Millisecond) // the window ends
-	admitted := 0
-	for range 300 {
-		if d := f.take(t, "k", 1); d.Allowed {
-			admitted++
-		}
-	}
-	if admitted != 100 {
+	if admitted := f.admitted(t, "k", 300); admitted != 100 {
 		t.Fatalf("the next window admitted %d, want exactly 100", admitted)
 	}
 	st := f.ls.Stats()
@@ -179,22 +165,14 @@ func TestOtherCallsPassThrough(t *testing.T) {
 // Store, the window starts afresh, and Stats counts the dropped units.
 func TestReset(t *testing.T) {
 	f := newFixture(t, ratekit.FixedWindow(10, time.Minute), lease.WithMaxLease(5))
-	f.take(t, "k", 1)
-	f.clock.Advance(time.Millisecond)
-	f.take(t, "k", 1) // a lease of 5, 4 left
+	f.lease(t, "k") // a lease of 5, 4 left
 	if err := f.ls.Reset(context.Background(), "k", []ratekit.Limit{f.limit}); err != nil {
 		t.Fatal(err)
 	}
 	if st := f.ls.Stats(); st.Dropped != 4 || st.Held != 0 {
 		t.Fatalf("stats %+v, want 4 dropped, none held", st)
 	}
-	admitted := 0
-	for range 30 {
-		if d := f.take(t, "k", 1); d.Allowed {
-			admitted++
-		}
-	}
-	if admitted != 10 {
+	if admitted := f.admitted(t, "k", 30); admitted != 10 {
 		t.Fatalf("after Reset the window admitted %d, want exactly 10", admitted)
 	}
 }
@@ -208,9 +186,7 @@ func TestPeek(t *testing.T) {
 	if d, err := f.ls.Peek(ctx, "k", limits); err != nil || !d.Allowed || d.Remaining != 10 {
 		t.Fatalf("Peek before any lease: %+v %v", d, err)
 	}
-	f.take(t, "k", 1)
-	f.clock.Advance(time.Millisecond)
-	f.take(t, "k", 1) // 4 held, 4 left in the shared window
+	f.lease(t, "k") // 4 held, 4 left in the shared window
 	calls := f.inner.takes.Load()
 	for range 3 {
 		if d, err := f.ls.Peek(ctx, "k", limits); err != nil || !d.Allowed || d.Remaining != 8 {
@@ -309,11 +285,8 @@ func TestNoLeaseFromAFallback(t *testing.T) {
 // store, exactly; once the leases of the others lapse, it is leased again.
 func TestMaxSubjects(t *testing.T) {
 	f := newFixture(t, ratekit.FixedWindow(100, time.Second), lease.WithMaxSubjects(2), lease.WithMaxLease(10))
-	for _, k := range []string{"a", "b"} {
-		f.take(t, k, 1)
-		f.clock.Advance(time.Millisecond)
-		f.take(t, k, 1)
-	}
+	f.lease(t, "a")
+	f.lease(t, "b")
 	calls := f.inner.takes.Load()
 	for range 3 {
 		f.take(t, "c", 1)
@@ -322,13 +295,12 @@ func TestMaxSubjects(t *testing.T) {
 		t.Fatalf("a third subject made %d store calls for 3 Takes, want 3", got)
 	}
 	f.clock.Advance(time.Second) // a and b lapse
-	f.take(t, "c", 1)
-	f.clock.Advance(time.Millisecond)
 	calls = f.inner.takes.Load()
+	f.lease(t, "c")
 	for range 5 {
 		f.take(t, "c", 1)
 	}
-	if got := f.inner.takes.Load() - calls; got != 1 {
-		t.Fatalf("after the others lapsed, c made %d store calls for 5 Takes, want 1 (a lease)", got)
+	if got := f.inner.takes.Load() - calls; got != 2 {
+		t.Fatalf("after the others lapsed, c made %d store calls for 7 Takes, want 2 (a lease of 1, then of 10)", got)
 	}
 }

@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -163,16 +161,10 @@ func measureLease(srv *server, prefix string, leased, useRueidis bool, d time.Du
 	}
 	wg.Wait()
 
-	runtime.GC()
-	if err := srv.resetStats(); err != nil {
+	m, err := startMeter(srv)
+	if err != nil {
 		return leaseResult{}, err
 	}
-	proc0 := srv.processCPU()
-	var ms0, ms1 runtime.MemStats
-	var ru0, ru1 syscall.Rusage
-	runtime.ReadMemStats(&ms0)
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
-	start := time.Now()
 	var stop atomic.Bool
 	var admitted, refused, errs atomic.Int64
 	for _, in := range ins {
@@ -208,11 +200,7 @@ func measureLease(srv *server, prefix string, leased, useRueidis bool, d time.Du
 		stop.Store(true)
 		<-done
 	}
-	elapsed := time.Since(start)
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
-	runtime.ReadMemStats(&ms1)
-	proc1 := srv.processCPU()
-	calls, scripts, usec, err := srv.commandStats()
+	res, err := m.stop(admitted.Load()+refused.Load(), 0, errs.Load())
 	if err != nil {
 		return leaseResult{}, err
 	}
@@ -220,26 +208,13 @@ func measureLease(srv *server, prefix string, leased, useRueidis bool, d time.Du
 	if err != nil {
 		return leaseResult{}, err
 	}
-	r := leaseResult{admitted: admitted.Load(), refused: refused.Load(), debited: leaseQuota - peek.Remaining}
+	r := leaseResult{result: res, admitted: admitted.Load(), refused: refused.Load(), debited: leaseQuota - peek.Remaining}
 	for _, in := range ins {
 		if in.leases != nil {
 			st := in.leases.Stats()
 			r.held += st.Held
 			r.leases += st.Leases
 		}
-	}
-	cpu := time.Duration(syscall.TimevalToNsec(ru1.Utime) - syscall.TimevalToNsec(ru0.Utime) +
-		syscall.TimevalToNsec(ru1.Stime) - syscall.TimevalToNsec(ru0.Stime))
-	r.result = result{
-		decisions:  float64(r.admitted + r.refused),
-		elapsed:    elapsed,
-		redisUsec:  usec,
-		redisCalls: calls,
-		scripts:    scripts,
-		redisProc:  proc1 - proc0,
-		goCPU:      cpu,
-		mallocs:    float64(ms1.Mallocs - ms0.Mallocs),
-		errs:       errs.Load(),
 	}
 	return r, nil
 }
@@ -250,13 +225,7 @@ func printLease(names []string, results map[string][]leaseResult) {
 	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|---:|")
 	for _, name := range names {
 		rs := results[name]
-		col := func(f func(r leaseResult) float64) float64 {
-			xs := make([]float64, len(rs))
-			for i, r := range rs {
-				xs[i] = f(r)
-			}
-			return median(xs)
-		}
+		col := func(f func(r leaseResult) float64) float64 { return medianOf(rs, f) }
 		var admitted, debited, held []string
 		var errs int64
 		for _, r := range rs {
