@@ -6,7 +6,9 @@
 //
 // Scenarios: A, 64 goroutines over 10,000 keys, every call allowed; B, 64
 // goroutines on one exhausted key, every call denied; C, HTTP through each
-// contestant's middleware with 64 keep-alive clients and 10,000 identities.
+// contestant's middleware with 64 keep-alive clients and 10,000 identities;
+// L (only when asked for), one global limit of 1,000,000 per minute shared by
+// 4 instances at full speed, with and without leases (store/lease).
 // Each scenario runs every contestant once per round, interleaved, and prints
 // the median of the rounds.
 package main
@@ -110,6 +112,17 @@ func run(srv *server, rounds int, duration time.Duration, which, only string) in
 		}
 	}
 	for _, name := range strings.Split(which, ",") {
+		if strings.TrimSpace(name) == "L" {
+			if err := srv.admin.FlushAll(context.Background()).Err(); err != nil {
+				fmt.Fprintln(os.Stderr, "compare:", err)
+				return 1
+			}
+			if err := runLease(srv, rounds, duration, only); err != nil {
+				fmt.Fprintln(os.Stderr, "compare: L:", err)
+				return 1
+			}
+			continue
+		}
 		sc, ok := scenarios[strings.TrimSpace(name)]
 		if !ok {
 			fmt.Fprintf(os.Stderr, "compare: unknown scenario %q\n", name)
@@ -207,16 +220,10 @@ func measure(srv *server, sc scenario, c *Contestant, d time.Duration) (result, 
 	}
 	wg.Wait()
 
-	runtime.GC()
-	if err := srv.resetStats(); err != nil {
+	m, err := startMeter(srv)
+	if err != nil {
 		return result{}, err
 	}
-	proc0 := srv.processCPU()
-	var ms0, ms1 runtime.MemStats
-	var ru0, ru1 syscall.Rusage
-	runtime.ReadMemStats(&ms0)
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
-	start := time.Now()
 
 	var stop atomic.Bool
 	var total, wrong, errs atomic.Int64
@@ -247,28 +254,67 @@ func measure(srv *server, sc scenario, c *Contestant, d time.Duration) (result, 
 	stop.Store(true)
 	wg.Wait()
 
-	elapsed := time.Since(start)
+	return m.stop(total.Load(), wrong.Load(), errs.Load())
+}
+
+// A meter reads the counters of a run: Redis's command statistics and
+// process CPU, this process's CPU and allocations, the time.
+type meter struct {
+	srv   *server
+	proc0 float64
+	ms0   runtime.MemStats
+	ru0   syscall.Rusage
+	start time.Time
+}
+
+// startMeter resets Redis's command statistics and reads the counters.
+func startMeter(srv *server) (*meter, error) {
+	runtime.GC()
+	if err := srv.resetStats(); err != nil {
+		return nil, err
+	}
+	m := &meter{srv: srv, proc0: srv.processCPU()}
+	runtime.ReadMemStats(&m.ms0)
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &m.ru0)
+	m.start = time.Now()
+	return m, nil
+}
+
+// stop reads the counters again and returns the run's result.
+func (m *meter) stop(decisions, wrong, errs int64) (result, error) {
+	elapsed := time.Since(m.start)
+	var ms1 runtime.MemStats
+	var ru1 syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
 	runtime.ReadMemStats(&ms1)
-	proc1 := srv.processCPU()
-	calls, scripts, usec, err := srv.commandStats()
+	proc1 := m.srv.processCPU()
+	calls, scripts, usec, err := m.srv.commandStats()
 	if err != nil {
 		return result{}, err
 	}
-	cpu := time.Duration(syscall.TimevalToNsec(ru1.Utime) - syscall.TimevalToNsec(ru0.Utime) +
-		syscall.TimevalToNsec(ru1.Stime) - syscall.TimevalToNsec(ru0.Stime))
+	cpu := time.Duration(syscall.TimevalToNsec(ru1.Utime) - syscall.TimevalToNsec(m.ru0.Utime) +
+		syscall.TimevalToNsec(ru1.Stime) - syscall.TimevalToNsec(m.ru0.Stime))
 	return result{
-		decisions:  float64(total.Load()),
+		decisions:  float64(decisions),
 		elapsed:    elapsed,
 		redisUsec:  usec,
 		redisCalls: calls,
 		scripts:    scripts,
-		redisProc:  proc1 - proc0,
+		redisProc:  proc1 - m.proc0,
 		goCPU:      cpu,
-		mallocs:    float64(ms1.Mallocs - ms0.Mallocs),
-		wrong:      wrong.Load(),
-		errs:       errs.Load(),
+		mallocs:    float64(ms1.Mallocs - m.ms0.Mallocs),
+		wrong:      wrong,
+		errs:       errs,
 	}, nil
+}
+
+// medianOf is the median of f over rs.
+func medianOf[R any](rs []R, f func(R) float64) float64 {
+	xs := make([]float64, len(rs))
+	for i, r := range rs {
+		xs[i] = f(r)
+	}
+	return median(xs)
 }
 
 func median(xs []float64) float64 {
@@ -286,13 +332,7 @@ func printTable(sc scenario, names []string, results map[string][]result) {
 	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, name := range names {
 		rs := results[name]
-		col := func(f func(r result) float64) float64 {
-			xs := make([]float64, len(rs))
-			for i, r := range rs {
-				xs[i] = f(r)
-			}
-			return median(xs)
-		}
+		col := func(f func(r result) float64) float64 { return medianOf(rs, f) }
 		var wrong, errs int64
 		for _, r := range rs {
 			wrong += r.wrong

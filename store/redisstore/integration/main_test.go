@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -12,7 +13,12 @@ import (
 	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
-func TestMain(m *testing.M) { redistest.Main(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(leaseChildEnv) != "" { // the instance TestLeaseKill kills
+		os.Exit(leaseChild())
+	}
+	redistest.Main(m)
+}
 
 // ok is the protected handler of the HTTP tests: 200 "handler".
 var ok = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {

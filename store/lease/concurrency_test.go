@@ -1,0 +1,83 @@
+package lease_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store/lease"
+	"github.com/ratekit/ratekit/store/memstore"
+)
+
+// TestInstancesShareExactly runs 4 instances (lease stores) over one
+// memstore, 50 times with a fresh subject, each instance sending bursts
+// from 4 goroutines with uneven demand (an instance may stop while it
+// holds units). Every round: the shared window admits at most 1,000; the
+// units it debited are exactly those admitted plus those held; and when a
+// request was refused, at least 1,000 − 3 × MaxLease were admitted.
+func TestInstancesShareExactly(t *testing.T) {
+	ms := memstore.New()
+	defer ms.Close()
+	limit := ratekit.FixedWindow(1000, time.Hour)
+	limits := []ratekit.Limit{limit}
+	const instances, maxLease = 4, 40
+	var stores []*lease.Store
+	for range instances {
+		s, err := lease.New(ms, limits, lease.WithMaxLease(maxLease))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stores = append(stores, s)
+	}
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var heldBefore int64 // by the subjects of earlier rounds, whose windows last
+	for round := range 50 {
+		key := fmt.Sprint("round-", round)
+		var admitted, refused atomic.Int64
+		var wg sync.WaitGroup
+		for _, s := range stores {
+			demand := rng.IntN(900) // per goroutine: 0 to 3,596 per instance
+			for range 4 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range demand {
+						d, err := s.Take(ctx, key, limits, 1)
+						switch {
+						case err != nil:
+							t.Error(err)
+							return
+						case d.Allowed:
+							admitted.Add(1)
+						default:
+							refused.Add(1)
+						}
+					}
+				}()
+			}
+		}
+		wg.Wait()
+		sh, err := ms.Peek(ctx, key, limits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := -heldBefore
+		for _, s := range stores {
+			held += s.Stats().Held
+		}
+		heldBefore += held
+		debited := 1000 - sh.Remaining
+		if a := admitted.Load(); a > 1000 || debited != a+held {
+			t.Fatalf("round %d: admitted %d, held %d, debited %d: want admitted ≤ 1000 and debited = admitted + held", round, a, held, debited)
+		}
+		if a := admitted.Load(); refused.Load() > 0 && a < 1000-(instances-1)*maxLease {
+			t.Fatalf("round %d: %d refused, yet only %d admitted; the bound is 1000 − 3 × %d", round, refused.Load(), a, maxLease)
+		}
+	}
+}

@@ -1,0 +1,272 @@
+package lease
+
+import (
+	"context"
+	"math"
+	"strings"
+	"sync/atomic"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/subject"
+)
+
+// A holder is one subject's lease in this instance, and what sizes the
+// next one. The fields after sem are guarded by it.
+type holder struct {
+	cur  atomic.Pointer[lease] // nil until the first debit
+	dead atomic.Bool           // dropped by Reset or a sweep: callers start over
+	sem  chan struct{}         // one refill at a time
+
+	lastAt   int64  // clock ns of the last debit
+	lastObj  *lease // the lease it added units to
+	lastHeld int64  // lastObj's units right after it
+	direct   bool   // the inner store fell back: ask it per call until it does not
+}
+
+// refillAttempts is how many debits a call tries before it asks the inner
+// store for its own cost alone (others of this instance spent the units
+// its debits added, or other instances took the shared units it aimed at).
+const refillAttempts = 4
+
+// holder returns key's holder, adding one when there is room; nil when the
+// Store leases for as many subjects as it may.
+func (s *Store) holder(key string) *holder {
+	sub := subject.Key(key)
+	if v, ok := s.subjects.Load(sub); ok {
+		return v.(*holder)
+	}
+	if s.count.Load() >= s.maxSubjects && !s.sweepFull() {
+		return nil
+	}
+	h := &holder{sem: make(chan struct{}, 1)}
+	v, loaded := s.subjects.LoadOrStore(strings.Clone(sub), h)
+	if !loaded {
+		s.count.Add(1)
+	}
+	return v.(*holder)
+}
+
+// refill serves a call its lease could not: under the subject's refill
+// slot it spends what another refill added meanwhile, or debits a lease
+// from the inner store and spends from it. retry reports that the holder
+// was dropped meanwhile: the caller starts over.
+func (s *Store) refill(ctx context.Context, h *holder, key string, limits []ratekit.Limit, cost int64) (d ratekit.Decision, err error, retry bool) {
+	select {
+	case h.sem <- struct{}{}:
+	case <-ctx.Done():
+		return ratekit.Decision{}, context.Cause(ctx), false
+	}
+	defer func() { <-h.sem }()
+	if h.dead.Load() {
+		return ratekit.Decision{}, nil, true
+	}
+	if h.direct {
+		d, err = s.inner.Take(ctx, key, limits, cost)
+		h.direct = err != nil || d.Fallback
+		return d, err, false
+	}
+	for range refillAttempts {
+		if h.dead.Load() {
+			return ratekit.Decision{}, nil, true
+		}
+		now := s.clock()
+		cur := h.cur.Load()
+		held := int64(0)
+		if cur.live(now) {
+			if units, ok := cur.spend(cost); ok {
+				return cur.decision(limits, true, cost, units, now), nil, false
+			}
+			if cur.short(cost) {
+				return cur.decision(limits, false, cost, cur.units.Load(), now), nil, false
+			}
+			held = cur.units.Load()
+		} else if cur != nil && now < cur.late {
+			// Between the end of the lease and the latest instant its
+			// window may end, a debit might fall in either window: ask at
+			// the call's own cost, stranding nothing.
+			break
+		}
+		want := max(cost, s.size(h, cur, now)) - held
+		if cur.live(now) {
+			want = max(min(want, cur.minRemaining()), cost-held)
+		}
+		d, err = s.inner.Take(ctx, key, limits, want)
+		t1 := s.clock()
+		if err != nil {
+			return ratekit.Decision{}, err, false
+		}
+		if d.Fallback {
+			// A fallback store decided locally: no lease from it. This call
+			// is its answer (it charged want locally); the next ones ask it
+			// at their own cost until the primary answers again.
+			h.direct = true
+			return d, nil, false
+		}
+		if d.Unsatisfiable || d.Blocked {
+			return d, nil, false
+		}
+		s.record(h, cur, now, t1, &d, want, len(limits))
+	}
+	d, err = s.inner.Take(ctx, key, limits, cost)
+	return d, err, false
+}
+
+// record keeps what a debit of want units asked at t0 answered: the units
+// it admitted, and the shared Remaining and window ends either way. In the
+// window of cur they join cur; in a new window they make a new lease, and
+// what cur held lapses.
+func (s *Store) record(h *holder, cur *lease, t0, t1 int64, d *ratekit.Decision, want int64, n int) {
+	units := int64(0)
+	if d.Allowed {
+		units = want
+		s.leases.Add(1)
+		s.taken.Add(want)
+	}
+	next := newLease(d, n, t0, t1, s.margin, units)
+	if cur.live(t0) && next.until < cur.until+int64(s.minWindow/2) {
+		// The same window: a later one ends a whole window later. A debit
+		// of a new window taken for this one (a call slower than half a
+		// window) is only spent too early, never too late.
+		cur.setRemaining(d)
+		if units > 0 {
+			h.noteDebit(cur, cur.units.Add(units), t1)
+		}
+		s.dropIfDead(h, cur)
+		return
+	}
+	h.cur.Store(next)
+	if cur != nil {
+		s.lapsed.Add(cur.units.Swap(0))
+	}
+	if units > 0 {
+		h.noteDebit(next, units, t1)
+	}
+	s.dropIfDead(h, next)
+}
+
+// dropIfDead drops the units of l, h's lease, when a Reset dropped h while
+// a refill was adding them: forget swaps h's lease empty before or after
+// this check sees h dead, so no unit of a dropped holder stays spendable
+// beyond the calls already under way.
+func (s *Store) dropIfDead(h *holder, l *lease) {
+	if h.dead.Load() {
+		s.dropped.Add(l.units.Swap(0))
+	}
+}
+
+// noteDebit remembers a debit that left held units in l, for sizing.
+func (h *holder) noteDebit(l *lease, held, now int64) {
+	h.lastObj, h.lastHeld, h.lastAt = l, held, now
+}
+
+// size is the lease the holder's observed rate calls for at now: the units
+// it spent since its last debit, per the time since, over the refill
+// interval or, near the window's end, the time left in it; 1 to MaxLease.
+// An instance's first lease is 1 unit.
+func (s *Store) size(h *holder, cur *lease, now int64) int64 {
+	if h.lastObj == nil {
+		return 1
+	}
+	spent := max(h.lastHeld-h.lastObj.units.Load(), 0)
+	span := float64(s.interval)
+	if cur.live(now) {
+		span = math.Min(span, float64(cur.until-now))
+	}
+	elapsed := now - h.lastAt
+	if elapsed <= 0 {
+		return s.maxLease
+	}
+	n := math.Ceil(float64(spent) * span / float64(elapsed))
+	if n >= float64(s.maxLease) {
+		return s.maxLease
+	}
+	return max(int64(n), 1)
+}
+
+// forget drops sub's holder and the units it holds.
+func (s *Store) forget(sub string) {
+	v, ok := s.subjects.LoadAndDelete(sub)
+	if !ok {
+		return
+	}
+	s.count.Add(-1)
+	h := v.(*holder)
+	h.dead.Store(true)
+	if l := h.cur.Load(); l != nil {
+		s.dropped.Add(l.units.Swap(0))
+	}
+}
+
+// sweepFull drops the holders whose leases have lapsed, at most once per
+// refill interval, and reports whether there is room for another.
+func (s *Store) sweepFull() bool {
+	now := s.clock()
+	if next := s.nextSweep.Load(); now < next || !s.nextSweep.CompareAndSwap(next, now+int64(s.interval)) {
+		return s.count.Load() < s.maxSubjects
+	}
+	s.sweep(now)
+	return s.count.Load() < s.maxSubjects
+}
+
+// sweep drops the holders whose leases have lapsed at now and that no call
+// is refilling, counting their units as lapsed.
+func (s *Store) sweep(now int64) {
+	s.subjects.Range(func(k, v any) bool {
+		h := v.(*holder)
+		if h.cur.Load().live(now) {
+			return true
+		}
+		select {
+		case h.sem <- struct{}{}:
+		default:
+			return true // a refill is under way
+		}
+		if !h.cur.Load().live(now) && s.subjects.CompareAndDelete(k, h) {
+			s.count.Add(-1)
+			h.dead.Store(true)
+			if l := h.cur.Load(); l != nil {
+				s.lapsed.Add(l.units.Swap(0))
+			}
+		}
+		<-h.sem
+		return true
+	})
+}
+
+// Stats is what a Store has leased, for metrics. It is a plain value.
+type Stats struct {
+	// Leases is the number of debits that took units from the inner
+	// store, and Taken the units they took.
+	Leases, Taken int64
+	// Lapsed is the units whose window ended before this instance spent
+	// them; Dropped the units Reset discarded.
+	Lapsed, Dropped int64
+	// Held is the units held now in live leases, across subjects: what
+	// this instance could admit without asking the inner store. Subjects
+	// is the number of subjects with a live lease.
+	Held     int64
+	Subjects int
+}
+
+// Spent returns the units admitted from leases: taken less lapsed, dropped
+// and held.
+func (st Stats) Spent() int64 { return st.Taken - st.Lapsed - st.Dropped - st.Held }
+
+// Stats reports what the Store has leased. It first drops the subjects
+// whose leases have lapsed (counting their units in Lapsed), so that the
+// figures account for every unit taken. It is safe for concurrent use;
+// the figures are read one after another, not as one snapshot.
+func (s *Store) Stats() Stats {
+	now := s.clock()
+	s.sweep(now)
+	var st Stats
+	s.subjects.Range(func(_, v any) bool {
+		if l := v.(*holder).cur.Load(); l.live(now) {
+			st.Held += l.units.Load()
+			st.Subjects++
+		}
+		return true
+	})
+	st.Leases, st.Taken, st.Lapsed, st.Dropped = s.leases.Load(), s.taken.Load(), s.lapsed.Load(), s.dropped.Load()
+	return st
+}

@@ -1,0 +1,120 @@
+package lease
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store"
+)
+
+// A lease is the units one instance holds for one subject in one shared
+// window, and what the shared store said about that window when they were
+// debited. units changes atomically; until and ends never change; rem is
+// updated by the refills of the same window.
+type lease struct {
+	units atomic.Int64   // unspent units
+	until int64          // clock ns: units are spent only before it
+	late  int64          // clock ns: from it the earliest-ending window has surely ended
+	ends  []int64        // per limit: clock ns at which its shared window ends
+	rem   []atomic.Int64 // per limit: the shared Remaining after the last debit or denial
+}
+
+// newLease returns a lease of units from d, a decision of the inner store
+// about n limits asked between clock readings t0 and t1. Each window ends
+// between t0 plus its ResetAfter (less the store's rounding) and t1 plus
+// it: the store measured from an instant in between. Units are spent only
+// until the earliest end less margin, which covers the rounding.
+func newLease(d *ratekit.Decision, n int, t0, t1 int64, margin time.Duration, units int64) *lease {
+	l := &lease{ends: make([]int64, n), rem: make([]atomic.Int64, n)}
+	l.until, l.late = int64(1<<63-1), int64(1<<63-1)
+	for i := range n {
+		ra := d.ResetAfter
+		if d.States != nil {
+			ra = d.States[i].ResetAfter
+		}
+		l.ends[i] = t0 + int64(ra)
+		l.until = min(l.until, l.ends[i]-int64(margin))
+		l.late = min(l.late, t1+int64(ra))
+	}
+	l.setRemaining(d)
+	l.units.Store(units)
+	return l
+}
+
+// setRemaining records the shared Remaining of every limit from d.
+func (l *lease) setRemaining(d *ratekit.Decision) {
+	if d.States == nil {
+		l.rem[0].Store(d.Remaining)
+		return
+	}
+	for i := range l.rem {
+		l.rem[i].Store(d.States[i].Remaining)
+	}
+}
+
+// live reports whether the lease may be spent at now.
+func (l *lease) live(now int64) bool { return l != nil && now < l.until }
+
+// spend takes cost units if the lease holds them and returns the units
+// left.
+func (l *lease) spend(cost int64) (int64, bool) {
+	for {
+		u := l.units.Load()
+		if u < cost {
+			return u, false
+		}
+		if l.units.CompareAndSwap(u, u-cost) {
+			return u - cost, true
+		}
+	}
+}
+
+// short reports whether cost can pass neither on the units held nor on
+// what the shared window had left when last asked. The shared Remaining
+// only falls within a window (other instances debit, nobody refunds), so
+// it stays true until the window ends, unless the subject is Reset.
+func (l *lease) short(cost int64) bool {
+	u := l.units.Load()
+	for i := range l.rem {
+		if u+l.rem[i].Load() < cost {
+			return true
+		}
+	}
+	return false
+}
+
+// minRemaining is the least shared Remaining of the limits.
+func (l *lease) minRemaining() int64 {
+	r := l.rem[0].Load()
+	for i := 1; i < len(l.rem); i++ {
+		r = min(r, l.rem[i].Load())
+	}
+	return r
+}
+
+// decision is the Decision of a call of cost about limits at now, answered
+// from the lease: admitted with units left, or denied. Each limit reports
+// its shared Remaining as of the last debit plus the units this instance
+// still holds (what could still pass here), and the time to its window's
+// end.
+func (l *lease) decision(limits []ratekit.Limit, allowed bool, cost, units, now int64) ratekit.Decision {
+	if len(limits) == 1 {
+		return store.Single(l.state(limits[0], 0, allowed, cost, units, now))
+	}
+	states := make([]ratekit.LimitState, len(limits))
+	for i, lim := range limits {
+		states[i] = l.state(lim, i, allowed, cost, units, now)
+	}
+	return store.Combine(states)
+}
+
+// state is limit i's part of decision.
+func (l *lease) state(lim ratekit.Limit, i int, allowed bool, cost, units, now int64) ratekit.LimitState {
+	left := time.Duration(max(l.ends[i]-now, 0))
+	st := ratekit.LimitState{Limit: lim, Allowed: true, Remaining: l.rem[i].Load() + units, ResetAfter: left}
+	if !allowed && st.Remaining < cost {
+		st.Allowed, st.RetryAfter = false, max(left, time.Microsecond)
+	}
+	return st
+}

@@ -1,0 +1,306 @@
+package lease_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store/lease"
+	"github.com/ratekit/ratekit/store/memstore"
+)
+
+// TestNewRefuses: limits a lease cannot keep exact, and bad options, are
+// errors at construction, each prefixed once and saying what to do.
+func TestNewRefuses(t *testing.T) {
+	ms := memstore.New()
+	defer ms.Close()
+	fw := ratekit.FixedWindow(100, time.Minute)
+	for _, c := range []struct {
+		name   string
+		inner  ratekit.Store
+		limits []ratekit.Limit
+		opts   []lease.Option
+		want   string
+	}{
+		{"gcra", ms, []ratekit.Limit{ratekit.GCRA(10, time.Second, 10)}, nil, `limit "gcra" is gcra, which a lease cannot keep exact`},
+		{"token", ms, []ratekit.Limit{ratekit.TokenBucket(10, time.Second, 10)}, nil, "lease FixedWindow limits only"},
+		{"sliding", ms, []ratekit.Limit{fw, ratekit.SlidingWindow(10, time.Second)}, nil, `limit "sliding" is sliding`},
+		{"log", ms, []ratekit.Limit{ratekit.SlidingLog(10, time.Second)}, nil, `limit "log" is log`},
+		{"block", ms, []ratekit.Limit{fw.Block(time.Hour)}, nil, "lease it without Block"},
+		{"invalid", ms, []ratekit.Limit{ratekit.FixedWindow(0, time.Minute)}, nil, "quota"},
+		{"none", ms, nil, nil, "no limits"},
+		{"nil store", nil, []ratekit.Limit{fw}, nil, "the inner store is nil"},
+		{"lease 0", ms, []ratekit.Limit{fw}, []lease.Option{lease.WithMaxLease(0)}, "at least 1 unit"},
+		{"lease > quota", ms, []ratekit.Limit{fw}, []lease.Option{lease.WithMaxLease(101)}, "exceeds the smallest quota, 100"},
+		{"interval", ms, []ratekit.Limit{fw}, []lease.Option{lease.WithRefillInterval(0)}, "must be positive"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := lease.New(c.inner, c.limits, c.opts...)
+			if err == nil || s != nil {
+				t.Fatalf("New accepted it: %v", s)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %q does not say %q", err, c.want)
+			}
+			for _, line := range strings.Split(err.Error(), "\n") {
+				if !strings.HasPrefix(line, "ratekit: ") || strings.Count(line, "ratekit: ") != 1 {
+					t.Fatalf("error line %q is not prefixed once with ratekit: ", line)
+				}
+			}
+		})
+	}
+}
+
+// TestLeaseSteps follows one instance step by step on a fake clock: the
+// first lease is 1 unit, the next is sized from the rate the first was
+// spent at (capped by MaxLease), admissions from a lease make no store
+// call and report the quota less what was admitted, a refusal is local
+// once the window is known to be spent, and the next window starts afresh.
+func TestLeaseSteps(t *testing.T) {
+	f := newFixture(t, ratekit.FixedWindow(25, time.Second), lease.WithMaxLease(10))
+	if got := f.ls.MaxLease(); got != 10 {
+		t.Fatalf("MaxLease = %d, want 10", got)
+	}
+	steps := []struct {
+		advance   time.Duration
+		allowed   bool
+		remaining int64
+		reset     time.Duration
+		calls     int64 // store calls so far
+		units     int64 // units asked for so far
+	}{
+		{0, true, 24, time.Second, 1, 1},                            // first lease: 1 unit, spent at once
+		{time.Millisecond, true, 23, 999 * time.Millisecond, 2, 11}, // 1 unit per ms: 100 per interval, capped to 10
+		{0, true, 22, 999 * time.Millisecond, 2, 11},
+	}
+	for i, s := range steps {
+		f.clock.Advance(s.advance)
+		d := f.take(t, "k", 1)
+		if d.Allowed != s.allowed || d.Remaining != s.remaining || d.ResetAfter != s.reset ||
+			f.inner.takes.Load() != s.calls || f.inner.units.Load() != s.units {
+			t.Fatalf("step %d: %+v after %d calls for %d units; want allowed=%v remaining=%d reset=%s after %d calls for %d units",
+				i, d, f.inner.takes.Load(), f.inner.units.Load(), s.allowed, s.remaining, s.reset, s.calls, s.units)
+		}
+	}
+	// 8 more from the lease: no call; 22 − 8 = 14 left.
+	for range 8 {
+		f.take(t, "k", 1)
+	}
+	if d := f.take(t, "k", 1); !d.Allowed || d.Remaining != 13 || f.inner.takes.Load() != 3 {
+		t.Fatalf("after the second lease: %+v, %d calls; want remaining 13 after 3 calls", d, f.inner.takes.Load())
+	}
+	// Spend the rest; the shared window has 25 − 21 = 4 left when the third
+	// lease is asked for, and it takes what is left (a lease of the tail).
+	if admitted := 12 + f.admitted(t, "k", 20); admitted != 25 {
+		t.Fatalf("admitted %d in the window, want exactly 25", admitted)
+	}
+	if sh := f.shared(t, "k"); sh.Remaining != 0 {
+		t.Fatalf("shared Remaining = %d, want 0", sh.Remaining)
+	}
+	calls := f.inner.takes.Load()
+	d := f.take(t, "k", 1)
+	if d.Allowed || d.Remaining != 0 || d.RetryAfter != 999*time.Millisecond || f.inner.takes.Load() != calls {
+		t.Fatalf("over the quota: %+v after %d more calls; want a local refusal with Retry-After 999ms", d, f.inner.takes.Load()-calls)
+	}
+	st := f.ls.Stats()
+	if st.Taken != 25 || st.Held != 0 || st.Spent() != 25 || st.Lapsed != 0 {
+		t.Fatalf("stats %+v, want 25 taken and spent, none held", st)
+	}
+	// The next window: a lease again, sized from the last rate.
+	f.clock.Advance(999 * time.Millisecond)
+	if d := f.take(t, "k", 1); !d.Allowed || d.Remaining != 24 || d.ResetAfter != time.Second {
+		t.Fatalf("next window: %+v; want admitted, 24 left, reset in 1s", d)
+	}
+}
+
+// TestNeverPastTheWindow: units held when the window ends are never spent
+// in the next one; they lapse, the next window admits exactly its quota,
+// and Stats counts them.
+func TestNeverPastTheWindow(t *testing.T) {
+	f := newFixture(t, ratekit.FixedWindow(100, time.Second), lease.WithMaxLease(50))
+	f.lease(t, "k") // a lease of 50, 49 left
+	if st := f.ls.Stats(); st.Held != 49 || st.Taken != 51 {
+		t.Fatalf("stats %+v, want 49 held of 51 taken", st)
+	}
+	f.clock.Advance(999 * time.Millisecond) // the window ends
+	if admitted := f.admitted(t, "k", 300); admitted != 100 {
+		t.Fatalf("the next window admitted %d, want exactly 100", admitted)
+	}
+	st := f.ls.Stats()
+	if st.Lapsed != 49 || st.Held != 0 || st.Spent() != 102 {
+		t.Fatalf("stats %+v, want 49 lapsed, 102 spent", st)
+	}
+}
+
+// TestOtherCallsPassThrough: other limits, cost 0, costs above the quota
+// and empty keys go to the inner store as they are.
+func TestOtherCallsPassThrough(t *testing.T) {
+	f := newFixture(t, ratekit.FixedWindow(10, time.Minute))
+	other := ratekit.FixedWindow(10, time.Minute).Named("other")
+	ctx := context.Background()
+	for i := range 3 {
+		d, err := f.ls.Take(ctx, "k", []ratekit.Limit{other}, 1)
+		if err != nil || !d.Allowed || d.Remaining != int64(9-i) || f.inner.takes.Load() != int64(i+1) {
+			t.Fatalf("other limit, call %d: %+v %v after %d calls", i, d, err, f.inner.takes.Load())
+		}
+	}
+	if d := f.take(t, "k", 11); d.Allowed || !d.Unsatisfiable {
+		t.Fatalf("cost 11 of 10: %+v, want the store's unsatisfiable refusal", d)
+	}
+	if d := f.take(t, "k", 0); !d.Allowed || d.Remaining != 10 {
+		t.Fatalf("cost 0: %+v", d)
+	}
+	if _, err := f.ls.Take(ctx, "", []ratekit.Limit{f.limit}, 1); !errors.Is(err, ratekit.ErrEmptyKey) {
+		t.Fatalf("empty key: %v, want ErrEmptyKey", err)
+	}
+	if st := f.ls.Stats(); st.Leases != 0 {
+		t.Fatalf("stats %+v, want no lease", st)
+	}
+}
+
+// TestReset drops the lease: nothing held survives a Reset through this
+// Store, the window starts afresh, and Stats counts the dropped units.
+func TestReset(t *testing.T) {
+	f := newFixture(t, ratekit.FixedWindow(10, time.Minute), lease.WithMaxLease(5))
+	f.lease(t, "k") // a lease of 5, 4 left
+	if err := f.ls.Reset(context.Background(), "k", []ratekit.Limit{f.limit}); err != nil {
+		t.Fatal(err)
+	}
+	if st := f.ls.Stats(); st.Dropped != 4 || st.Held != 0 {
+		t.Fatalf("stats %+v, want 4 dropped, none held", st)
+	}
+	if admitted := f.admitted(t, "k", 30); admitted != 10 {
+		t.Fatalf("after Reset the window admitted %d, want exactly 10", admitted)
+	}
+}
+
+// TestPeek answers from the lease without spending it, and otherwise asks
+// the inner store.
+func TestPeek(t *testing.T) {
+	f := newFixture(t, ratekit.FixedWindow(10, time.Minute), lease.WithMaxLease(5))
+	ctx := context.Background()
+	limits := []ratekit.Limit{f.limit}
+	if d, err := f.ls.Peek(ctx, "k", limits); err != nil || !d.Allowed || d.Remaining != 10 {
+		t.Fatalf("Peek before any lease: %+v %v", d, err)
+	}
+	f.lease(t, "k") // 4 held, 4 left in the shared window
+	calls := f.inner.takes.Load()
+	for range 3 {
+		if d, err := f.ls.Peek(ctx, "k", limits); err != nil || !d.Allowed || d.Remaining != 8 {
+			t.Fatalf("Peek with a lease: %+v %v; want allowed, 8 left", d, err)
+		}
+	}
+	if st := f.ls.Stats(); st.Held != 4 || f.inner.takes.Load() != calls {
+		t.Fatalf("Peek spent: %+v", st)
+	}
+}
+
+// failing is a store whose Takes fail while down is set.
+type failing struct {
+	ratekit.Store
+	down bool
+}
+
+var errDown = errors.New("ratekit: test: the store is down")
+
+func (s *failing) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
+	if s.down {
+		return ratekit.Decision{}, errDown
+	}
+	return s.Store.Take(ctx, key, limits, cost)
+}
+
+// TestStoreDown: while the inner store fails, units held are still spent;
+// a call they cannot cover gets the store's error, for the error policy.
+func TestStoreDown(t *testing.T) {
+	ms := memstore.New()
+	defer ms.Close()
+	inner := &failing{Store: ms}
+	limit := ratekit.FixedWindow(100, time.Minute)
+	ls, err := lease.New(inner, []ratekit.Limit{limit}, lease.WithMaxLease(10), lease.WithRefillInterval(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	take := func() (ratekit.Decision, error) { return ls.Take(ctx, "k", []ratekit.Limit{limit}, 1) }
+	for range 2 { // 1, then a lease of 10 (an hour's worth at any rate)
+		if _, err := take(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held := ls.Stats().Held
+	inner.down = true
+	for i := range held {
+		if d, err := take(); err != nil || !d.Allowed {
+			t.Fatalf("held unit %d while the store is down: %+v %v", i, d, err)
+		}
+	}
+	if _, err := take(); !errors.Is(err, errDown) {
+		t.Fatalf("past the lease while the store is down: %v, want the store's error", err)
+	}
+	inner.down = false
+	if d, err := take(); err != nil || !d.Allowed {
+		t.Fatalf("store back: %+v %v", d, err)
+	}
+}
+
+// fallingBack is a store whose answers say a fallback store made them.
+type fallingBack struct{ *counting }
+
+func (s fallingBack) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
+	d, err := s.counting.Take(ctx, key, limits, cost)
+	d.Fallback = true
+	return d, err
+}
+
+// TestNoLeaseFromAFallback: a decision a fallback store made locally is
+// the call's answer, and the next calls go to it at their own cost.
+func TestNoLeaseFromAFallback(t *testing.T) {
+	ms := memstore.New()
+	defer ms.Close()
+	inner := fallingBack{&counting{Store: ms}}
+	limit := ratekit.FixedWindow(100, time.Minute)
+	ls, err := lease.New(inner, []ratekit.Limit{limit}, lease.WithMaxLease(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		d, err := ls.Take(context.Background(), "k", []ratekit.Limit{limit}, 1)
+		if err != nil || !d.Allowed || !d.Fallback {
+			t.Fatalf("call %d: %+v %v", i, d, err)
+		}
+	}
+	if n, u := inner.takes.Load(), inner.units.Load(); n != 5 || u != 5 {
+		t.Fatalf("%d calls for %d units; want 5 calls of 1 unit", n, u)
+	}
+	if st := ls.Stats(); st.Leases != 0 || st.Held != 0 {
+		t.Fatalf("stats %+v: leased from a fallback", st)
+	}
+}
+
+// TestMaxSubjects: past the bound, a new subject is decided by the inner
+// store, exactly; once the leases of the others lapse, it is leased again.
+func TestMaxSubjects(t *testing.T) {
+	f := newFixture(t, ratekit.FixedWindow(100, time.Second), lease.WithMaxSubjects(2), lease.WithMaxLease(10))
+	f.lease(t, "a")
+	f.lease(t, "b")
+	calls := f.inner.takes.Load()
+	for range 3 {
+		f.take(t, "c", 1)
+	}
+	if got := f.inner.takes.Load() - calls; got != 3 {
+		t.Fatalf("a third subject made %d store calls for 3 Takes, want 3", got)
+	}
+	f.clock.Advance(time.Second) // a and b lapse
+	calls = f.inner.takes.Load()
+	f.lease(t, "c")
+	for range 5 {
+		f.take(t, "c", 1)
+	}
+	if got := f.inner.takes.Load() - calls; got != 2 {
+		t.Fatalf("after the others lapsed, c made %d store calls for 7 Takes, want 2 (a lease of 1, then of 10)", got)
+	}
+}

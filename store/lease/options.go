@@ -1,0 +1,105 @@
+package lease
+
+import (
+	"fmt"
+	"time"
+)
+
+// DefaultRefillInterval is how long a lease lasts at the instance's observed
+// rate unless WithRefillInterval says otherwise: a busy instance asks the
+// shared store about ten times a second per leased subject.
+const DefaultRefillInterval = 100 * time.Millisecond
+
+// DefaultMargin is how long before the end of the shared window a lease
+// stops being spent unless WithMargin says otherwise: the resolution of the
+// stores' clocks for fixed windows (both read whole milliseconds).
+const DefaultMargin = time.Millisecond
+
+// DefaultMaxSubjects is the number of subjects a Store leases for at once
+// unless WithMaxSubjects says otherwise. Calls about further subjects go to
+// the inner store as they are.
+const DefaultMaxSubjects = 1024
+
+// An Option configures a Store. Options are values built by the With
+// functions of this package, safe to share.
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+type config struct {
+	maxLease    int64 // 0: the default, 1% of the smallest quota
+	interval    time.Duration
+	margin      time.Duration
+	maxSubjects int
+	now         func() time.Time
+	errs        []error
+}
+
+// WithMaxLease bounds every lease to n units (default: 1% of the smallest
+// quota of the leased limits, at least 1). It is the price of leasing: each
+// instance holds at most n units that no other instance can use, so a
+// window admits at least quota − instances × n when demand exceeds the
+// quota (see the package documentation). n must be 1 to the smallest quota;
+// 1 leases nothing (every call is a call to the inner store).
+func WithMaxLease(n int64) Option {
+	return optionFunc(func(c *config) {
+		if n < 1 {
+			c.errs = append(c.errs, fmt.Errorf("ratekit: lease: WithMaxLease(%d): a lease must hold at least 1 unit", n))
+			return
+		}
+		c.maxLease = n
+	})
+}
+
+// WithRefillInterval sizes each lease to last about d at the rate this
+// instance spent its last one (default DefaultRefillInterval), within
+// WithMaxLease: a busy instance then asks the shared store about once per d,
+// and an instance that serves one request a minute leases 1 unit at a
+// time. Near the end of a window a lease covers only the time left. d must
+// be positive.
+func WithRefillInterval(d time.Duration) Option {
+	return optionFunc(func(c *config) {
+		if d <= 0 {
+			c.errs = append(c.errs, fmt.Errorf("ratekit: lease: WithRefillInterval(%s): the interval must be positive", d))
+			return
+		}
+		c.interval = d
+	})
+}
+
+// WithMargin sets how long before the end of the shared window, as the
+// inner store reported it, a lease stops being spent (default
+// DefaultMargin; negative values mean 0). The inner store measures the
+// window's end from its own clock in whole milliseconds; the margin covers
+// that rounding, so a unit is never spent after its window ended. Use 0
+// only with a store on the Store's own clock and without rounding, as tests
+// on a fake clock do.
+func WithMargin(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.margin = max(d, 0) })
+}
+
+// WithMaxSubjects bounds the subjects the Store leases for at once (default
+// DefaultMaxSubjects; n < 1 keeps the default). At the bound, after
+// dropping the subjects whose leases have lapsed, calls about a new subject
+// go to the inner store unleased: exact, at one store call each.
+func WithMaxSubjects(n int) Option {
+	return optionFunc(func(c *config) {
+		if n >= 1 {
+			c.maxSubjects = n
+		}
+	})
+}
+
+// WithClock makes the Store read the local time from now instead of
+// time.Now (whose monotonic reading it otherwise uses). Tests pass a fake
+// clock, the same one their inner store reads. now must be safe for
+// concurrent use.
+func WithClock(now func() time.Time) Option {
+	return optionFunc(func(c *config) {
+		if now != nil {
+			c.now = now
+		}
+	})
+}

@@ -1,0 +1,216 @@
+package lease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/subject"
+	"github.com/ratekit/ratekit/store"
+)
+
+// Store is a ratekit.Store that takes the quota of its leased limits from
+// an inner store in leases and spends them in process (see the package
+// documentation for what it promises). Calls with other limits go to the
+// inner store as they are.
+//
+// The zero value is not usable: build a Store with New. A Store is safe
+// for concurrent use. An admission from a lease costs one atomic
+// compare-and-swap on the subject's lease and no allocation for one limit;
+// at most one call per subject at a time asks the inner store for a lease.
+// New starts no goroutine, and there is nothing to close.
+type Store struct {
+	inner       ratekit.Store
+	limits      []ratekit.Limit
+	ids         []string
+	minQuota    int64
+	minWindow   time.Duration
+	maxLease    int64
+	interval    time.Duration
+	margin      time.Duration
+	maxSubjects int64
+	now         func() time.Time // WithClock; nil: the monotonic clock
+	base        time.Time        // the clock's reading at New; the Store's clock counts from it
+
+	subjects  sync.Map // subject.Key(key) -> *holder
+	count     atomic.Int64
+	nextSweep atomic.Int64 // the Store's clock (ns) before which a full Store does not sweep again
+
+	leases, taken, lapsed, dropped atomic.Int64
+}
+
+var _ ratekit.Store = (*Store)(nil)
+
+// New returns a Store that leases limits, a Limiter's limits in its order,
+// from inner (the store every instance shares: the Redis store), with the
+// options' settings. It accepts FixedWindow limits without a penalty block,
+// and reports every other limit, a nil store and bad options, each error
+// prefixed "ratekit: " and saying how to fix it.
+func New(inner ratekit.Store, limits []ratekit.Limit, opts ...Option) (*Store, error) {
+	c := config{interval: DefaultRefillInterval, margin: DefaultMargin, maxSubjects: DefaultMaxSubjects}
+	for _, o := range opts {
+		o.apply(&c)
+	}
+	errs := c.errs
+	if inner == nil {
+		errs = append(errs, errors.New("ratekit: lease: the inner store is nil; pass the store the instances share, e.g. a redisstore.Store"))
+	}
+	if _, err := ratekit.New(unused{}, limits...); err != nil {
+		errs = append(errs, err)
+	} else {
+		errs = append(errs, checkLeasable(limits)...)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	s := &Store{inner: inner, limits: append([]ratekit.Limit(nil), limits...), margin: c.margin, interval: c.interval,
+		maxSubjects: int64(c.maxSubjects), now: c.now}
+	for i, l := range limits {
+		sp := l.Spec()
+		s.ids = append(s.ids, sp.ID)
+		if i == 0 || sp.Quota < s.minQuota {
+			s.minQuota = sp.Quota
+		}
+		if i == 0 || sp.Window < s.minWindow {
+			s.minWindow = sp.Window
+		}
+	}
+	s.maxLease = max(s.minQuota/100, 1)
+	if c.maxLease > 0 {
+		if c.maxLease > s.minQuota {
+			return nil, fmt.Errorf("ratekit: lease: WithMaxLease(%d) exceeds the smallest quota, %d; a lease can hold at most a window's quota", c.maxLease, s.minQuota)
+		}
+		s.maxLease = c.maxLease
+	}
+	if s.base = time.Now(); s.now != nil {
+		s.base = s.now()
+	}
+	return s, nil
+}
+
+// checkLeasable reports the limits a lease cannot keep exact.
+func checkLeasable(limits []ratekit.Limit) []error {
+	var errs []error
+	for _, l := range limits {
+		sp := l.Spec()
+		switch {
+		case sp.Algorithm != store.FixedWindow:
+			errs = append(errs, fmt.Errorf("ratekit: lease: limit %q is %s, which a lease cannot keep exact: units debited at one instant and "+
+				"spent later would pass bursts that a sliding window or a bucket refuses; lease FixedWindow limits only, "+
+				"and give this one to a Limiter on the inner store", sp.Name, sp.Algorithm))
+		case sp.Block > 0:
+			errs = append(errs, fmt.Errorf("ratekit: lease: limit %q has a penalty block, which a lease's refused debit would start "+
+				"for every instance; lease it without Block", sp.Name))
+		}
+	}
+	return errs
+}
+
+// MaxLease returns the most units one lease holds: WithMaxLease's, or its
+// default. An instance holds at most this many units per subject.
+func (s *Store) MaxLease() int64 { return s.maxLease }
+
+// Take implements ratekit.Store. A call with the leased limits and a cost
+// from 1 to the smallest quota is answered from the subject's lease when
+// it holds the cost, or from what the shared window is known to have left
+// when that cannot cover it; otherwise the Store leases from the inner
+// store and answers. Every other call goes to the inner store.
+func (s *Store) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
+	if key == "" || cost < 1 || cost > s.minQuota || !s.leased(limits) {
+		return s.inner.Take(ctx, key, limits, cost)
+	}
+	for {
+		h := s.holder(key)
+		if h == nil {
+			return s.inner.Take(ctx, key, limits, cost)
+		}
+		now := s.clock()
+		if l := h.cur.Load(); l.live(now) {
+			if units, ok := l.spend(cost); ok {
+				return l.decision(limits, true, cost, units, now), nil
+			}
+			if l.short(cost) {
+				return l.decision(limits, false, cost, l.units.Load(), now), nil
+			}
+		}
+		d, err, retry := s.refill(ctx, h, key, limits, cost)
+		if !retry {
+			return d, err
+		}
+	}
+}
+
+// Peek implements ratekit.Store: for the leased limits, a lease that holds
+// a unit, or a window known to be spent, answers without a store call and
+// without spending; else the inner store's Peek.
+func (s *Store) Peek(ctx context.Context, key string, limits []ratekit.Limit) (ratekit.Decision, error) {
+	if key != "" && s.leased(limits) {
+		if v, ok := s.subjects.Load(subject.Key(key)); ok {
+			now := s.clock()
+			if l := v.(*holder).cur.Load(); l.live(now) {
+				if u := l.units.Load(); u >= 1 || l.short(1) {
+					return l.decision(limits, u >= 1, 1, u, now), nil
+				}
+			}
+		}
+	}
+	return s.inner.Peek(ctx, key, limits)
+}
+
+// Reset implements ratekit.Store: it drops this instance's lease of key
+// when limits share a limit with the leased ones, resets the inner store,
+// and drops again the lease a call made meanwhile. Leases of other
+// instances are not seen here: they are spent until their window ends.
+func (s *Store) Reset(ctx context.Context, key string, limits []ratekit.Limit) error {
+	if key == "" || !s.sharesLimit(limits) {
+		return s.inner.Reset(ctx, key, limits)
+	}
+	sub := subject.Key(key)
+	s.forget(sub)
+	err := s.inner.Reset(ctx, key, limits)
+	s.forget(sub)
+	return err
+}
+
+// leased reports whether limits are the leased limits, in order.
+func (s *Store) leased(limits []ratekit.Limit) bool {
+	if len(limits) != len(s.limits) {
+		return false
+	}
+	for i, l := range limits {
+		if l != s.limits[i] && l.Spec().ID != s.ids[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// sharesLimit reports whether limits and the leased limits share one.
+func (s *Store) sharesLimit(limits []ratekit.Limit) bool {
+	for _, l := range limits {
+		id := l.Spec().ID
+		for _, own := range s.ids {
+			if id == own {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// clock reads the Store's clock: nanoseconds since New. On the default
+// clock that is time.Since, which reads only the monotonic clock.
+func (s *Store) clock() int64 {
+	if s.now == nil {
+		return int64(time.Since(s.base))
+	}
+	return int64(s.now().Sub(s.base))
+}
+
+// unused is a Store that is never called: New validates limits with
+// ratekit.New, as a Limiter would, without building anything on inner.
+type unused struct{ ratekit.Store }
