@@ -30,6 +30,7 @@ var Released = []string{
 	"adapters/gin",
 	"adapters/echo",
 	"adapters/fiber",
+	"adapters/grpc",
 	"observe/prometheus",
 	"observe/otel",
 }
