@@ -44,6 +44,7 @@ var Unreleased = []string{
 	"examples/echo",
 	"examples/fiber",
 	"examples/gin",
+	"examples/grpc",
 	"tools",
 }
 
