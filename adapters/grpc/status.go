@@ -31,58 +31,60 @@ const (
 )
 
 // mdFields is the ratekit.HeaderSetter of a call: it keeps the rate-limit
-// fields a Guard sets, under their metadata names, and drops what only HTTP
-// has (Cache-Control).
+// fields a Guard sets, to send them under their metadata names, and drops
+// what only HTTP has (Cache-Control).
 type mdFields struct {
-	n  int
-	kv [7][2]string // the five rate-limit fields, retry-after, the pushback
+	vals [len(fieldNames)]string // "" when not set
 }
+
+// fieldNames are the metadata names of the fields, in the order sent.
+var fieldNames = [...]string{
+	"x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "ratelimit-policy", "ratelimit",
+	FieldRetryAfter, FieldPushback,
+}
+
+// Indexes of the fields that are set outside Set.
+const (
+	fieldRetryAfter = 5
+	fieldPushback   = 6
+)
 
 // Set keeps a field ratekit sets.
 func (f *mdFields) Set(key, value string) {
-	var name string
 	switch key {
-	case "Ratelimit":
-		name = "ratelimit"
-	case "Ratelimit-Policy":
-		name = "ratelimit-policy"
 	case "X-Ratelimit-Limit":
-		name = "x-ratelimit-limit"
+		f.vals[0] = value
 	case "X-Ratelimit-Remaining":
-		name = "x-ratelimit-remaining"
+		f.vals[1] = value
 	case "X-Ratelimit-Reset":
-		name = "x-ratelimit-reset"
+		f.vals[2] = value
+	case "Ratelimit-Policy":
+		f.vals[3] = value
+	case "Ratelimit":
+		f.vals[4] = value
 	case "Retry-After":
-		name = FieldRetryAfter
-	default:
-		return
-	}
-	f.add(name, value)
-}
-
-func (f *mdFields) add(name, value string) {
-	for i := range f.n {
-		if f.kv[i][0] == name {
-			f.kv[i][1] = value
-			return
-		}
-	}
-	if f.n < len(f.kv) {
-		f.kv[f.n] = [2]string{name, value}
-		f.n++
+		f.vals[fieldRetryAfter] = value
 	}
 }
 
 // metadata returns the fields as metadata, or nil when there are none.
 func (f *mdFields) metadata() metadata.MD {
-	if f.n == 0 {
+	n := 0
+	for _, v := range f.vals {
+		if v != "" {
+			n++
+		}
+	}
+	if n == 0 {
 		return nil
 	}
-	md := make(metadata.MD, f.n)
-	values := make([]string, f.n)
-	for i := range f.n {
-		values[i] = f.kv[i][1]
-		md[f.kv[i][0]] = values[i : i+1 : i+1]
+	md := make(metadata.MD, n)
+	values := make([]string, 0, n) // one backing array for every field's slice
+	for i, v := range f.vals {
+		if v != "" {
+			values = append(values, v)
+			md[fieldNames[i]] = values[len(values)-1 : len(values) : len(values)]
+		}
 	}
 	return md
 }
@@ -175,10 +177,10 @@ func statusOf(e *ratekit.ErrorResponse, retry time.Duration, violations []violat
 	if code != codes.InvalidArgument {
 		if retry > 0 {
 			details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(retry)})
-			fields.add(FieldRetryAfter, strconv.FormatInt(e.Context.RetryAfter, 10))
-			fields.add(FieldPushback, strconv.FormatInt(int64((retry+time.Millisecond-1)/time.Millisecond), 10))
+			fields.vals[fieldRetryAfter] = strconv.FormatInt(e.Context.RetryAfter, 10)
+			fields.vals[fieldPushback] = strconv.FormatInt(int64((retry+time.Millisecond-1)/time.Millisecond), 10)
 		} else {
-			fields.add(FieldPushback, "-1")
+			fields.vals[fieldPushback] = "-1"
 		}
 	}
 	if code == codes.ResourceExhausted && len(violations) > 0 {
