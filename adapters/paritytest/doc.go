@@ -8,6 +8,11 @@
 // WithErrorHandler, WithSkip, WithCostFunc, WithObserver), each route group
 // configured from one framework-neutral description. The same script, with
 // a Prometheus observer (observe/prometheus), must leave identical metrics
-// on every framework. It is its own module so that the adapters' modules
-// never depend on each other's frameworks, nor on a metrics client.
+// on every framework. The gRPC interceptors (ratekitgrpc) answer the same
+// sequence of calls, through a real gRPC server and client, with the same
+// decisions, rate-limit fields, Retry-After and violated policies as
+// net/http; and 4 gRPC server instances on one real Redis admit exactly the
+// quota of 500 concurrent calls. It is its own module so that the adapters'
+// modules never depend on each other's frameworks, nor on a metrics client
+// or a Redis client.
 package paritytest

@@ -1,6 +1,6 @@
 module github.com/ratekit/ratekit/adapters/paritytest
 
-go 1.24
+go 1.26.0
 
 require (
 	github.com/gin-gonic/gin v1.11.0
@@ -11,7 +11,18 @@ require (
 	github.com/ratekit/ratekit/adapters/echo v0.1.0
 	github.com/ratekit/ratekit/adapters/fiber v0.1.0
 	github.com/ratekit/ratekit/adapters/gin v0.1.0
+	github.com/ratekit/ratekit/adapters/grpc v0.1.0
 	github.com/ratekit/ratekit/observe/prometheus v0.1.0
+	github.com/ratekit/ratekit/store/redisstore v0.1.0
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20261110000943-09e21b237f2c
+	google.golang.org/grpc v1.85.0
+)
+
+require (
+	github.com/alicebob/miniredis/v2 v2.40.0 // indirect
+	github.com/redis/go-redis/v9 v9.22.0 // indirect
+	github.com/yuin/gopher-lua v1.1.1 // indirect
+	go.uber.org/atomic v1.11.0 // indirect
 )
 
 require (
@@ -56,14 +67,14 @@ require (
 	go.uber.org/mock v0.5.0 // indirect
 	go.yaml.in/yaml/v2 v2.4.2 // indirect
 	golang.org/x/arch v0.20.0 // indirect
-	golang.org/x/crypto v0.41.0 // indirect
-	golang.org/x/mod v0.26.0 // indirect
-	golang.org/x/net v0.43.0 // indirect
-	golang.org/x/sync v0.16.0 // indirect
-	golang.org/x/sys v0.35.0 // indirect
-	golang.org/x/text v0.28.0 // indirect
-	golang.org/x/tools v0.35.0 // indirect
-	google.golang.org/protobuf v1.36.9 // indirect
+	golang.org/x/crypto v0.57.0 // indirect
+	golang.org/x/mod v0.41.0 // indirect
+	golang.org/x/net v0.60.0 // indirect
+	golang.org/x/sync v0.23.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/text v0.42.0 // indirect
+	golang.org/x/tools v0.49.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
 )
 
 replace (
@@ -71,5 +82,7 @@ replace (
 	github.com/ratekit/ratekit/adapters/echo => ../echo
 	github.com/ratekit/ratekit/adapters/fiber => ../fiber
 	github.com/ratekit/ratekit/adapters/gin => ../gin
+	github.com/ratekit/ratekit/adapters/grpc => ../grpc
 	github.com/ratekit/ratekit/observe/prometheus => ../../observe/prometheus
+	github.com/ratekit/ratekit/store/redisstore => ../../store/redisstore
 )

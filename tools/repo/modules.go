@@ -30,6 +30,7 @@ var Released = []string{
 	"adapters/gin",
 	"adapters/echo",
 	"adapters/fiber",
+	"adapters/grpc",
 	"observe/prometheus",
 	"observe/otel",
 }
@@ -43,6 +44,7 @@ var Unreleased = []string{
 	"examples/echo",
 	"examples/fiber",
 	"examples/gin",
+	"examples/grpc",
 	"tools",
 }
 

@@ -1,0 +1,222 @@
+package ratekitgrpc
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
+)
+
+// Defaults of the client interceptors.
+const (
+	// DefaultMaxWait is the longest a call waits in all for the servers'
+	// advised times, unless WithMaxWait.
+	DefaultMaxWait = 10 * time.Second
+	// DefaultMaxRetries is how many times a refused unary call is sent
+	// again at most, unless WithMaxRetries.
+	DefaultMaxRetries = 3
+)
+
+// A ClientOption configures UnaryClientInterceptor and
+// StreamClientInterceptor.
+type ClientOption func(*client)
+
+// WithMaxWait sets the longest a call waits in all, before it is sent and
+// between its retries (default DefaultMaxWait); the call's deadline bounds
+// it too. A refusal whose advised time is further away is returned as it
+// is, at once. 0 or less: no waiting, no retry.
+func WithMaxWait(d time.Duration) ClientOption { return func(c *client) { c.maxWait = d } }
+
+// WithMaxRetries sets how many times a refused unary call is sent again at
+// most (default DefaultMaxRetries); 0 or less: none. Streams are not sent
+// again; see StreamClientInterceptor.
+func WithMaxRetries(n int) ClientOption { return func(c *client) { c.maxRetries = n } }
+
+// client is the state of one pair of client interceptors: per method, the
+// time before which the server said it would refuse calls.
+type client struct {
+	maxWait    time.Duration
+	maxRetries int
+
+	mu   sync.Mutex
+	hold map[string]time.Time
+}
+
+// UnaryClientInterceptor returns a gRPC unary client interceptor that
+// honours google.rpc.RetryInfo. When a call is refused with
+// codes.ResourceExhausted and a RetryInfo, it waits the advised time and
+// sends the call again (at most WithMaxRetries times), provided the call
+// would be sent before its deadline and within WithMaxWait; otherwise it
+// returns the refusal at once. Until the advised time has passed, later
+// calls of the same method wait too, under the same bounds, before they are
+// sent; one that cannot wait long enough is refused in the client with
+// codes.ResourceExhausted and a RetryInfo of the time left, and is never
+// sent.
+//
+// It is safe for concurrent use. Its state is per method: build one per
+// connection, and a client that calls on behalf of several subjects (a
+// gateway) one per subject.
+func UnaryClientInterceptor(opts ...ClientOption) grpc.UnaryClientInterceptor {
+	return newClient(opts).unary
+}
+
+// StreamClientInterceptor returns a gRPC stream client interceptor that
+// honours google.rpc.RetryInfo for streams: after a stream of a method was
+// refused with codes.ResourceExhausted and a RetryInfo, the next streams of
+// that method wait until the advised time before they open, or are refused
+// in the client when they cannot wait that long (see
+// UnaryClientInterceptor for the bounds). The refused stream itself is not
+// opened again, since the messages its caller sent are gone: gRPC's own
+// retry policy does that, replaying them, when the service config names
+// RESOURCE_EXHAUSTED among its retryable codes, and it waits the
+// grpc-retry-pushback-ms the server interceptors send.
+func StreamClientInterceptor(opts ...ClientOption) grpc.StreamClientInterceptor {
+	return newClient(opts).stream
+}
+
+func newClient(opts []ClientOption) *client {
+	c := &client{maxWait: DefaultMaxWait, maxRetries: DefaultMaxRetries}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+func (c *client) unary(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+	limit := c.limit(ctx)
+	for retry := 0; ; retry++ {
+		if err := c.await(ctx, method, limit); err != nil {
+			return err
+		}
+		err := invoker(ctx, method, req, reply, cc, opts...)
+		until, refused := c.note(method, err)
+		if !refused || retry >= c.maxRetries || until.After(limit) {
+			return err
+		}
+	}
+}
+
+func (c *client) stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+	if err := c.await(ctx, method, c.limit(ctx)); err != nil {
+		return nil, err
+	}
+	cs, err := streamer(ctx, desc, cc, method, opts...)
+	if err != nil {
+		c.note(method, err)
+		return nil, err
+	}
+	return &watchedStream{ClientStream: cs, c: c, method: method}, nil
+}
+
+// watchedStream notes the refusal a stream ends with.
+type watchedStream struct {
+	grpc.ClientStream
+	c      *client
+	method string
+}
+
+func (w *watchedStream) RecvMsg(m any) error {
+	err := w.ClientStream.RecvMsg(m)
+	if err != nil {
+		w.c.note(w.method, err)
+	}
+	return err
+}
+
+func (w *watchedStream) Header() (metadata.MD, error) {
+	md, err := w.ClientStream.Header()
+	if err != nil {
+		w.c.note(w.method, err)
+	}
+	return md, err
+}
+
+// limit returns the latest time a call may wait until: its deadline, or
+// the maximum wait from now.
+func (c *client) limit(ctx context.Context) time.Time {
+	limit := time.Now().Add(c.maxWait)
+	if d, ok := ctx.Deadline(); ok && d.Before(limit) {
+		return d
+	}
+	return limit
+}
+
+// await waits until method is no longer held, or refuses the call when the
+// hold lasts past limit; it ends with ctx.
+func (c *client) await(ctx context.Context, method string, limit time.Time) error {
+	c.mu.Lock()
+	until, held := c.hold[method]
+	c.mu.Unlock()
+	if !held {
+		return nil
+	}
+	wait := time.Until(until)
+	if wait <= 0 {
+		return nil
+	}
+	if !until.Before(limit) {
+		return heldError(method, wait)
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return status.FromContextError(ctx.Err()).Err()
+	}
+}
+
+// heldError is the refusal of a call the client does not send.
+func heldError(method string, wait time.Duration) error {
+	st, err := status.New(codes.ResourceExhausted, "ratekit: the server refused "+method+" until later; the call was not sent").
+		WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(wait)})
+	if err != nil { // unreachable: RetryInfo is a well-formed message
+		return status.Error(codes.ResourceExhausted, "ratekit: the server refused "+method+" until later; the call was not sent")
+	}
+	return st.Err()
+}
+
+// note records the advised time of a refusal, if err is one, and returns
+// it.
+func (c *client) note(method string, err error) (until time.Time, refused bool) {
+	delay, ok := retryDelay(err)
+	if !ok {
+		return time.Time{}, false
+	}
+	until = time.Now().Add(delay)
+	c.mu.Lock()
+	if c.hold == nil {
+		c.hold = make(map[string]time.Time)
+	}
+	if until.After(c.hold[method]) {
+		c.hold[method] = until
+	}
+	c.mu.Unlock()
+	return until, true
+}
+
+// retryDelay returns the RetryInfo delay of a ResourceExhausted status.
+func retryDelay(err error) (time.Duration, bool) {
+	if err == nil {
+		return 0, false
+	}
+	st, ok := status.FromError(err)
+	if !ok || st.Code() != codes.ResourceExhausted {
+		return 0, false
+	}
+	for _, d := range st.Details() {
+		if ri, ok := d.(*errdetails.RetryInfo); ok && ri.RetryDelay != nil {
+			if delay := ri.RetryDelay.AsDuration(); delay > 0 {
+				return delay, true
+			}
+		}
+	}
+	return 0, false
+}

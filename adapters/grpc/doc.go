@@ -1,0 +1,65 @@
+// Package ratekitgrpc puts ratekit's rate-limiting pipeline into gRPC
+// servers and clients (google.golang.org/grpc).
+//
+// UnaryServerInterceptor(limiter, key, opts...) and
+// StreamServerInterceptor(limiter, key, opts...) decide each call through
+// ratekit.Guard, the pipeline behind ratekit.Middleware, so a call gets the
+// same decision, retry time and policies as the same request over net/http:
+//
+//   - Admitted: the handler runs; the rate-limit fields of WithHeaders
+//     (ratelimit and ratelimit-policy; x-ratelimit-limit, -remaining and
+//     -reset) are sent as response header metadata.
+//   - Denied: codes.ResourceExhausted, with the message of the HTTP body
+//     and three details: google.rpc.RetryInfo (the exact time until the call
+//     could pass, of which HTTP's Retry-After is the whole seconds rounded
+//     up; absent when the call can never pass), google.rpc.QuotaFailure (one
+//     violation per limit that refused: QuotaId its name, QuotaValue its
+//     quota) and google.rpc.ErrorInfo (Reason RATE_LIMITED, or the code of
+//     WithErrorCode; Domain "ratekit"). The rate-limit fields, retry-after
+//     (whole seconds) and grpc-retry-pushback-ms go in the trailers, so the
+//     answer is a trailers-only response that gRPC's own retry policies can
+//     act on in every language.
+//   - The store fails: WithErrorPolicy decides, as for HTTP. FailOpen (the
+//     default) runs the handler without rate-limit metadata; FailClosed
+//     answers codes.Unavailable with RetryInfo (1 s) and ErrorInfo
+//     SERVICE_UNAVAILABLE. A store error is never ResourceExhausted, and its
+//     text never reaches the client.
+//   - No usable key or cost: codes.InvalidArgument under the default
+//     WithKeyErrorPolicy (FailClosed), with nothing counted.
+//
+// Calls to the health service (grpc.health.v1.Health) and to server
+// reflection are let through uncounted unless WithoutDefaultSkips; WithSkip
+// adds a rule of your own.
+//
+// # Streams
+//
+// A stream is charged once when it opens, before the handler runs: a stream
+// refused then never reaches the handler. With WithMessageCost(n), each
+// message the handler receives is charged n more under the stream's key; a
+// refused message makes RecvMsg return the ResourceExhausted status, which
+// the handler returns to end the stream, and its trailers carry the
+// rate-limit fields.
+//
+// # Keys
+//
+// A KeyFunc reads the call's context: ByIP keys by the peer address with
+// ratekit's trust model (x-forwarded-for, forwarded or a header named by
+// ratekit.FromHeader is read from the metadata only when the peer is a
+// trusted proxy), ByMetadata by a metadata value, ByMethod by the full
+// method, ByPeerCertificate by the identity of a verified client
+// certificate, and Join joins them. Any func(context.Context) (string,
+// error) is a KeyFunc, so an identity an authentication interceptor put in
+// the context keys calls as well.
+//
+// # Clients
+//
+// UnaryClientInterceptor and StreamClientInterceptor make a Go client
+// honour RetryInfo: after a ResourceExhausted carrying it, a unary call is
+// sent again once the advised time has passed, if that is within the call's
+// deadline and WithMaxWait, and later calls and streams of the same method
+// wait until then before they are sent at all, so the client does not send
+// what the server has already said it would refuse.
+//
+// Interceptors are safe for concurrent use, like the Limiter they wrap. The
+// Gin, Echo and Fiber adapters offer the same option names.
+package ratekitgrpc

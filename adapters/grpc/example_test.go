@@ -1,0 +1,99 @@
+package ratekitgrpc_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+
+	"github.com/ratekit/ratekit"
+	ratekitgrpc "github.com/ratekit/ratekit/adapters/grpc"
+	"github.com/ratekit/ratekit/lockout"
+	"github.com/ratekit/ratekit/store/memstore"
+)
+
+// Limit every call of a server to 2 per minute per client IP (the peer's
+// address; see ratekit.TrustProxies for proxies). The health service is
+// counted here only because the example has no other service.
+func ExampleUnaryServerInterceptor() {
+	limiter, err := ratekit.New(memstore.New(), ratekit.FixedWindow(2, time.Minute).Named("api"))
+	if err != nil {
+		panic(err)
+	}
+	srv := grpc.NewServer(grpc.ChainUnaryInterceptor(
+		ratekitgrpc.UnaryServerInterceptor(limiter, ratekitgrpc.ByIP(), ratekitgrpc.WithoutDefaultSkips())))
+	healthpb.RegisterHealthServer(srv, health.NewServer())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	go srv.Serve(ln)
+	defer srv.Stop()
+
+	conn, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close()
+	client := healthpb.NewHealthClient(conn)
+	for range 3 {
+		_, err := client.Check(context.Background(), &healthpb.HealthCheckRequest{})
+		st := status.Convert(err)
+		fmt.Printf("%v %q\n", st.Code(), st.Message())
+		for _, d := range st.Details() {
+			if ri, ok := d.(*errdetails.RetryInfo); ok {
+				fmt.Println("retry in", ri.RetryDelay.AsDuration().Round(time.Second))
+			}
+		}
+	}
+	// Output:
+	// OK ""
+	// OK ""
+	// ResourceExhausted "Too many requests. Try again in 60 seconds."
+	// retry in 1m0s
+}
+
+// A handler that checks passwords answers a locked-out account as the
+// interceptors answer a refusal.
+func ExampleError() {
+	lo, err := lockout.New(memstore.New(), lockout.Config{Name: "login", Windows: []lockout.Window{
+		{Scope: "temp", Attempts: 1, Window: 15 * time.Minute, Block: 15 * time.Minute},
+	}})
+	if err != nil {
+		panic(err)
+	}
+	login := func(ctx context.Context, account string) error {
+		if err := lo.Enforce(ctx, account); err != nil {
+			return ratekitgrpc.Error(err)
+		}
+		return nil // check the password here; lo.Reset(ctx, account) on success
+	}
+	for range 2 {
+		err := login(context.Background(), "alice")
+		st := status.Convert(err)
+		fmt.Printf("%v %q\n", st.Code(), st.Message())
+		for _, d := range st.Details() {
+			switch d := d.(type) {
+			case *errdetails.RetryInfo:
+				fmt.Println("retry in", d.RetryDelay.AsDuration())
+			case *errdetails.QuotaFailure:
+				fmt.Println("violated", d.Violations[0].QuotaId, d.Violations[0].QuotaValue)
+			case *errdetails.ErrorInfo:
+				fmt.Println("reason", d.Reason)
+			}
+		}
+	}
+	// Output:
+	// OK ""
+	// ResourceExhausted "Too many attempts. Try again in 900 seconds."
+	// reason TOO_MANY_ATTEMPTS
+	// retry in 15m0s
+	// violated temp 1
+}
