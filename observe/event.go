@@ -64,9 +64,11 @@ type Event struct {
 	// the store (store/denycache); Latency is then the cache's.
 	Cached bool
 	// Held names the InFlight limits (ratekit.InFlight) whose slots the
-	// request took, on an Allowed event, or gave back, on a Released one,
-	// separated by commas; "" when none. Metrics keep the slots in use per
-	// name: +1 for each on Allowed, -1 on Released.
+	// request took, on the event that admitted it (Allowed, or
+	// ShadowDenied: a shadow limit would have refused, the request passed
+	// and holds its slots), or gave back, on a Released one, separated by
+	// commas; "" when none. Metrics keep the slots in use per name (see
+	// HeldDelta).
 	Held string
 	// Subject is the key the decision was about: an IP, an account, a
 	// tenant. It is personal data: never use it as a metric label, and log
@@ -91,6 +93,20 @@ func (e Event) FallbackActive() (value int64, set bool) {
 		return 0, true
 	}
 	return 0, false
+}
+
+// HeldDelta reports what e does to the slots in use of each InFlight limit
+// named in e.Held, the rule the metrics modules share: -1 on a Released
+// event, +1 on any other (the admission that took them), 0 when Held is
+// empty.
+func (e Event) HeldDelta() int64 {
+	switch {
+	case e.Held == "":
+		return 0
+	case e.Outcome == Released:
+		return -1
+	}
+	return 1
 }
 
 // NearLimit reports an allowed decision whose binding limit has at most a

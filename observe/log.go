@@ -19,7 +19,10 @@ func LogLevel(level slog.Level) LogOption { return func(l *logger) { l.level = l
 // Log returns an Observer that writes one log record per decision to l
 // (slog.Default() when nil), at debug level: message "ratekit decision",
 // attributes outcome, policy, quota, remaining, cost, latency, fallback (when
-// true), error (when set) and, with LogSubjects, subject. Records below the
+// true), held (the InFlight limits whose slots the request took, when any),
+// error (when set) and, with LogSubjects, subject. A Released event, which
+// is not a decision, is logged at the same level as "ratekit released" with
+// outcome, policy, held and, with LogSubjects, subject. Records below the
 // logger's level cost one Enabled call. It is safe for concurrent use.
 func Log(l *slog.Logger, opts ...LogOption) Observer {
 	lg := &logger{l: l, level: slog.LevelDebug}
@@ -42,7 +45,11 @@ func (lg *logger) Observe(ctx context.Context, e Event) {
 	if !lg.l.Enabled(ctx, lg.level) {
 		return
 	}
-	attrs := make([]slog.Attr, 0, 9)
+	if e.Outcome == Released {
+		lg.released(ctx, e)
+		return
+	}
+	attrs := make([]slog.Attr, 0, 10)
 	attrs = append(attrs,
 		slog.String("outcome", e.Outcome.String()),
 		slog.String("policy", e.Policy),
@@ -54,6 +61,9 @@ func (lg *logger) Observe(ctx context.Context, e Event) {
 	if e.Fallback {
 		attrs = append(attrs, slog.Bool("fallback", true))
 	}
+	if e.Held != "" {
+		attrs = append(attrs, slog.String("held", e.Held))
+	}
 	if e.Err != nil {
 		attrs = append(attrs, slog.String("error", e.Err.Error()))
 	}
@@ -61,4 +71,19 @@ func (lg *logger) Observe(ctx context.Context, e Event) {
 		attrs = append(attrs, slog.String("subject", e.Subject))
 	}
 	lg.l.LogAttrs(ctx, lg.level, "ratekit decision", attrs...)
+}
+
+// released logs slots given back: no decision, so no quota, cost or
+// latency.
+func (lg *logger) released(ctx context.Context, e Event) {
+	attrs := make([]slog.Attr, 0, 4)
+	attrs = append(attrs,
+		slog.String("outcome", e.Outcome.String()),
+		slog.String("policy", e.Policy),
+		slog.String("held", e.Held),
+	)
+	if lg.subjects {
+		attrs = append(attrs, slog.String("subject", e.Subject))
+	}
+	lg.l.LogAttrs(ctx, lg.level, "ratekit released", attrs...)
 }

@@ -51,7 +51,7 @@ func TestLogLevel(t *testing.T) {
 
 func TestOutcomeNames(t *testing.T) {
 	for o, want := range map[observe.Outcome]string{observe.Allowed: "allowed", observe.Denied: "denied",
-		observe.ShadowDenied: "shadow_denied", observe.Error: "error", observe.Invalid: "invalid", 99: "unknown"} {
+		observe.ShadowDenied: "shadow_denied", observe.Error: "error", observe.Invalid: "invalid", observe.Released: "released", 99: "unknown"} {
 		if o.String() != want {
 			t.Errorf("%d: %q, want %q", o, o.String(), want)
 		}
@@ -79,4 +79,53 @@ func dropTime(_ []string, a slog.Attr) slog.Attr {
 		return slog.Attr{}
 	}
 	return a
+}
+
+// TestLogInFlight: an admission that took slots names them (held); their
+// release is logged at the same level, as "ratekit released", without the
+// decision's fields, and with the subject only under LogSubjects.
+func TestLogInFlight(t *testing.T) {
+	took := observe.Event{Policy: "conc", Quota: 2, Remaining: 1, Cost: 1, Latency: time.Millisecond,
+		Held: "conc,tenant", Subject: "203.0.113.9"}
+	back := observe.Event{Outcome: observe.Released, Policy: "conc,tenant", Held: "conc,tenant", Subject: "203.0.113.9"}
+	for _, tc := range []struct {
+		opts []observe.LogOption
+		want string
+	}{
+		{[]observe.LogOption{observe.LogLevel(slog.LevelInfo)},
+			`level=INFO msg="ratekit decision" outcome=allowed policy=conc quota=2 remaining=1 cost=1 latency=1ms held=conc,tenant` + "\n" +
+				`level=INFO msg="ratekit released" outcome=released policy=conc,tenant held=conc,tenant` + "\n"},
+		{[]observe.LogOption{observe.LogSubjects()},
+			`level=DEBUG msg="ratekit decision" outcome=allowed policy=conc quota=2 remaining=1 cost=1 latency=1ms held=conc,tenant subject=203.0.113.9` + "\n" +
+				`level=DEBUG msg="ratekit released" outcome=released policy=conc,tenant held=conc,tenant subject=203.0.113.9` + "\n"},
+	} {
+		var buf bytes.Buffer
+		l := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug, ReplaceAttr: dropTime}))
+		obs := observe.Log(l, tc.opts...)
+		obs.Observe(context.Background(), took)
+		obs.Observe(context.Background(), back)
+		if buf.String() != tc.want {
+			t.Fatalf("got  %q\nwant %q", buf.String(), tc.want)
+		}
+	}
+}
+
+// TestHeldDelta: +1 for the admission that took slots (allowed or
+// shadow_denied), -1 for their release, 0 without Held.
+func TestHeldDelta(t *testing.T) {
+	for _, c := range []struct {
+		e    observe.Event
+		want int64
+	}{
+		{observe.Event{Held: "conc"}, 1},
+		{observe.Event{Outcome: observe.ShadowDenied, Held: "conc,all"}, 1},
+		{observe.Event{Outcome: observe.Released, Held: "conc,all"}, -1},
+		{observe.Event{Outcome: observe.Released}, 0},
+		{observe.Event{Outcome: observe.Denied}, 0},
+		{observe.Event{}, 0},
+	} {
+		if got := c.e.HeldDelta(); got != c.want {
+			t.Errorf("%+v: %d, want %d", c.e, got, c.want)
+		}
+	}
 }

@@ -37,3 +37,25 @@ func BenchmarkParallel(b *testing.B, obs observe.Observer, e observe.Event) {
 		}
 	})
 }
+
+// HeldEvent is an admission that took a slot of the InFlight limit "conc",
+// which ReleasedEvent gives back: together they move the in-flight series
+// by +1 and -1, and decisions only once.
+var (
+	HeldEvent     = observe.Event{Policy: "conc", Quota: 10, Remaining: 5, Cost: 1, Latency: 300 * time.Microsecond, Held: "conc", Subject: "192.0.2.1"}
+	ReleasedEvent = observe.Event{Outcome: observe.Released, Policy: "conc", Held: "conc", Subject: "192.0.2.1"}
+)
+
+// BenchmarkInFlight measures a request's two events, HeldEvent then
+// ReleasedEvent, per op, the policy already seen.
+func BenchmarkInFlight(b *testing.B, obs observe.Observer) {
+	ctx := context.Background()
+	obs.Observe(ctx, HeldEvent)
+	obs.Observe(ctx, ReleasedEvent)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		obs.Observe(ctx, HeldEvent)
+		obs.Observe(ctx, ReleasedEvent)
+	}
+}

@@ -1,11 +1,12 @@
 // Package observetest holds what the tests of metrics modules
 // (observe/prometheus, observe/otel) share: the scenarios they drive
 // through real ratekit pipelines (ratekit.Middleware over memstore, shadow
-// limits, a failing store, a missing key, a fallback store, lockouts) or
-// straight into the observer (concurrency, an unknown outcome), each with
-// the exact count every series must then read, in a form of neither module
-// (Want). A module renders a Want as its own series (Format.Render) and
-// compares them with every series it gathers (Compare).
+// limits, a failing store, a missing key, a fallback store, lockouts,
+// InFlight slots held in a handler and released) or straight into the
+// observer (concurrency, an unknown outcome), each with the exact count
+// every series must then read, in a form of neither module (Want). A
+// module renders a Want as its own series (Format.Render) and compares
+// them with every series it gathers (Compare).
 //
 // It imports "testing": only tests may import it.
 package observetest
@@ -31,6 +32,7 @@ const (
 	FallbackDecisions Metric = "fallback_decisions"  // by policy
 	LatencyCount      Metric = "store_latency_count" // the latency histogram's sample count, by policy
 	FallbackActive    Metric = "fallback_active"     // the gauge, one for the whole Metrics
+	InFlight          Metric = "inflight"            // slots in use, by InFlight limit (policy)
 )
 
 // Counts are what one policy's series read.
@@ -44,11 +46,16 @@ type Counts struct {
 	Near, Fallback, Latency int
 }
 
-// Want is what a Metrics must hold: the fallback-active gauge, and the
-// series of every policy that had a decision; no other.
+// Want is what a Metrics must hold: the fallback-active gauge, the series
+// of every policy that had a decision, and the in-flight series of every
+// InFlight limit whose slots were taken; no other.
 type Want struct {
 	Active   int
 	Policies map[string]Counts
+	// InFlight is the slots in use by InFlight limit name. A name present
+	// has a series in both modules, 0 once its slots are back; a name
+	// absent has none.
+	InFlight map[string]int
 }
 
 // A Format is how a module writes a series as a key of its gathered
@@ -62,8 +69,9 @@ type Format struct {
 	Quote bool
 	// Zeros: a policy's series all exist, at 0, from its first decision
 	// (Prometheus). Without it, a series exists only once it has moved
-	// (an OpenTelemetry data point per attribute set measured); the gauge
-	// exists in both.
+	// (an OpenTelemetry data point per attribute set measured); the
+	// fallback-active gauge and the in-flight series of Want.InFlight
+	// exist in both.
 	Zeros bool
 }
 
@@ -71,11 +79,12 @@ type Format struct {
 // fallback-active gauge, and for each policy its decisions by every outcome
 // of observe, its near limits, store errors, fallback decisions and latency
 // count (those at 0 only with f.Zeros); the decisions of an unknown
-// outcome only when there are some.
+// outcome only when there are some; and the in-flight series of each
+// name in w.InFlight, labelled with the policy label.
 func (f Format) Render(w Want) map[string]float64 {
 	out := map[string]float64{}
 	put := func(m Metric, policy, outcome string, n int) {
-		if n == 0 && !f.Zeros && m != FallbackActive {
+		if n == 0 && !f.Zeros && m != FallbackActive && m != InFlight {
 			return
 		}
 		var labels []string
@@ -92,6 +101,9 @@ func (f Format) Render(w Want) map[string]float64 {
 		out[f.Names[m]+"{"+strings.Join(labels, ",")+"}"] = float64(n)
 	}
 	put(FallbackActive, "", "", w.Active)
+	for name, n := range w.InFlight {
+		put(InFlight, name, "", n)
+	}
 	for policy, c := range w.Policies {
 		for outcome, n := range map[string]int{"allowed": c.Allowed, "denied": c.Denied,
 			"shadow_denied": c.ShadowDenied, "error": c.Errors, "invalid": c.Invalid} {

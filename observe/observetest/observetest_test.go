@@ -21,6 +21,14 @@ type counter struct {
 func (c *counter) Observe(_ context.Context, e observe.Event) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if d := e.HeldDelta(); d != 0 {
+		for _, name := range strings.Split(e.Held, ",") {
+			c.w.InFlight[name] += int(d)
+		}
+	}
+	if e.Outcome == observe.Released { // not a decision
+		return
+	}
 	p := c.w.Policies[e.Policy]
 	switch e.Outcome {
 	case observe.Allowed:
@@ -56,12 +64,13 @@ var neutral = observetest.Format{
 		observetest.Decisions: "decisions", observetest.NearLimit: "near_limit",
 		observetest.StoreErrors: "store_errors", observetest.FallbackDecisions: "fallback_decisions",
 		observetest.LatencyCount: "latency_count", observetest.FallbackActive: "fallback_active",
+		observetest.InFlight: "inflight",
 	},
 	Policy: "policy", Outcome: "outcome", Zeros: true,
 }
 
 func setup(t *testing.T) (observe.Observer, func(observetest.Want)) {
-	c := &counter{w: observetest.Want{Policies: map[string]observetest.Counts{}}}
+	c := &counter{w: observetest.Want{Policies: map[string]observetest.Counts{}, InFlight: map[string]int{}}}
 	return c, func(w observetest.Want) {
 		t.Helper()
 		c.mu.Lock()
@@ -95,9 +104,11 @@ func TestDriveSubjects(t *testing.T) {
 }
 
 // TestRender: the keys and values of both formats; zeros only with Zeros,
-// the gauge always, unknown outcomes only when counted.
+// the gauge and the in-flight series of Want.InFlight always, unknown
+// outcomes only when counted.
 func TestRender(t *testing.T) {
-	w := observetest.Want{Active: 1, Policies: map[string]observetest.Counts{"a,b": {Allowed: 2, Errors: 1, Unknown: 1}}}
+	w := observetest.Want{Active: 1, Policies: map[string]observetest.Counts{"a,b": {Allowed: 2, Errors: 1, Unknown: 1}},
+		InFlight: map[string]int{"a": 0, "b": 3}}
 	quoted := neutral
 	quoted.Quote = true
 	got := quoted.Render(w)
@@ -110,13 +121,15 @@ func TestRender(t *testing.T) {
 		`store_errors{policy="a,b"}`:                1,
 		`near_limit{policy="a,b"}`:                  0,
 		`latency_count{policy="a,b"}`:               0,
+		`inflight{policy="a"}`:                      0,
+		`inflight{policy="b"}`:                      3,
 	} {
 		if g, ok := got[k]; !ok || g != v {
 			t.Errorf("%s = %v (present: %v), want %v", k, g, ok, v)
 		}
 	}
-	if len(got) != 1+6+4 {
-		t.Errorf("%d series, want 11: %v", len(got), got)
+	if len(got) != 1+6+4+2 {
+		t.Errorf("%d series, want 13: %v", len(got), got)
 	}
 	sparse := neutral
 	sparse.Zeros = false
@@ -126,7 +139,8 @@ func TestRender(t *testing.T) {
 	for k := range got {
 		keys = append(keys, k)
 	}
-	if len(got) != 5 || got["fallback_active{}"] != 0 || got["decisions{outcome=error,policy=a,b}"] != 1 {
+	if len(got) != 7 || got["fallback_active{}"] != 0 || got["decisions{outcome=error,policy=a,b}"] != 1 ||
+		got["inflight{policy=a}"] != 0 || got["inflight{policy=b}"] != 3 {
 		t.Errorf("sparse: %s", strings.Join(keys, " "))
 	}
 }

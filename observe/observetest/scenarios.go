@@ -31,6 +31,7 @@ var scenarios = []struct {
 	{"Lockout", lockoutAttempts},
 	{"ConcurrentObserve", concurrentObserve},
 	{"UnknownOutcome", unknownOutcome},
+	{"InFlight", inFlight},
 }
 
 // deniedAfterQuota: quota 3, five requests: three allowed, two denied, one

@@ -32,3 +32,10 @@ func BenchmarkObserveNoop(b *testing.B) {
 	}
 	observetest.Benchmark(b, m, observetest.NearEvent)
 }
+
+// BenchmarkObserveInFlight: a request's two events, per op: the admission
+// that takes an InFlight slot and the slot's release.
+func BenchmarkObserveInFlight(b *testing.B) {
+	m, _ := newMetrics(b)
+	observetest.BenchmarkInFlight(b, m)
+}

@@ -9,8 +9,9 @@ import (
 
 // TestDecisions runs every scenario of observetest (middleware decisions,
 // shadow limits, store errors, invalid keys, near limits, fallback stores,
-// lockouts, concurrent and unknown outcomes) and compares every data point
-// the reader collects with the counts it expects.
+// lockouts, concurrent and unknown outcomes, InFlight slots held and
+// released) and compares every data point the reader collects with the counts
+// it expects.
 func TestDecisions(t *testing.T) {
 	observetest.Run(t, func(t *testing.T) (observe.Observer, func(observetest.Want)) {
 		m, reader := newMetrics(t)

@@ -21,12 +21,28 @@
 //	                            made by a store came from a fallback store, else 0
 //	ratekit.store.latency       Float64Histogram s: the store's answer time, for every
 //	                            decision that asked a store (errors included)
+//	ratekit.inflight.active_requests
+//	                            Int64UpDownCounter {request}: requests of this instance
+//	                            holding a slot of an InFlight limit, with ratekit.policy
+//	                            (the InFlight limit's name)
 //
 // ratekit.fallback.active is one for the whole Metrics, not one per
 // policy: it tells the source of the latest decision made by a store on
 // any path given this Metrics, so that a dashboard shows when the kit runs
 // on its fallback store. A store error or an invalid request decides
 // nothing and leaves it as it was.
+//
+// ratekit.inflight.active_requests is an UpDownCounter, the instrument the
+// semantic conventions use for values in use, after
+// http.server.active_requests and ASP.NET Core's
+// aspnetcore.rate_limiting.active_request_leases (requests holding a
+// rate-limiting lease): a data point reads the requests holding a slot of
+// its limit now. It moves with observe.Event.HeldDelta: +1 for each
+// InFlight limit (ratekit.InFlight) whose slot a request took when it was
+// admitted, -1 when the request gives it back, as its handler ends, or the
+// slot lapses. Those Released events are no decisions: they are recorded on
+// no other instrument. It is this instance's share: the slots held across
+// instances are the sum over instances.
 //
 // The near-limit counter follows envoy's ratelimit service, which counts the
 // requests that pass while a limit is at least 80% used: alert on it to

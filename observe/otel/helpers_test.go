@@ -95,6 +95,7 @@ var format = observetest.Format{
 		observetest.FallbackDecisions: "ratekit.fallback.decisions",
 		observetest.LatencyCount:      "ratekit.store.latency_count",
 		observetest.FallbackActive:    "ratekit.fallback.active",
+		observetest.InFlight:          "ratekit.inflight.active_requests",
 	},
 	Policy: "ratekit.policy", Outcome: "ratekit.outcome",
 }

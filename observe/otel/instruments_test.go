@@ -22,6 +22,7 @@ import (
 func TestInstruments(t *testing.T) {
 	m, reader := newMetrics(t)
 	m.Observe(context.Background(), observe.Event{Outcome: observe.Error, Policy: "api", Fallback: true, Latency: time.Millisecond})
+	m.Observe(context.Background(), observe.Event{Policy: "api", Held: "conc"})
 	rm := collect(t, reader)
 	if len(rm.ScopeMetrics) != 1 || rm.ScopeMetrics[0].Scope.Name != ratekitotel.ScopeName {
 		t.Fatalf("scopes: %+v", rm.ScopeMetrics)
@@ -34,6 +35,9 @@ func TestInstruments(t *testing.T) {
 		"ratekit.fallback.decisions": {"{decision}", "counter"},
 		"ratekit.fallback.active":    {"{state}", "gauge"},
 		"ratekit.store.latency":      {"s", "histogram"},
+		// as http.server.active_requests, and ASP.NET Core's
+		// aspnetcore.rate_limiting.active_request_leases
+		"ratekit.inflight.active_requests": {"{request}", "updowncounter"},
 	}
 	seen := map[string]bool{}
 	for _, im := range rm.ScopeMetrics[0].Metrics {
@@ -41,8 +45,12 @@ func TestInstruments(t *testing.T) {
 		var data string
 		switch d := im.Data.(type) {
 		case metricdata.Sum[int64]:
-			if d.IsMonotonic && d.Temporality == metricdata.CumulativeTemporality {
+			switch {
+			case d.Temporality != metricdata.CumulativeTemporality:
+			case d.IsMonotonic:
 				data = "counter"
+			default:
+				data = "updowncounter"
 			}
 		case metricdata.Gauge[int64]:
 			data = "gauge"
@@ -56,9 +64,9 @@ func TestInstruments(t *testing.T) {
 			t.Errorf("%s: unit %q, %s, description %q; want %+v", im.Name, im.Unit, data, im.Description, w)
 		}
 	}
-	// Recorded: decisions, store errors, fallback decisions, latency; and the
-	// gauge, always observed. A near limit was not.
-	if len(seen) != 5 || seen["ratekit.near_limit"] {
+	// Recorded: decisions, store errors, fallback decisions, latency, slots
+	// in use; and the gauge, always observed. A near limit was not.
+	if len(seen) != 6 || seen["ratekit.near_limit"] {
 		t.Fatalf("instruments with data: %v", seen)
 	}
 }

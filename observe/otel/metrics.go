@@ -24,8 +24,10 @@ type Metrics struct {
 	storeErrors metric.Int64Counter
 	fallback    metric.Int64Counter
 	latency     metric.Float64Histogram
+	inFlight    metric.Int64UpDownCounter
 	active      atomic.Int64 // ratekit.fallback.active, read by its callback
 	policies    *observe.PolicyMap[*series]
+	held        *observe.PolicyMap[[][]metric.AddOption] // by Event.Held: the attributes of each name
 }
 
 var _ observe.Observer = (*Metrics)(nil)
@@ -39,8 +41,8 @@ func New(opts ...Option) (*Metrics, error) {
 		return nil, err
 	}
 	meter := c.provider.Meter(ScopeName)
-	m := &Metrics{policies: observe.NewPolicyMap(newSeries)}
-	var errs [6]error
+	m := &Metrics{policies: observe.NewPolicyMap(newSeries), held: observe.NewPolicyMap(heldOptions)}
+	var errs [7]error
 	m.decisions, errs[0] = meter.Int64Counter("ratekit.decisions", metric.WithUnit("{decision}"),
 		metric.WithDescription("Rate-limit decisions by binding policy and outcome (allowed, denied, shadow_denied, error, invalid)."))
 	m.nearLimit, errs[1] = meter.Int64Counter("ratekit.near_limit", metric.WithUnit("{decision}"),
@@ -58,6 +60,8 @@ func New(opts ...Option) (*Metrics, error) {
 			o.Observe(m.active.Load())
 			return nil
 		}))
+	m.inFlight, errs[6] = meter.Int64UpDownCounter("ratekit.inflight.active_requests", metric.WithUnit("{request}"),
+		metric.WithDescription("Requests of this instance holding a slot of an InFlight limit, by policy."))
 	if err := errors.Join(errs[:]...); err != nil {
 		return nil, fmt.Errorf("ratekit: creating metric instruments: %w", err)
 	}
@@ -68,10 +72,21 @@ func New(opts ...Option) (*Metrics, error) {
 // error or a fallback decision as the Event says, and the store's latency
 // when it was asked. A decision made by a store (allowed, denied,
 // shadow_denied) sets ratekit.fallback.active to whether a fallback store
-// made it; errors and invalid requests leave it as it was. ctx reaches the
-// instruments (for exemplars). Once a policy's attribute sets exist,
-// Observe itself allocates nothing.
+// made it; errors and invalid requests leave it as it was. An admission
+// that took InFlight slots adds 1 to ratekit.inflight.active_requests of
+// each limit in e.Held; a Released event, which is no decision, takes 1
+// from each and records nothing else. ctx reaches the instruments (for
+// exemplars). Once a policy's attribute sets exist, Observe itself
+// allocates nothing.
 func (m *Metrics) Observe(ctx context.Context, e observe.Event) {
+	if d := e.HeldDelta(); d != 0 {
+		for _, opts := range m.held.Get(e.Held) {
+			m.inFlight.Add(ctx, d, opts...)
+		}
+	}
+	if e.Outcome == observe.Released {
+		return
+	}
 	s := m.policies.Get(e.Policy)
 	if int(e.Outcome) < len(s.decisions) {
 		m.decisions.Add(ctx, 1, s.decisions[e.Outcome]...)

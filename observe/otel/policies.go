@@ -1,6 +1,8 @@
 package ratekitotel
 
 import (
+	"strings"
+
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
@@ -38,4 +40,14 @@ func newSeries(policy string) *series {
 
 func outcomeOption(policy string, o observe.Outcome) metric.MeasurementOption {
 	return metric.WithAttributeSet(attribute.NewSet(PolicyKey.String(policy), OutcomeKey.String(o.String())))
+}
+
+// heldOptions returns the measurement options of each InFlight limit named
+// in held, a list as in observe.Event.Held.
+func heldOptions(held string) [][]metric.AddOption {
+	var opts [][]metric.AddOption
+	for _, name := range strings.Split(held, ",") {
+		opts = append(opts, []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(PolicyKey.String(name)))})
+	}
+	return opts
 }

@@ -22,3 +22,10 @@ func BenchmarkObserveParallel(b *testing.B) {
 	e.Remaining, e.Subject = 5, ""
 	observetest.BenchmarkParallel(b, m, e)
 }
+
+// BenchmarkObserveInFlight: a request's two events, per op: the admission
+// that takes an InFlight slot and the slot's release.
+func BenchmarkObserveInFlight(b *testing.B) {
+	m, _ := newMetrics(b)
+	observetest.BenchmarkInFlight(b, m)
+}

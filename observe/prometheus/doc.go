@@ -18,12 +18,22 @@
 //	                                          store came from a fallback store, else 0
 //	ratekit_store_latency_seconds{policy}     histogram: the store's answer time, for every
 //	                                          decision that asked a store (errors included)
+//	ratekit_inflight{policy}                  gauge: slots of InFlight limits held by requests
+//	                                          of this instance, by the InFlight limit's name
 //
 // ratekit_fallback_active is one for the whole Metrics, not one per
 // policy: it tells the source of the latest decision made by a store on
 // any path given this Metrics, so that a dashboard shows when the kit runs
 // on its fallback store. A store error or an invalid request decides
 // nothing and leaves it as it was.
+//
+// ratekit_inflight moves with observe.Event.HeldDelta: +1 for each
+// InFlight limit (ratekit.InFlight) whose slot a request took when it was
+// admitted, -1 when the request gives it back, as its handler ends, or the
+// slot lapses. Those Released events are no decisions: they count in no
+// other series. The gauge is this instance's share: the slots held across
+// instances (the limit's state in Redis) are the sum over instances, and a
+// series stays, at 0, once its slots are back.
 //
 // The near-limit counter follows envoy's ratelimit service, which counts the
 // requests that pass while a limit is at least 80% used: alert on it to

@@ -87,6 +87,7 @@ var format = observetest.Format{
 		observetest.FallbackDecisions: "ratekit_fallback_decisions_total",
 		observetest.LatencyCount:      "ratekit_store_latency_seconds_count",
 		observetest.FallbackActive:    "ratekit_fallback_active",
+		observetest.InFlight:          "ratekit_inflight",
 	},
 	Policy: "policy", Outcome: "outcome", Quote: true, Zeros: true,
 }

@@ -2,6 +2,7 @@ package ratekitprom
 
 import (
 	"context"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -23,7 +24,9 @@ type Metrics struct {
 	fallback       *prometheus.CounterVec
 	latency        *prometheus.HistogramVec
 	fallbackActive prometheus.Gauge
-	policies       *observe.PolicyMap[*series] // built by series
+	inFlight       *prometheus.GaugeVec
+	policies       *observe.PolicyMap[*series]            // built by series
+	held           *observe.PolicyMap[[]prometheus.Gauge] // by Event.Held: a gauge per name
 }
 
 var (
@@ -63,9 +66,24 @@ func New(opts ...Option) (*Metrics, error) {
 			Namespace: c.namespace, Name: "fallback_active", ConstLabels: c.labels,
 			Help: "1 when the latest decision made by a store came from a fallback store, 0 otherwise.",
 		}),
+		inFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: c.namespace, Name: "inflight", ConstLabels: c.labels,
+			Help: "Slots of InFlight limits held by requests of this instance, by policy.",
+		}, []string{"policy"}),
 	}
 	m.policies = observe.NewPolicyMap(m.series)
+	m.held = observe.NewPolicyMap(m.heldGauges)
 	return m, nil
+}
+
+// heldGauges returns the in-flight gauge of each name in held, a list as
+// in Event.Held.
+func (m *Metrics) heldGauges(held string) []prometheus.Gauge {
+	var gs []prometheus.Gauge
+	for _, name := range strings.Split(held, ",") {
+		gs = append(gs, m.inFlight.WithLabelValues(name))
+	}
+	return gs
 }
 
 // series creates policy's children of every vector.
@@ -86,9 +104,20 @@ func (m *Metrics) series(policy string) *series {
 // error or a fallback decision as the Event says, and the store's latency
 // when it was asked. A decision made by a store (allowed, denied,
 // shadow_denied) sets ratekit_fallback_active to whether a fallback store
-// made it; errors and invalid requests leave it as it was. It never
-// allocates once the policy's series exist, and ignores ctx.
+// made it; errors and invalid requests leave it as it was. An admission
+// that took InFlight slots adds 1 to ratekit_inflight of each limit in
+// e.Held; a Released event, which is no decision, takes 1 from each and
+// touches nothing else. It never allocates once the policy's series exist,
+// and ignores ctx.
 func (m *Metrics) Observe(_ context.Context, e observe.Event) {
+	if d := e.HeldDelta(); d != 0 {
+		for _, g := range m.held.Get(e.Held) {
+			g.Add(float64(d))
+		}
+	}
+	if e.Outcome == observe.Released {
+		return
+	}
 	s := m.policies.Get(e.Policy)
 	if int(e.Outcome) < len(s.decisions) {
 		s.decisions[e.Outcome].Inc()
@@ -128,6 +157,6 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-func (m *Metrics) collectors() [6]prometheus.Collector {
-	return [6]prometheus.Collector{m.decisions, m.nearLimit, m.storeErrors, m.fallback, m.latency, m.fallbackActive}
+func (m *Metrics) collectors() [7]prometheus.Collector {
+	return [7]prometheus.Collector{m.decisions, m.nearLimit, m.storeErrors, m.fallback, m.latency, m.fallbackActive, m.inFlight}
 }

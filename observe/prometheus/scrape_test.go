@@ -24,23 +24,7 @@ func TestScrapeHasNoSubjects(t *testing.T) {
 
 	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	defer srv.Close()
-	res, err := http.Get(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(body)
-	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/plain") {
-		t.Fatalf("scrape: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
-	}
-	lines := map[string]bool{}
-	for _, l := range strings.Split(text, "\n") {
-		lines[l] = true
-	}
+	text, lines := scrape(t, srv.URL)
 	want := []string{
 		"# TYPE ratekit_decisions_total counter",
 		"# TYPE ratekit_near_limit_total counter",
@@ -50,14 +34,7 @@ func TestScrapeHasNoSubjects(t *testing.T) {
 		"# TYPE ratekit_store_latency_seconds histogram",
 		`ratekit_store_latency_seconds_bucket{policy="api",le="+Inf"} 3`,
 	}
-	for series, v := range format.Render(w) {
-		want = append(want, strings.TrimSuffix(series, "{}")+" "+strconv.FormatFloat(v, 'g', -1, 64))
-	}
-	for _, l := range want {
-		if !lines[l] {
-			t.Errorf("scrape lacks the line %q", l)
-		}
-	}
+	hasLines(t, lines, append(want, exposition(w)...))
 	for _, s := range observetest.Subjects {
 		if strings.Contains(text, s) {
 			t.Errorf("the subject %q appears in the scrape", s)
@@ -65,5 +42,68 @@ func TestScrapeHasNoSubjects(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Log(text)
+	}
+}
+
+// TestScrapeInFlight: while two requests hold InFlight slots, a scrape
+// reads ratekit_inflight at 2 for each limit; once they have returned, at
+// 0; and never a "released" outcome.
+func TestScrapeInFlight(t *testing.T) {
+	m, reg := newMetrics(t)
+	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	defer srv.Close()
+	held, release := observetest.HoldInFlight(t, m)
+	text, lines := scrape(t, srv.URL)
+	hasLines(t, lines, append(exposition(held), "# TYPE ratekit_inflight gauge",
+		`ratekit_inflight{policy="conc"} 2`, `ratekit_inflight{policy="all"} 2`))
+	back := release()
+	text2, lines := scrape(t, srv.URL)
+	hasLines(t, lines, append(exposition(back), `ratekit_inflight{policy="conc"} 0`, `ratekit_inflight{policy="all"} 0`))
+	for _, txt := range []string{text, text2} {
+		if strings.Contains(txt, "released") {
+			t.Errorf("a scrape shows a released outcome:\n%s", txt)
+		}
+	}
+}
+
+// scrape gets url as Prometheus would and returns the text and its lines.
+func scrape(t *testing.T, url string) (string, map[string]bool) {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/plain") {
+		t.Fatalf("scrape: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	lines := map[string]bool{}
+	for _, l := range strings.Split(string(body), "\n") {
+		lines[l] = true
+	}
+	return string(body), lines
+}
+
+// exposition returns the lines of the exposition format that hold w's
+// series.
+func exposition(w observetest.Want) []string {
+	var out []string
+	for series, v := range format.Render(w) {
+		out = append(out, strings.TrimSuffix(series, "{}")+" "+strconv.FormatFloat(v, 'g', -1, 64))
+	}
+	return out
+}
+
+// hasLines fails t for each of want that lines lacks.
+func hasLines(t *testing.T, lines map[string]bool, want []string) {
+	t.Helper()
+	for _, l := range want {
+		if !lines[l] {
+			t.Errorf("scrape lacks the line %q", l)
+		}
 	}
 }
