@@ -6,12 +6,12 @@
 // (ByIP, ByHeader) and its own options of ratekit's names (WithHeaderClock,
 // WithErrorPolicy, WithErrorCode, WithRenderer, WithHeaders,
 // WithErrorHandler, WithSkip, WithCostFunc, WithObserver, WithCountIf,
-// WithSettle), each route group
-// configured from one framework-neutral description. A second script holds
-// handlers open under an InFlight limit, answers statuses under
-// WithCountIf and settles costs under WithSettle, and requires the same
-// responses and the same counts everywhere. The first script, with
-// a Prometheus observer (observe/prometheus), must leave identical metrics
-// on every framework. It is its own module so that the adapters' modules
-// never depend on each other's frameworks, nor on a metrics client.
+// WithSettle), each route group configured from one framework-neutral
+// description. The same script, with a Prometheus observer
+// (observe/prometheus), must leave identical metrics on every framework. A
+// second script holds handlers open under an InFlight limit, answers
+// statuses under WithCountIf and settles costs under WithSettle, and
+// requires the same responses and the same counts everywhere. It is its own
+// module so that the adapters' modules never depend on each other's
+// frameworks, nor on a metrics client.
 package paritytest
