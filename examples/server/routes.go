@@ -11,6 +11,7 @@ import (
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/observe"
 	ratekitprom "github.com/ratekit/ratekit/observe/prometheus"
+	"github.com/ratekit/ratekit/store"
 )
 
 // route is one limited route of the demo.
@@ -19,6 +20,9 @@ type route struct {
 	Method string `json:"method"`
 	Limit  string `json:"limit"`
 	limits []ratekit.Limit
+	note   string                                                     // said after the limits
+	opts   []ratekit.Option                                           // beyond the observers
+	handle func(l *ratekit.Limiter, key ratekit.KeyFunc) http.Handler // nil: allowed(Path)
 }
 
 // newHandler builds the demo's routes over s.
@@ -36,6 +40,13 @@ func newHandler(s *demoStore, c config) (http.Handler, error) {
 			ratekit.FixedWindow(q, w).Named("multi-window"),
 		}},
 	}
+	var unavailable string
+	if _, ok := s.limits.(store.Settler); ok {
+		routes = append(routes, reservedRoutes(c)...)
+	} else {
+		unavailable = "GET /inflight and POST /generate need a store that settles charges (store.Settler); this one does not"
+		slog.Warn("ratekit demo: " + unavailable)
+	}
 	metrics, err := ratekitprom.New()
 	if err != nil {
 		return nil, err
@@ -45,24 +56,31 @@ func newHandler(s *demoStore, c config) (http.Handler, error) {
 	observers := ratekit.WithObserver(metrics, observe.Log(slog.Default()))
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(registry, promhttp.HandlerOpts{}))
+	key := ratekit.ByIP()
 	for i := range routes {
 		r := &routes[i]
 		limiter, err := ratekit.New(s.limits, r.limits...)
 		if err != nil {
 			return nil, err
 		}
-		r.Limit = describe(r.limits)
-		mux.Handle(r.Method+" "+r.Path, ratekit.Middleware(limiter, ratekit.ByIP(), observers)(allowed(r.Path)))
+		r.Limit = describe(r.limits) + r.note
+		h := allowed(r.Path)
+		if r.handle != nil {
+			h = r.handle(limiter, key)
+		}
+		mux.Handle(r.Method+" "+r.Path, ratekit.Middleware(limiter, key, append([]ratekit.Option{observers}, r.opts...)...)(h))
 	}
 	login, loginLimits, err := loginRoute(s.lockouts, c.login, metrics)
 	if err != nil {
 		return nil, err
 	}
 	mux.Handle("POST /login", login)
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, map[string]any{"service": "ratekit demo", "store": s.where, "key": "client IP (socket peer)", "routes": routes, "metrics": "GET /metrics",
-			"login": map[string]any{"route": "POST /login (form fields username, password; failures count)", "limits": loginLimits, "demo_users": demoUsers}})
-	})
+	index := map[string]any{"service": "ratekit demo", "store": s.where, "key": "client IP (socket peer)", "routes": routes, "metrics": "GET /metrics",
+		"login": map[string]any{"route": "POST /login (form fields username, password; failures count)", "limits": loginLimits, "demo_users": demoUsers}}
+	if unavailable != "" {
+		index["unavailable"] = unavailable
+	}
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, index) })
 	return mux, nil
 }
 
