@@ -15,8 +15,7 @@ const maxHold = 10 * time.Second
 // reservedRoutes are the routes whose requests hold a Reservation, per
 // client IP: GET /inflight, at most quota requests in flight, and POST
 // /generate, which reserves quota tokens of a budget of 10 × quota per
-// window and settles the tokens it generated. They need a store that
-// settles (store.Settler).
+// window and settles the tokens it generated.
 func reservedRoutes(c config) []route {
 	q, w := c.quota, c.window
 	return []route{

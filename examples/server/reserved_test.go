@@ -4,50 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/ratekit/ratekit"
 )
-
-// settles reports whether the demo at srv serves GET /inflight and POST
-// /generate; when it does not, it checks that GET / says why and that both
-// routes are absent.
-func settles(t *testing.T, srv *httptest.Server) bool {
-	t.Helper()
-	res, err := http.Get(srv.URL + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var index struct {
-		Routes      []struct{ Path string }
-		Unavailable string
-	}
-	if err := json.NewDecoder(res.Body).Decode(&index); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range index.Routes {
-		if r.Path == "/inflight" {
-			return true
-		}
-	}
-	if !strings.Contains(index.Unavailable, "store.Settler") {
-		t.Fatalf("GET / lists no /inflight and says nothing of it: %+v", index)
-	}
-	for _, path := range []string{"/inflight?ms=0", "/generate?tokens=1"} {
-		method := map[bool]string{true: http.MethodGet, false: http.MethodPost}[strings.HasPrefix(path, "/inflight")]
-		req, _ := http.NewRequest(method, srv.URL+path, nil)
-		res, err := http.DefaultClient.Do(req)
-		if code := status(t, res, err); code != http.StatusNotFound {
-			t.Fatalf("%s %s on a store that cannot settle: %d, want 404", method, path, code)
-		}
-	}
-	return false
-}
 
 // TestDemoInFlight runs the demo on both stores with -quota 3: a bad ms is
 // 400; three requests held open take every slot of the client, the fourth
@@ -58,9 +20,6 @@ func TestDemoInFlight(t *testing.T) {
 		t.Run(store, func(t *testing.T) {
 			t.Parallel()
 			srv, st := demoOn(t, store == "redis", 3, time.Minute)
-			if !settles(t, srv) {
-				return
-			}
 			get := func(ms string) *http.Response {
 				res, err := http.Get(srv.URL + "/inflight?ms=" + ms)
 				if err != nil {
@@ -162,9 +121,6 @@ func TestDemoGenerate(t *testing.T) {
 		t.Run(store, func(t *testing.T) {
 			t.Parallel()
 			srv := demo(t, store == "redis", 3, time.Minute)
-			if !settles(t, srv) {
-				return
-			}
 			post := func(tokens string, code int, reservedLeft, left int64) {
 				t.Helper()
 				res, err := http.Post(srv.URL+"/generate?tokens="+tokens, "", nil)

@@ -11,7 +11,6 @@ import (
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/observe"
 	ratekitprom "github.com/ratekit/ratekit/observe/prometheus"
-	"github.com/ratekit/ratekit/store"
 )
 
 // route is one limited route of the demo.
@@ -40,13 +39,7 @@ func newHandler(s *demoStore, c config) (http.Handler, error) {
 			ratekit.FixedWindow(q, w).Named("multi-window"),
 		}},
 	}
-	var unavailable string
-	if _, ok := s.limits.(store.Settler); ok {
-		routes = append(routes, reservedRoutes(c)...)
-	} else {
-		unavailable = "GET /inflight and POST /generate need a store that settles charges (store.Settler); this one does not"
-		slog.Warn("ratekit demo: " + unavailable)
-	}
+	routes = append(routes, reservedRoutes(c)...)
 	metrics, err := ratekitprom.New()
 	if err != nil {
 		return nil, err
@@ -75,12 +68,10 @@ func newHandler(s *demoStore, c config) (http.Handler, error) {
 		return nil, err
 	}
 	mux.Handle("POST /login", login)
-	index := map[string]any{"service": "ratekit demo", "store": s.where, "key": "client IP (socket peer)", "routes": routes, "metrics": "GET /metrics",
-		"login": map[string]any{"route": "POST /login (form fields username, password; failures count)", "limits": loginLimits, "demo_users": demoUsers}}
-	if unavailable != "" {
-		index["unavailable"] = unavailable
-	}
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, index) })
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, map[string]any{"service": "ratekit demo", "store": s.where, "key": "client IP (socket peer)", "routes": routes, "metrics": "GET /metrics",
+			"login": map[string]any{"route": "POST /login (form fields username, password; failures count)", "limits": loginLimits, "demo_users": demoUsers}})
+	})
 	return mux, nil
 }
 
