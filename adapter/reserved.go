@@ -22,7 +22,7 @@ import (
 func Serve(g *ratekit.Guard, ctx context.Context, res *ratekit.Reservation, report func(error), next func(ctx context.Context) int) {
 	var stop func() bool
 	var released chan error
-	if rc := res.Decision.Receipt; rc != nil && rc.Lease != "" {
+	if rc := res.Decision.Receipt; rc != nil && rc.Lease != "" && ctx.Done() != nil { // else ctx never ends
 		released = make(chan error, 1)
 		stop = context.AfterFunc(ctx, func() {
 			rctx, cancel := g.Bound(context.Background())

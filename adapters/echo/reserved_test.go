@@ -75,10 +75,20 @@ func TestReservedStatus(t *testing.T) {
 }
 
 // TestReservedSettle: the handler finds the Reservation in the request's
-// context and settles the real cost.
+// context and settles the real cost; middleware before ratekit's finds its
+// own request again once the chain returns, as in net/http.
 func TestReservedSettle(t *testing.T) {
 	l, clk := limiter(t, ratekit.FixedWindow(1000, time.Minute).Named("tokens"))
 	e := echo.New()
+	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			err := next(c)
+			if ratekit.ReservationFrom(c.Request().Context()) != nil {
+				t.Error("the Reservation outlives the chain in c.Request()")
+			}
+			return err
+		}
+	})
 	e.Use(ratekitecho.Middleware(l, ratekitecho.ByHeader("X-Key"), clk, ratekitecho.WithCost(100), ratekitecho.WithSettle()))
 	e.GET("/used/:n", func(c echo.Context) error {
 		used, _ := strconv.ParseInt(c.Param("n"), 10, 64)

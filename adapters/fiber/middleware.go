@@ -58,8 +58,10 @@ func Middleware(l *ratekit.Limiter, key KeyFunc, opts ...Option) fiber.Handler {
 // error.
 func serveReserved(g *ratekit.Guard, cfg *adapter.Config[*fiber.Ctx], c *fiber.Ctx, res *ratekit.Reservation) {
 	report := func(err error) { cfg.Report(g, c, nil, err) }
-	adapter.Serve(g, c.UserContext(), res, report, func(ctx context.Context) int {
+	parent := c.UserContext()
+	adapter.Serve(g, parent, res, report, func(ctx context.Context) int {
 		c.SetUserContext(ctx)
+		defer c.SetUserContext(parent) // the reservation's context is the chain's
 		if err := c.Next(); err != nil {
 			if err := c.App().ErrorHandler(c, err); err != nil {
 				_ = c.SendStatus(fiber.StatusInternalServerError)

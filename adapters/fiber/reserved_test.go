@@ -72,10 +72,18 @@ func TestReservedStatus(t *testing.T) {
 }
 
 // TestReservedSettle: the handler finds the Reservation in c.UserContext()
-// and settles the real cost.
+// and settles the real cost; middleware before ratekit's finds its own user
+// context again once the chain returns.
 func TestReservedSettle(t *testing.T) {
 	l, clk := limiter(t, ratekit.FixedWindow(1000, time.Minute).Named("tokens"))
 	app := fiber.New()
+	app.Use(func(c *fiber.Ctx) error {
+		err := c.Next()
+		if ratekit.ReservationFrom(c.UserContext()) != nil {
+			t.Error("the Reservation outlives the chain in c.UserContext()")
+		}
+		return err
+	})
 	app.Use(ratekitfiber.Middleware(l, ratekitfiber.ByHeader("X-Key"), clk, ratekitfiber.WithCost(100), ratekitfiber.WithSettle()))
 	app.Get("/used/:n", func(c *fiber.Ctx) error {
 		used, _ := strconv.ParseInt(c.Params("n"), 10, 64)

@@ -49,9 +49,11 @@ func Middleware(l *ratekit.Limiter, key KeyFunc, opts ...Option) gin.HandlerFunc
 // Reservation, found by ratekit.ReservationFrom(c.Request.Context()), and
 // finishes it with the response status.
 func serveReserved(g *ratekit.Guard, cfg *adapter.Config[*gin.Context], c *gin.Context, res *ratekit.Reservation) {
-	report := func(err error) { cfg.Report(g, c, c.Request, err) }
-	adapter.Serve(g, c.Request.Context(), res, report, func(ctx context.Context) int {
-		c.Request = c.Request.WithContext(ctx)
+	r := c.Request
+	report := func(err error) { cfg.Report(g, c, r, err) }
+	adapter.Serve(g, r.Context(), res, report, func(ctx context.Context) int {
+		c.Request = r.WithContext(ctx)
+		defer func() { c.Request = r }() // the reservation's context is the chain's, as in net/http
 		c.Next()
 		return c.Writer.Status()
 	})

@@ -63,10 +63,17 @@ func TestReservedStatus(t *testing.T) {
 }
 
 // TestReservedSettle: the handler finds the Reservation in the request's
-// context and settles the real cost.
+// context and settles the real cost; middleware before ratekit's finds its
+// own request again once the chain returns, as in net/http.
 func TestReservedSettle(t *testing.T) {
 	l, clk := limiter(t, ratekit.FixedWindow(1000, time.Minute).Named("tokens"))
 	e := gin.New()
+	e.Use(func(c *gin.Context) {
+		c.Next()
+		if ratekit.ReservationFrom(c.Request.Context()) != nil {
+			t.Error("the Reservation outlives the chain in c.Request")
+		}
+	})
 	e.Use(ratekitgin.Middleware(l, ratekitgin.ByHeader("X-Key"), clk, ratekitgin.WithCost(100), ratekitgin.WithSettle()))
 	e.GET("/used/:n", func(c *gin.Context) {
 		used, _ := strconv.ParseInt(c.Param("n"), 10, 64)
