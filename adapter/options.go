@@ -1,6 +1,10 @@
 package adapter
 
-import "github.com/ratekit/ratekit"
+import (
+	"net/http"
+
+	"github.com/ratekit/ratekit"
+)
 
 // An Option configures an adapter's middleware for framework context type C
 // (*gin.Context, echo.Context, *fiber.Ctx). Adapters declare the option
@@ -41,6 +45,17 @@ func (cfg *Config[C]) CostOf(c C) int64 {
 		return cfg.Cost(c)
 	}
 	return 1
+}
+
+// Report hands err, an error the error policies handled or a store error
+// of a reservation, to OnError when it is set, else to g.Report with r: the
+// request, where the framework has a net/http one, or nil.
+func (cfg *Config[C]) Report(g *ratekit.Guard, c C, r *http.Request, err error) {
+	if cfg.OnError != nil {
+		cfg.OnError(c, err)
+		return
+	}
+	g.Report(r, err)
 }
 
 // Core turns ratekit's own options (ratekit.WithHeaders, WithTimeout, ...)

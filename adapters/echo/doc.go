@@ -31,6 +31,22 @@
 // produce JSON in this mode; to keep RenderProblem's content type, use the
 // default mode.
 //
+// # In-flight limits and charges settled after the response
+//
+// With a ratekit.InFlight limit, WithSettle or WithCountIf, the middleware
+// holds the request's ratekit.Reservation while next runs; handlers find it
+// with ratekit.ReservationFrom(c.Request().Context()). Once next returns it
+// finishes the reservation with the response status, c.Response().Status (a
+// panic counts as 500 and goes on to middleware.Recover), and it releases the
+// InFlight slot as soon as the request's context ends, when the client goes
+// away. For the status of an error that next returns to be the one the
+// client gets, the middleware hands the error to c.Error (the
+// HTTPErrorHandler) unless the response is committed, and returns it too, as
+// Echo's RequestLogger does with HandleError: Echo then calls the
+// HTTPErrorHandler again with the committed response, which
+// DefaultHTTPErrorHandler ignores; a custom HTTPErrorHandler should return
+// early when c.Response().Committed, as Echo's does.
+//
 // # Keys
 //
 // Keys are Echo-native (KeyFunc takes the echo.Context). ByIP keeps

@@ -1,6 +1,7 @@
 package ratekitecho
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -42,13 +43,12 @@ func (m *middleware) serve(c echo.Context, next echo.HandlerFunc) error {
 	r, h := c.Request(), c.Response().Header()
 	v := g.Check(r.Context(), k, kerr, cfg.CostOf(c), h)
 	if v.Err != nil {
-		if cfg.OnError != nil {
-			cfg.OnError(c, v.Err)
-		} else {
-			g.Report(r, v.Err)
-		}
+		cfg.Report(g, c, r, v.Err)
 	}
 	if v.Pass {
+		if v.Reservation != nil {
+			return m.serveReserved(c, next, v.Reservation)
+		}
 		return next(c)
 	}
 	if cfg.ReturnError {
@@ -66,6 +66,28 @@ func (m *middleware) serve(c echo.Context, next echo.HandlerFunc) error {
 	body := g.Render(v.Response, h)
 	c.Response().WriteHeader(v.Response.Status)
 	_, err := c.Response().Write(body)
+	return err
+}
+
+// serveReserved runs next for a request that holds a Reservation, found by
+// ratekit.ReservationFrom(c.Request().Context()), and finishes it with the
+// response status. An error next returns goes to Echo's HTTPErrorHandler
+// here, unless the response is committed, so that the status is the one
+// the client gets; it is returned too, as Echo's RequestLogger does with
+// HandleError (Echo's DefaultHTTPErrorHandler ignores it then, as the
+// response is committed).
+func (m *middleware) serveReserved(c echo.Context, next echo.HandlerFunc, res *ratekit.Reservation) error {
+	r := c.Request()
+	report := func(err error) { m.cfg.Report(m.guard, c, r, err) }
+	var err error
+	adapter.Serve(m.guard, r.Context(), res, report, func(ctx context.Context) int {
+		c.SetRequest(r.WithContext(ctx))
+		defer c.SetRequest(r) // the reservation's context is the chain's, as in net/http
+		if err = next(c); err != nil && !c.Response().Committed {
+			c.Error(err)
+		}
+		return c.Response().Status
+	})
 	return err
 }
 

@@ -42,6 +42,15 @@ func WithHeaderClock(now func() time.Time) Option { return core(ratekit.WithHead
 // WithObserver reports every decision to obs (see ratekit.WithObserver).
 func WithObserver(obs ...observe.Observer) Option { return core(ratekit.WithObserver(obs...)) }
 
+// WithSettle lets handlers settle a request's real cost after the fact
+// (see ratekit.WithSettle); a handler finds the request's Reservation with
+// ratekit.ReservationFrom(c.Request().Context()).
+func WithSettle() Option { return core(ratekit.WithSettle()) }
+
+// WithCountIf counts a request only when counts reports true for its
+// response status, and refunds it otherwise (see ratekit.WithCountIf).
+func WithCountIf(counts func(status int) bool) Option { return core(ratekit.WithCountIf(counts)) }
+
 // WithSkip lets requests for which f returns true through, uncounted and
 // without rate-limit headers (health checks, internal callers).
 func WithSkip(f func(c echo.Context) bool) Option { return adapter.WithSkip(f) }

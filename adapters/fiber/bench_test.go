@@ -16,22 +16,27 @@ import (
 
 // BenchmarkOverhead measures the adapter's cost: a Fiber app with a no-op
 // handler, without and with the middleware (memstore, 10,000 client IPs,
-// all allowed, legacy and IETF headers), driven through its fasthttp handler.
+// all allowed, legacy and IETF headers), and with an InFlight limit, whose
+// slot each request takes and releases (two store calls), driven through its fasthttp handler.
 func BenchmarkOverhead(b *testing.B) {
 	peers := make([]net.Addr, 10_000)
 	for i := range peers {
 		ip := netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})
 		peers[i] = net.TCPAddrFromAddrPort(netip.AddrPortFrom(ip, 1234))
 	}
-	for _, withMW := range []bool{false, true} {
-		name := "bare"
-		if withMW {
-			name = "ratekit"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, bc := range []struct {
+		name  string
+		limit []ratekit.Limit // none: no middleware
+	}{
+		{"bare", nil},
+		{"ratekit", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour)}},
+		{"inflight", []ratekit.Limit{ratekit.InFlight(100)}}, // a slot taken and released per request
+	} {
+		withMW := bc.limit != nil
+		b.Run(bc.name, func(b *testing.B) {
 			app := fiber.New()
 			if withMW {
-				l, err := ratekit.New(memstore.New(), ratekit.FixedWindow(1<<40, time.Hour))
+				l, err := ratekit.New(memstore.New(), bc.limit...)
 				if err != nil {
 					b.Fatal(err)
 				}

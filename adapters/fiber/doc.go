@@ -20,6 +20,20 @@
 // copies the key before it reaches the store, so a KeyFunc may return
 // strings that alias Fiber's reused buffers (c.Get, c.Params).
 //
+// # In-flight limits and charges settled after the response
+//
+// With a ratekit.InFlight limit, WithSettle or WithCountIf, the middleware
+// holds the request's ratekit.Reservation while the rest of the chain runs
+// (c.Next); handlers find it with ratekit.ReservationFrom(c.UserContext()).
+// Once the chain returns it finishes the reservation with the response
+// status (a panic counts as 500 and goes on to the recover middleware). An
+// error the chain returns goes to the app's ErrorHandler there, so that the
+// status is the one the client gets, as Fiber's logger middleware does, and
+// the middleware returns nil. fasthttp gives a request no context that ends
+// when its client goes away: the InFlight slot is released when the handler
+// returns, or sooner when c.UserContext() ends (a context with a deadline
+// that an earlier middleware set).
+//
 // Options have ratekit's names (WithHeaders, WithErrorPolicy, WithTimeout,
 // ...); WithSkip (like the Next field of Fiber's own middleware configs),
 // WithCost/WithCostFunc and WithErrorHandler take the *fiber.Ctx. The Gin and

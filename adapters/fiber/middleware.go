@@ -1,6 +1,7 @@
 package ratekitfiber
 
 import (
+	"context"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -35,16 +36,37 @@ func Middleware(l *ratekit.Limiter, key KeyFunc, opts ...Option) fiber.Handler {
 		k = strings.Clone(k) // Fiber reuses the buffers c.Get and c.Params point into
 		v := g.Check(c.UserContext(), k, kerr, cfg.CostOf(c), c)
 		if v.Err != nil {
-			if cfg.OnError != nil {
-				cfg.OnError(c, v.Err)
-			} else {
-				g.Report(nil, v.Err)
-			}
+			cfg.Report(g, c, nil, v.Err)
 		}
 		if v.Pass {
+			if v.Reservation != nil {
+				serveReserved(g, cfg, c, v.Reservation)
+				return nil
+			}
 			return c.Next()
 		}
 		body := g.Render(v.Response, c)
 		return c.Status(v.Response.Status).Send(body)
 	}
+}
+
+// serveReserved runs the rest of the chain for a request that holds a
+// Reservation, found by ratekit.ReservationFrom(c.UserContext()), and
+// finishes it with the response status. An error the chain returns goes to
+// the app's ErrorHandler here, so that the status is the one the client
+// gets, as Fiber's logger middleware does; the request then returns no
+// error.
+func serveReserved(g *ratekit.Guard, cfg *adapter.Config[*fiber.Ctx], c *fiber.Ctx, res *ratekit.Reservation) {
+	report := func(err error) { cfg.Report(g, c, nil, err) }
+	parent := c.UserContext()
+	adapter.Serve(g, parent, res, report, func(ctx context.Context) int {
+		c.SetUserContext(ctx)
+		defer c.SetUserContext(parent) // the reservation's context is the chain's
+		if err := c.Next(); err != nil {
+			if err := c.App().ErrorHandler(c, err); err != nil {
+				_ = c.SendStatus(fiber.StatusInternalServerError)
+			}
+		}
+		return c.Response().StatusCode()
+	})
 }

@@ -23,23 +23,28 @@ func (d *discard) WriteHeader(int)             {}
 
 // BenchmarkOverhead measures the adapter's cost: a Gin engine with a no-op
 // handler, without and with the middleware (memstore, 10,000 client IPs,
-// all allowed, legacy and IETF headers).
+// all allowed, legacy and IETF headers), and with an InFlight limit, whose
+// slot each request takes and releases (two store calls).
 func BenchmarkOverhead(b *testing.B) {
 	reqs := make([]*http.Request, 10_000)
 	for i := range reqs {
 		reqs[i] = httptest.NewRequest("GET", "/", nil)
 		reqs[i].RemoteAddr = "10." + strconv.Itoa(i>>16&255) + "." + strconv.Itoa(i>>8&255) + "." + strconv.Itoa(i&255) + ":1234"
 	}
-	for _, withMW := range []bool{false, true} {
-		name := "bare"
-		if withMW {
-			name = "ratekit"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, bc := range []struct {
+		name  string
+		limit []ratekit.Limit // none: no middleware
+	}{
+		{"bare", nil},
+		{"ratekit", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour)}},
+		{"inflight", []ratekit.Limit{ratekit.InFlight(100)}}, // a slot taken and released per request
+	} {
+		withMW := bc.limit != nil
+		b.Run(bc.name, func(b *testing.B) {
 			gin.SetMode(gin.ReleaseMode)
 			e := gin.New()
 			if withMW {
-				l, err := ratekit.New(memstore.New(), ratekit.FixedWindow(1<<40, time.Hour))
+				l, err := ratekit.New(memstore.New(), bc.limit...)
 				if err != nil {
 					b.Fatal(err)
 				}

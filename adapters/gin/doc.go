@@ -17,5 +17,15 @@
 // WithSkip, WithCost, ...); those that read the request take the
 // *gin.Context. The Echo and Fiber adapters offer the same names.
 //
+// # In-flight limits and charges settled after the response
+//
+// With a ratekit.InFlight limit, WithSettle or WithCountIf, the middleware
+// runs the rest of the chain itself (c.Next) holding the request's
+// ratekit.Reservation, which handlers find with
+// ratekit.ReservationFrom(c.Request.Context()). Once the chain returns it
+// finishes the reservation with c.Writer.Status() (a panic counts as 500
+// and goes on to gin.Recovery), and it releases the InFlight slot as soon as
+// the request's context ends, when the client goes away.
+//
 // The middleware is safe for concurrent use, like the Limiter it wraps.
 package ratekitgin

@@ -1,6 +1,8 @@
 package ratekitgin
 
 import (
+	"context"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/ratekit/ratekit"
@@ -28,18 +30,31 @@ func Middleware(l *ratekit.Limiter, key KeyFunc, opts ...Option) gin.HandlerFunc
 		h := c.Writer.Header()
 		v := g.Check(c.Request.Context(), k, kerr, cfg.CostOf(c), h)
 		if v.Err != nil {
-			if cfg.OnError != nil {
-				cfg.OnError(c, v.Err)
-			} else {
-				g.Report(c.Request, v.Err)
-			}
+			cfg.Report(g, c, c.Request, v.Err)
 		}
 		if v.Pass {
-			return // Gin runs the next handler when this one returns
+			if v.Reservation != nil {
+				serveReserved(g, cfg, c, v.Reservation)
+			}
+			return // else Gin runs the next handler when this one returns
 		}
 		c.Abort()
 		body := g.Render(v.Response, h)
 		c.Writer.WriteHeader(v.Response.Status)
 		_, _ = c.Writer.Write(body)
 	}
+}
+
+// serveReserved runs the rest of the chain for a request that holds a
+// Reservation, found by ratekit.ReservationFrom(c.Request.Context()), and
+// finishes it with the response status.
+func serveReserved(g *ratekit.Guard, cfg *adapter.Config[*gin.Context], c *gin.Context, res *ratekit.Reservation) {
+	r := c.Request
+	report := func(err error) { cfg.Report(g, c, r, err) }
+	adapter.Serve(g, r.Context(), res, report, func(ctx context.Context) int {
+		c.Request = r.WithContext(ctx)
+		defer func() { c.Request = r }() // the reservation's context is the chain's, as in net/http
+		c.Next()
+		return c.Writer.Status()
+	})
 }

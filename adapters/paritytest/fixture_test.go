@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,13 +62,18 @@ var trust = []ratekit.IPOption{
 // Groups: /api (skip /api/health, cost 2 for /api/heavy and 5 for
 // /api/huge), /open and /closed (a failing store under FailOpen and
 // FailClosed), /keyed (keyed by X-Api-Key), /login (problem+json,
-// TOO_MANY_ATTEMPTS, IETF headers only).
+// TOO_MANY_ATTEMPTS, IETF headers only), /conc (2 in flight), /counted
+// (statuses below 500 count), /tokens (cost 100, settled by the handler).
 type fixture struct {
 	clock  *clock
 	errors atomic.Int64     // errors the error policy reported
 	obs    observe.Observer // every group's observer, when set
 
 	api, keyed, login, broken, hung *ratekit.Limiter
+	conc, counted, tokens           *ratekit.Limiter
+
+	entered chan string      // /conc/hold/<i> sends i when its handler runs
+	release [3]chan struct{} // and holds it until release[i] is closed
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -86,6 +92,13 @@ func newFixture(t *testing.T) *fixture {
 	f.login = must(ratekit.New(store, ratekit.FixedWindow(1, 15*time.Minute).Named("login")))
 	f.broken = must(ratekit.New(brokenStore{}, ratekit.FixedWindow(3, time.Minute).Named("api")))
 	f.hung = must(ratekit.New(hungStore{}, ratekit.FixedWindow(3, time.Minute).Named("api")))
+	f.conc = must(ratekit.New(store, ratekit.InFlight(2).Named("conc")))
+	f.counted = must(ratekit.New(store, ratekit.FixedWindow(10, time.Minute).Named("counted")))
+	f.tokens = must(ratekit.New(store, ratekit.FixedWindow(1000, time.Minute).Named("tokens")))
+	f.entered = make(chan string, len(f.release))
+	for i := range f.release {
+		f.release[i] = make(chan struct{})
+	}
 	return f
 }
 
@@ -102,6 +115,8 @@ type options[O any] struct {
 	skip     func(skip func(path string) bool) O  // WithSkip, adapted
 	cost     func(cost func(path string) int64) O // WithCostFunc, adapted
 	observer func(obs ...observe.Observer) O      // WithObserver
+	countIf  func(counts func(status int) bool) O // WithCountIf
+	settle   func() O                             // WithSettle
 }
 
 // Options of each group.
@@ -124,6 +139,41 @@ func closedOpts[O any](f *fixture, o options[O]) []O {
 func loginOpts[O any](f *fixture, o options[O]) []O {
 	return []O{o.clock(f.clock.Now), o.code(ratekit.CodeTooManyAttempts),
 		o.renderer(ratekit.RenderProblem), o.headers(ratekit.HeadersIETF), o.onError(f.report), o.observer(f.obs)}
+}
+
+func concOpts[O any](f *fixture, o options[O]) []O {
+	return []O{o.clock(f.clock.Now), o.onError(f.report)}
+}
+
+func countedOpts[O any](f *fixture, o options[O]) []O {
+	return []O{o.clock(f.clock.Now), o.onError(f.report), o.countIf(func(status int) bool { return status < 500 })}
+}
+
+func tokensOpts[O any](f *fixture, o options[O]) []O {
+	return []O{o.clock(f.clock.Now), o.onError(f.report), o.cost(func(string) int64 { return 100 }), o.settle()}
+}
+
+// handle is what the handler behind /conc, /counted and /tokens does, on
+// every framework, given the request's path, its query parameter "used" and
+// the context that carries its Reservation; it returns the status to
+// answer. /conc/hold/<i> is held until release[i] is closed, /counted/<code>
+// answers code, /tokens settles the request's cost at used.
+func (f *fixture) handle(ctx context.Context, path, used string) int {
+	switch {
+	case strings.HasPrefix(path, "/conc/hold/"):
+		i, _ := strconv.Atoi(strings.TrimPrefix(path, "/conc/hold/"))
+		f.entered <- strconv.Itoa(i)
+		<-f.release[i]
+	case strings.HasPrefix(path, "/counted/"):
+		code, _ := strconv.Atoi(strings.TrimPrefix(path, "/counted/"))
+		return code
+	case strings.HasPrefix(path, "/tokens/"):
+		n, _ := strconv.ParseInt(used, 10, 64)
+		if err := ratekit.ReservationFrom(ctx).Settle(ctx, n); err != nil {
+			return 599 // the test sees it
+		}
+	}
+	return 200
 }
 
 // report counts an error the error policy handled.

@@ -41,6 +41,7 @@ var targets = []struct {
 var httpOptions = options[ratekit.Option]{
 	clock: ratekit.WithHeaderClock, policy: ratekit.WithErrorPolicy, code: ratekit.WithErrorCode,
 	renderer: ratekit.WithRenderer, headers: ratekit.WithHeaders, observer: ratekit.WithObserver,
+	countIf: ratekit.WithCountIf, settle: ratekit.WithSettle,
 	onError: func(report func(error)) ratekit.Option {
 		return ratekit.WithErrorHandler(func(_ *http.Request, err error) { report(err) })
 	},
@@ -65,12 +66,22 @@ func netHTTPApp(f *fixture) client {
 	mux.Handle("/hung/", ratekit.Middleware(f.hung, key, openOpts(f, o)...)(h))
 	mux.Handle("/keyed/", ratekit.Middleware(f.keyed, ratekit.ByHeader("X-Api-Key"), keyedOpts(f, o)...)(h))
 	mux.Handle("/login/", ratekit.Middleware(f.login, key, loginOpts(f, o)...)(h))
+	held := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		status := f.handle(r.Context(), r.URL.Path, r.URL.Query().Get("used"))
+		w.Header().Set("Content-Type", textPlain)
+		w.WriteHeader(status)
+		_, _ = w.Write(okBody(r.URL.Path))
+	})
+	mux.Handle("/conc/", ratekit.Middleware(f.conc, key, concOpts(f, o)...)(held))
+	mux.Handle("/counted/", ratekit.Middleware(f.counted, key, countedOpts(f, o)...)(held))
+	mux.Handle("/tokens/", ratekit.Middleware(f.tokens, key, tokensOpts(f, o)...)(held))
 	return recorder(mux)
 }
 
 var ginOptions = options[ratekitgin.Option]{
 	clock: ratekitgin.WithHeaderClock, policy: ratekitgin.WithErrorPolicy, code: ratekitgin.WithErrorCode,
 	renderer: ratekitgin.WithRenderer, headers: ratekitgin.WithHeaders, observer: ratekitgin.WithObserver,
+	countIf: ratekitgin.WithCountIf, settle: ratekitgin.WithSettle,
 	onError: func(report func(error)) ratekitgin.Option {
 		return ratekitgin.WithErrorHandler(func(_ *gin.Context, err error) { report(err) })
 	},
@@ -93,12 +104,20 @@ func ginApp(f *fixture) client {
 	e.Group("/hung", ratekitgin.Middleware(f.hung, key, openOpts(f, o)...)).GET("/*p", h)
 	e.Group("/keyed", ratekitgin.Middleware(f.keyed, ratekitgin.ByHeader("X-Api-Key"), keyedOpts(f, o)...)).GET("/*p", h)
 	e.Group("/login", ratekitgin.Middleware(f.login, key, loginOpts(f, o)...)).GET("/*p", h)
+	held := func(c *gin.Context) {
+		status := f.handle(c.Request.Context(), c.Request.URL.Path, c.Query("used"))
+		c.Data(status, textPlain, okBody(c.Request.URL.Path))
+	}
+	e.Group("/conc", ratekitgin.Middleware(f.conc, key, concOpts(f, o)...)).GET("/*p", held)
+	e.Group("/counted", ratekitgin.Middleware(f.counted, key, countedOpts(f, o)...)).GET("/*p", held)
+	e.Group("/tokens", ratekitgin.Middleware(f.tokens, key, tokensOpts(f, o)...)).GET("/*p", held)
 	return recorder(e)
 }
 
 var echoOptions = options[ratekitecho.Option]{
 	clock: ratekitecho.WithHeaderClock, policy: ratekitecho.WithErrorPolicy, code: ratekitecho.WithErrorCode,
 	renderer: ratekitecho.WithRenderer, headers: ratekitecho.WithHeaders, observer: ratekitecho.WithObserver,
+	countIf: ratekitecho.WithCountIf, settle: ratekitecho.WithSettle,
 	onError: func(report func(error)) ratekitecho.Option {
 		return ratekitecho.WithErrorHandler(func(_ echo.Context, err error) { report(err) })
 	},
@@ -120,12 +139,21 @@ func echoApp(f *fixture) client {
 	e.Group("/hung", ratekitecho.Middleware(f.hung, key, openOpts(f, o)...)).GET("/*", h)
 	e.Group("/keyed", ratekitecho.Middleware(f.keyed, ratekitecho.ByHeader("X-Api-Key"), keyedOpts(f, o)...)).GET("/*", h)
 	e.Group("/login", ratekitecho.Middleware(f.login, key, loginOpts(f, o)...)).GET("/*", h)
+	held := func(c echo.Context) error {
+		r := c.Request()
+		status := f.handle(r.Context(), r.URL.Path, c.QueryParam("used"))
+		return c.Blob(status, textPlain, okBody(r.URL.Path))
+	}
+	e.Group("/conc", ratekitecho.Middleware(f.conc, key, concOpts(f, o)...)).GET("/*", held)
+	e.Group("/counted", ratekitecho.Middleware(f.counted, key, countedOpts(f, o)...)).GET("/*", held)
+	e.Group("/tokens", ratekitecho.Middleware(f.tokens, key, tokensOpts(f, o)...)).GET("/*", held)
 	return recorder(e)
 }
 
 var fiberOptions = options[ratekitfiber.Option]{
 	clock: ratekitfiber.WithHeaderClock, policy: ratekitfiber.WithErrorPolicy, code: ratekitfiber.WithErrorCode,
 	renderer: ratekitfiber.WithRenderer, headers: ratekitfiber.WithHeaders, observer: ratekitfiber.WithObserver,
+	countIf: ratekitfiber.WithCountIf, settle: ratekitfiber.WithSettle,
 	onError: func(report func(error)) ratekitfiber.Option {
 		return ratekitfiber.WithErrorHandler(func(_ *fiber.Ctx, err error) { report(err) })
 	},
@@ -150,6 +178,14 @@ func fiberApp(f *fixture) client {
 	app.Group("/hung", ratekitfiber.Middleware(f.hung, key, openOpts(f, o)...)).Get("/*", h)
 	app.Group("/keyed", ratekitfiber.Middleware(f.keyed, ratekitfiber.ByHeader("X-Api-Key"), keyedOpts(f, o)...)).Get("/*", h)
 	app.Group("/login", ratekitfiber.Middleware(f.login, key, loginOpts(f, o)...)).Get("/*", h)
+	held := func(c *fiber.Ctx) error {
+		status := f.handle(c.UserContext(), c.Path(), c.Query("used"))
+		c.Set(fiber.HeaderContentType, textPlain)
+		return c.Status(status).Send(okBody(c.Path()))
+	}
+	app.Group("/conc", ratekitfiber.Middleware(f.conc, key, concOpts(f, o)...)).Get("/*", held)
+	app.Group("/counted", ratekitfiber.Middleware(f.counted, key, countedOpts(f, o)...)).Get("/*", held)
+	app.Group("/tokens", ratekitfiber.Middleware(f.tokens, key, tokensOpts(f, o)...)).Get("/*", held)
 	return func(t *testing.T, req *http.Request) result {
 		t.Helper()
 		res, err := app.Test(req, -1) // no listener: fasthttp serves an in-memory conn

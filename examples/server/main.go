@@ -7,8 +7,11 @@
 //	make run ARGS="-quota 2 -window 10s"          # the same through make
 //
 // Routes: GET / (an index), GET /fixed, /gcra, /sliding, /log, /token, /leaky
-// and /multi (two limits at once), each limited per client IP, POST /login
-// (a lockout per account and per IP, counting failures), and GET /metrics
+// and /multi (two limits at once), each limited per client IP, GET
+// /inflight?ms=N (at most -quota requests in flight per client IP, each
+// held N ms), POST /generate?tokens=N (reserves -quota tokens of a budget of
+// 10 × -quota per window, then settles the N generated), POST /login (a
+// lockout per account and per IP, counting failures), and GET /metrics
 // (Prometheus metrics of every decision). With -debug, every decision is
 // logged.
 //

@@ -28,6 +28,13 @@ var shortLogin = loginLimits{
 // redis-server when redis is set, with quota and window.
 func demo(t *testing.T, redis bool, quota int64, window time.Duration) *httptest.Server {
 	t.Helper()
+	srv, _ := demoOn(t, redis, quota, window)
+	return srv
+}
+
+// demoOn is demo that returns the demo's store too.
+func demoOn(t *testing.T, redis bool, quota int64, window time.Duration) (*httptest.Server, *demoStore) {
+	t.Helper()
 	c := config{quota: quota, window: window, prefix: redistest.Prefix(t), login: shortLogin}
 	if redis {
 		c.redisURL = "redis://" + redistest.RealStandalone(t).Addr
@@ -43,7 +50,7 @@ func demo(t *testing.T, redis bool, quota int64, window time.Duration) *httptest
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return srv
+	return srv, s
 }
 
 func status(t *testing.T, res *http.Response, err error) int {
@@ -176,7 +183,7 @@ func TestDemoIndex(t *testing.T) {
 		Store  string
 		Routes []struct{ Path, Method, Limit string }
 	}
-	if err := json.NewDecoder(res.Body).Decode(&index); err != nil || len(index.Routes) != 7 || index.Routes[0].Path != "/fixed" ||
+	if err := json.NewDecoder(res.Body).Decode(&index); err != nil || len(index.Routes) != 9 || index.Routes[0].Path != "/fixed" ||
 		index.Routes[0].Limit != "fixed: fixed 3 per 1m0s" {
 		t.Fatalf("index: %+v %v", index, err)
 	}

@@ -19,6 +19,9 @@ type route struct {
 	Method string `json:"method"`
 	Limit  string `json:"limit"`
 	limits []ratekit.Limit
+	note   string                                                     // said after the limits
+	opts   []ratekit.Option                                           // beyond the observers
+	handle func(l *ratekit.Limiter, key ratekit.KeyFunc) http.Handler // nil: allowed(Path)
 }
 
 // newHandler builds the demo's routes over s.
@@ -36,6 +39,7 @@ func newHandler(s *demoStore, c config) (http.Handler, error) {
 			ratekit.FixedWindow(q, w).Named("multi-window"),
 		}},
 	}
+	routes = append(routes, reservedRoutes(c)...)
 	metrics, err := ratekitprom.New()
 	if err != nil {
 		return nil, err
@@ -45,14 +49,19 @@ func newHandler(s *demoStore, c config) (http.Handler, error) {
 	observers := ratekit.WithObserver(metrics, observe.Log(slog.Default()))
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(registry, promhttp.HandlerOpts{}))
+	key := ratekit.ByIP()
 	for i := range routes {
 		r := &routes[i]
 		limiter, err := ratekit.New(s.limits, r.limits...)
 		if err != nil {
 			return nil, err
 		}
-		r.Limit = describe(r.limits)
-		mux.Handle(r.Method+" "+r.Path, ratekit.Middleware(limiter, ratekit.ByIP(), observers)(allowed(r.Path)))
+		r.Limit = describe(r.limits) + r.note
+		h := allowed(r.Path)
+		if r.handle != nil {
+			h = r.handle(limiter, key)
+		}
+		mux.Handle(r.Method+" "+r.Path, ratekit.Middleware(limiter, key, append([]ratekit.Option{observers}, r.opts...)...)(h))
 	}
 	login, loginLimits, err := loginRoute(s.lockouts, c.login, metrics)
 	if err != nil {
