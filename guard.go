@@ -59,7 +59,8 @@ type nonBlocking interface {
 }
 
 // NewGuard returns the Guard of l under opts, the options of Middleware. It
-// panics if l is nil: that is a programming error found when the route is
+// panics if l is nil, or if WithSettle or WithCountIf is given for a store
+// that cannot settle: those are programming errors found when the route is
 // built, never at request time.
 func NewGuard(l *Limiter, opts ...Option) *Guard {
 	if l == nil {
@@ -67,6 +68,9 @@ func NewGuard(l *Limiter, opts ...Option) *Guard {
 	}
 	nb, ok := l.store.(nonBlocking)
 	cfg := newConfig(opts)
+	if _, settles := l.store.(settler); (cfg.settle || cfg.countIf != nil) && !settles {
+		panic("ratekit: WithSettle and WithCountIf need a store that can settle charges (store/memstore, the Redis stores, or a wrapper of them); this Limiter's store cannot")
+	}
 	return &Guard{limiter: l, cfg: cfg, unbounded: ok && nb.NonBlocking(),
 		reserving: l.lease > 0 || cfg.settle || cfg.countIf != nil}
 }

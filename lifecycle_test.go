@@ -172,3 +172,22 @@ func TestInFlightObserved(t *testing.T) {
 type observerFunc func(observe.Event)
 
 func (f observerFunc) Observe(_ context.Context, e observe.Event) { f(e) }
+
+// TestSettleNeedsASettler: WithSettle and WithCountIf on a store that
+// cannot settle fail when the middleware is built.
+func TestSettleNeedsASettler(t *testing.T) {
+	l, err := ratekit.New(takeOnly{memstore.New()}, ratekit.FixedWindow(1, time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []ratekit.Option{ratekit.WithSettle(), ratekit.WithCountIf(func(int) bool { return true })} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("built a middleware that could never settle")
+				}
+			}()
+			ratekit.Middleware(l, ratekit.ByIP(), o)
+		}()
+	}
+}
