@@ -3,6 +3,8 @@ package ratekit
 import (
 	"context"
 	"net/http"
+
+	"github.com/ratekit/ratekit/internal/status"
 )
 
 // WithSettle lets handlers settle a request's real cost after the fact:
@@ -66,7 +68,7 @@ func (g *Guard) Serve(w http.ResponseWriter, r *http.Request, next http.Handler,
 		return
 	}
 	ctx := context.WithValue(r.Context(), reservationKey{}, res)
-	sw := &statusWriter{ResponseWriter: w}
+	sw := &status.Recorder{ResponseWriter: w}
 	returned := false
 	if g.limiter.lease > 0 {
 		stop := context.AfterFunc(r.Context(), func() {
@@ -79,50 +81,14 @@ func (g *Guard) Serve(w http.ResponseWriter, r *http.Request, next http.Handler,
 		defer stop()
 	}
 	defer func() {
-		status := sw.status
+		code := sw.Status()
 		if !returned {
-			status = http.StatusInternalServerError // a panic
-		} else if status == 0 {
-			status = http.StatusOK
+			code = http.StatusInternalServerError // a panic
 		}
-		if err := g.Finish(r.Context(), res, status); err != nil {
+		if err := g.Finish(r.Context(), res, code); err != nil {
 			g.Report(r, err)
 		}
 	}()
 	next.ServeHTTP(sw, r.WithContext(ctx))
 	returned = true
 }
-
-// statusWriter records the status a handler writes. Unwrap lets
-// http.ResponseController reach the writer's other methods.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Flush flushes the response when the writer can.
-func (w *statusWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		if w.status == 0 {
-			w.status = http.StatusOK
-		}
-		f.Flush()
-	}
-}
-
-// Unwrap returns the writer it wraps.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

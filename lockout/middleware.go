@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/status"
 	"github.com/ratekit/ratekit/internal/throttle"
 )
 
@@ -84,9 +85,9 @@ func (lo *Lockout) Middleware(key ratekit.KeyFunc, opts ...Option) func(http.Han
 				e.Write(w, m.render)
 				return
 			}
-			rec := &statusRecorder{ResponseWriter: w}
+			rec := &status.Recorder{ResponseWriter: w}
 			next.ServeHTTP(rec, r)
-			switch status := rec.status(); {
+			switch status := rec.Status(); {
 			case slices.Contains(m.failures, status):
 				err = nil // the attempt failed: it stays counted
 			case status/100 == 2 && !m.keep:
@@ -99,34 +100,4 @@ func (lo *Lockout) Middleware(key ratekit.KeyFunc, opts ...Option) func(http.Han
 			}
 		})
 	}
-}
-
-// statusRecorder remembers the status a handler wrote.
-type statusRecorder struct {
-	http.ResponseWriter
-	code int
-}
-
-func (s *statusRecorder) WriteHeader(code int) {
-	if s.code == 0 {
-		s.code = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusRecorder) Write(b []byte) (int, error) {
-	if s.code == 0 {
-		s.code = http.StatusOK
-	}
-	return s.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the underlying writer.
-func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
-
-func (s *statusRecorder) status() int {
-	if s.code == 0 {
-		return http.StatusOK
-	}
-	return s.code
 }

@@ -336,6 +336,25 @@ function takers.fixed(key, quota, window_ms)
   return ok, remaining, reset, 0, 0, remaining + cost, reset, 0, 'untake', false
 end
 
+-- log_add trims a log to the window after from (µs), adds n entries at
+-- time at (µs), numbered after the entries of that time (so the members at
+-- one time are at:1 .. at:k), and sets the log's TTL to the window.
+local function log_add(key, at, n, window_ms, from)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', int(from))
+  local seq = redis.call('ZCOUNT', key, int(at), int(at))
+  local args = {}
+  for j = 1, n do
+    args[#args + 1] = int(at)
+    args[#args + 1] = int(at) .. ':' .. int(seq + j)
+    if #args >= 2000 then
+      redis.call('ZADD', key, unpack(args))
+      args = {}
+    end
+  end
+  if #args > 0 then redis.call('ZADD', key, unpack(args)) end
+  redis.call('PEXPIRE', key, int(window_ms))
+end
+
 -- commit applies one write; admitted tells a 'supp' write whether the call
 -- was admitted.
 local function commit(key, op, a, b, c, admitted)
@@ -351,19 +370,7 @@ local function commit(key, op, a, b, c, admitted)
     redis.call('HINCRBY', key, int(a), ARGV[1])
     redis.call('PEXPIRE', key, int(b))
   elseif op == 'zadd' then -- a: now µs, b: window ms, c: window start µs
-    redis.call('ZREMRANGEBYSCORE', key, '-inf', int(c))
-    local seq = redis.call('ZCOUNT', key, int(a), int(a))
-    local args = {}
-    for j = 1, cost do
-      args[#args + 1] = int(a)
-      args[#args + 1] = int(a) .. ':' .. int(seq + j)
-      if #args >= 2000 then
-        redis.call('ZADD', key, unpack(args))
-        args = {}
-      end
-    end
-    if #args > 0 then redis.call('ZADD', key, unpack(args)) end
-    redis.call('PEXPIRE', key, int(b))
+    log_add(key, a, cost, b, c)
   elseif op == 'supp' then -- a: bucket, b: ttl ms, c: oldest live bucket
     local fields = redis.call('HKEYS', key)
     for j = 1, #fields do

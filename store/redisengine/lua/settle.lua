@@ -25,8 +25,9 @@
 -- be, but at most one quota (a bucket's burst). Suppressed and custom algorithms are left as they are.
 -- store/memstore's settle.go mirrors this arithmetic.
 
--- It runs inside the engine's library (or script), whose spec and int it
--- uses: limit arguments are parsed once per distinct string there too.
+-- It runs inside the engine's library (or script), whose spec, int and
+-- log_add it uses: limit arguments are parsed once per distinct string
+-- there too.
 
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -118,19 +119,7 @@ for i = 1, n do
       redis.call('HINCRBY', key, int(c), delta)
       redis.call('PEXPIRE', key, int((c + 1) * p3 + p2 - now_ms))
     elseif a == 'log' then
-      redis.call('ZREMRANGEBYSCORE', key, '-inf', int(now - p2 * 1000))
-      local seq = redis.call('ZCOUNT', key, int(now), int(now))
-      local args = {}
-      for j = 1, delta do
-        args[#args + 1] = int(now)
-        args[#args + 1] = int(now) .. ':' .. int(seq + j)
-        if #args >= 2000 then
-          redis.call('ZADD', key, unpack(args))
-          args = {}
-        end
-      end
-      if #args > 0 then redis.call('ZADD', key, unpack(args)) end
-      redis.call('PEXPIRE', key, p2)
+      log_add(key, now, delta, p2, now - p2 * 1000)
       e = now
     elseif a == 'gcra' or a == 'token' or a == 'leaky' then
       local tat = math.max(tonumber(redis.call('GET', key)) or now, now) + delta * p1
