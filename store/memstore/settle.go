@@ -43,23 +43,15 @@ func fillReceipt(rc *ratekit.Receipt, p []pending, cost, nowUS, lease int64) {
 // Settle implements store.Settler: it moves the charge recorded by rc to
 // cost in every limit and releases rc's lease, at once, and updates rc.
 func (s *Store) Settle(_ context.Context, key string, limits []ratekit.Limit, rc *ratekit.Receipt, cost int64) error {
-	if err := s.checkSettle(key, limits, rc, cost); err != nil {
+	c, err := s.settling(key, limits, rc, cost)
+	if err != nil {
 		return err
 	}
-	lease := leaseID(rc.Lease)
-	sub := subject.Key(key)
-	nowUS := s.clock()
-	sh := s.shard(sub)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	slots := sh.subjects[sub]
+	defer c.sh.mu.Unlock()
+	sh, sub, nowUS, lease := c.sh, c.sub, c.nowUS, c.lease
 	for i := range limits {
 		sp := limits[i].Spec()
-		j := find(slots, sp.ID)
-		var e *entry
-		if j >= 0 && slots[j].has && slots[j].state.expireMS >= nowUS/1000 {
-			e = &slots[j].state
-		}
+		e := c.live(sp.ID)
 		if sp.Algorithm == store.InFlight {
 			if e != nil && lease != 0 {
 				e.log = dropLease(e.log, lease)
@@ -71,7 +63,7 @@ func (s *Store) Settle(_ context.Context, key string, limits []ratekit.Limit, rc
 		} else if delta > 0 {
 			next, ok := extra(&sp, e, delta, nowUS)
 			if ok && (e != nil || s.room(sh, sub, []pending{{sp: sp}}, nowUS/1000)) {
-				slots = sh.setState(sub, sh.subjects[sub], sp.ID, &next, false)
+				sh.setState(sub, sh.subjects[sub], sp.ID, &next, false)
 				rc.Ends[i] = endOf(&sp, &next)
 			}
 		}
@@ -93,6 +85,35 @@ func endOf(sp *ratekit.Spec, e *entry) int64 {
 		}
 	}
 	return 0
+}
+
+// A settling is one Settle or Renew call about a subject, whose shard it
+// holds locked.
+type settling struct {
+	sh           *shard
+	sub          string
+	nowUS, lease int64
+}
+
+// settling checks a Settle or Renew call's arguments and locks the
+// subject's shard; the caller unlocks c.sh.mu.
+func (s *Store) settling(key string, limits []ratekit.Limit, rc *ratekit.Receipt, cost int64) (settling, error) {
+	if err := s.checkSettle(key, limits, rc, cost); err != nil {
+		return settling{}, err
+	}
+	c := settling{sub: subject.Key(key), nowUS: s.clock(), lease: leaseID(rc.Lease)}
+	c.sh = s.shard(c.sub)
+	c.sh.mu.Lock()
+	return c, nil
+}
+
+// live returns the subject's live state of limit id, or nil.
+func (c *settling) live(id string) *entry {
+	slots := c.sh.subjects[c.sub]
+	if j := find(slots, id); j >= 0 && slots[j].has && slots[j].state.expireMS >= c.nowUS/1000 {
+		return &slots[j].state
+	}
+	return nil
 }
 
 // checkSettle checks a Settle call's arguments.
@@ -198,26 +219,20 @@ func extra(sp *ratekit.Spec, e *entry, n, nowUS int64) (entry, bool) {
 // Renew implements store.Settler: it extends rc's lease in every InFlight
 // limit by one lease from now, and reports whether every one still held it.
 func (s *Store) Renew(_ context.Context, key string, limits []ratekit.Limit, rc *ratekit.Receipt) (bool, error) {
-	if err := s.checkSettle(key, limits, rc, rc.Cost); err != nil {
+	c, err := s.settling(key, limits, rc, rc.Cost)
+	if err != nil {
 		return false, err
 	}
-	lease := leaseID(rc.Lease)
-	sub := subject.Key(key)
-	nowUS := s.clock()
-	sh := s.shard(sub)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	slots := sh.subjects[sub]
+	defer c.sh.mu.Unlock()
+	nowUS, lease := c.nowUS, c.lease
 	held := true
 	for i := range limits {
 		sp := limits[i].Spec()
 		if sp.Algorithm != store.InFlight {
 			continue
 		}
-		j := find(slots, sp.ID)
 		found := false
-		if j >= 0 && slots[j].has && slots[j].state.expireMS >= nowUS/1000 {
-			e := &slots[j].state
+		if e := c.live(sp.ID); e != nil {
 			expiry := nowUS + sp.Window.Microseconds()
 			for k := 0; k < len(e.log); k += 2 {
 				if e.log[k+1] == lease && e.log[k] > nowUS {
