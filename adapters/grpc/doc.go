@@ -40,6 +40,33 @@
 // the handler returns to end the stream, and its trailers carry the
 // rate-limit fields.
 //
+// # Lifecycle
+//
+// When the Limiter has InFlight limits (ratekit.InFlight), or WithSettle or
+// WithCountIf is set, an admitted call is served as ratekit.Middleware
+// serves a request: the handler's context carries the call's
+// ratekit.Reservation (ratekit.ReservationFrom(ctx) in a unary handler,
+// ratekit.ReservationFrom(ss.Context()) in a stream's), and once the handler
+// returns the reservation is finished with the call's status. A call holds
+// its InFlight slot from admission until its handler returns, a stream for
+// its whole life; the slot comes back as soon as the call's context ends
+// (a client that cancels or goes away), even while the handler still runs.
+//
+// WithCountIf takes an HTTP status, so that one function serves both
+// transports: the handler's gRPC code is mapped as google.rpc.Code
+// documents it (HTTPStatus: OK 200, NotFound 404, ResourceExhausted 429,
+// Unavailable 503, Unknown and Internal 500, ...). An error that is no
+// status counts as Unknown (500), a context error as Canceled (499) or
+// DeadlineExceeded (504), as grpc-go sends them; a handler that panics
+// counts as 500, and the panic goes on to the interceptors before this one
+// (a recovery interceptor, or the process).
+//
+// Per-message charges (WithMessageCost) are plain charges: WithSettle and
+// WithCountIf apply to a stream's opening charge, never to its messages,
+// and a Limiter with InFlight limits cannot charge messages (building the
+// interceptor with both panics): limit a stream's messages with a second
+// interceptor over a Limiter of rate limits.
+//
 // # Keys
 //
 // A KeyFunc reads the call's context: ByIP keys by the peer address with

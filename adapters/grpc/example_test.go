@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -96,4 +97,51 @@ func ExampleError() {
 	// reason TOO_MANY_ATTEMPTS
 	// retry in 15m0s
 	// violated temp 1
+}
+
+// flaky is a health service whose service "db" is down.
+type flaky struct {
+	healthpb.UnimplementedHealthServer
+}
+
+func (flaky) Check(_ context.Context, req *healthpb.HealthCheckRequest) (*healthpb.HealthCheckResponse, error) {
+	if req.Service == "db" {
+		return nil, status.Error(codes.Unavailable, "the database is down")
+	}
+	return &healthpb.HealthCheckResponse{Status: healthpb.HealthCheckResponse_SERVING}, nil
+}
+
+// Count only the calls the server could serve: a call that ends with
+// Unavailable (HTTP 503) is refunded once its handler returns.
+func ExampleWithCountIf() {
+	limiter, err := ratekit.New(memstore.New(), ratekit.FixedWindow(1, time.Minute).Named("api"))
+	if err != nil {
+		panic(err)
+	}
+	unavailable := ratekitgrpc.HTTPStatus(codes.Unavailable)
+	srv := grpc.NewServer(grpc.ChainUnaryInterceptor(ratekitgrpc.UnaryServerInterceptor(limiter, ratekitgrpc.ByIP(),
+		ratekitgrpc.WithoutDefaultSkips(), ratekitgrpc.WithCountIf(func(status int) bool { return status != unavailable }))))
+	healthpb.RegisterHealthServer(srv, flaky{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	go srv.Serve(ln)
+	defer srv.Stop()
+
+	conn, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close()
+	client := healthpb.NewHealthClient(conn)
+	for _, service := range []string{"db", "db", "", ""} {
+		_, err := client.Check(context.Background(), &healthpb.HealthCheckRequest{Service: service})
+		fmt.Printf("%q: %v\n", service, status.Code(err))
+	}
+	// Output:
+	// "db": Unavailable
+	// "db": Unavailable
+	// "": OK
+	// "": ResourceExhausted
 }

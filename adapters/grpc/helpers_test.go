@@ -60,7 +60,7 @@ func (brokenStore) Reset(context.Context, string, []ratekit.Limit) error { retur
 
 // The test service, test.Echo: Unary echoes a StringValue; Stream echoes
 // every message it receives until the client closes. Its handlers count
-// their runs.
+// their runs, and call the hooks a test sets before they answer.
 const (
 	unaryMethod  = "/test.Echo/Unary"
 	streamMethod = "/test.Echo/Stream"
@@ -69,6 +69,13 @@ const (
 type echoServer struct {
 	unary, streams atomic.Int64
 	received       atomic.Int64
+
+	// unaryHook, when set, runs in Unary with the request's value; its
+	// error is the call's.
+	unaryHook func(ctx context.Context, value string) error
+	// streamHook, when set, runs when Stream starts; its error ends the
+	// stream.
+	streamHook func(ss grpc.ServerStream) error
 }
 
 var echoDesc = grpc.ServiceDesc{
@@ -80,7 +87,13 @@ var echoDesc = grpc.ServiceDesc{
 			return nil, err
 		}
 		h := func(ctx context.Context, req any) (any, error) {
-			srv.(*echoServer).unary.Add(1)
+			e := srv.(*echoServer)
+			e.unary.Add(1)
+			if e.unaryHook != nil {
+				if err := e.unaryHook(ctx, req.(*wrapperspb.StringValue).Value); err != nil {
+					return nil, err
+				}
+			}
 			return req, nil
 		}
 		if in == nil {
@@ -91,6 +104,11 @@ var echoDesc = grpc.ServiceDesc{
 	Streams: []grpc.StreamDesc{{StreamName: "Stream", ServerStreams: true, ClientStreams: true, Handler: func(srv any, ss grpc.ServerStream) error {
 		e := srv.(*echoServer)
 		e.streams.Add(1)
+		if e.streamHook != nil {
+			if err := e.streamHook(ss); err != nil {
+				return err
+			}
+		}
 		for {
 			m := new(wrapperspb.StringValue)
 			if err := ss.RecvMsg(m); err != nil {
@@ -113,10 +131,16 @@ var streamDesc = &grpc.StreamDesc{StreamName: "Stream", ServerStreams: true, Cli
 // port, and returns the service and a client connection to it.
 func serve(t testing.TB, opts []grpc.ServerOption, dial ...grpc.DialOption) (*echoServer, *grpc.ClientConn) {
 	t.Helper()
-	srv := grpc.NewServer(opts...)
 	e := &echoServer{}
+	return e, serveEcho(t, e, opts, dial...)
+}
+
+// serveEcho serves e, whose hooks the caller has set, as serve does.
+func serveEcho(t testing.TB, e *echoServer, opts []grpc.ServerOption, dial ...grpc.DialOption) *grpc.ClientConn {
+	t.Helper()
+	srv := grpc.NewServer(opts...)
 	srv.RegisterService(&echoDesc, e)
-	return e, listen(t, srv, dial...)
+	return listen(t, srv, dial...)
 }
 
 // listen serves srv on a loopback port and dials it.

@@ -20,8 +20,9 @@ type Option func(*config)
 // HTTP frameworks, and the ones only gRPC has.
 type config struct {
 	adapter     []adapter.Option[context.Context]
-	allMethods  bool  // WithoutDefaultSkips
-	messageCost int64 // WithMessageCost; 0: messages are not charged
+	life        []ratekit.Option // WithSettle, WithCountIf: not for per-message charges
+	allMethods  bool             // WithoutDefaultSkips
+	messageCost int64            // WithMessageCost; 0: messages are not charged
 }
 
 func newConfig(opts []Option) *config {
@@ -66,6 +67,24 @@ func WithHeaderClock(now func() time.Time) Option { return core(ratekit.WithHead
 // per-method metrics.
 func WithObserver(obs ...observe.Observer) Option { return core(ratekit.WithObserver(obs...)) }
 
+// WithSettle lets handlers settle a call's real cost after the fact (see
+// ratekit.WithSettle): the call is charged its cost (WithCost, WithCostFunc)
+// as an estimate when it is admitted, and the handler calls
+// ratekit.ReservationFrom(ctx).Settle with the cost it found. For a stream,
+// the handler reads the Reservation from ss.Context(); per-message charges
+// (WithMessageCost) are not part of it.
+func WithSettle() Option { return func(c *config) { c.life = append(c.life, ratekit.WithSettle()) } }
+
+// WithCountIf counts a call only when counts reports true for its status
+// once the handler returns, and refunds it otherwise (see
+// ratekit.WithCountIf). counts takes an HTTP status: the call's gRPC code
+// mapped as google.rpc.Code documents it (see HTTPStatus; OK is 200,
+// Unavailable 503, a handler that panics 500). For a stream, its opening
+// charge is refunded; per-message charges (WithMessageCost) are kept.
+func WithCountIf(counts func(status int) bool) Option {
+	return func(c *config) { c.life = append(c.life, ratekit.WithCountIf(counts)) }
+}
+
 // WithSkip lets calls for which f returns true through, uncounted and
 // without rate-limit metadata. It adds to the default skips (see
 // WithoutDefaultSkips).
@@ -98,6 +117,13 @@ func WithoutDefaultSkips() Option { return func(c *config) { c.allMethods = true
 // under the key the stream opened with, on top of the charge at opening
 // (default 0: messages are not charged). A refused message makes RecvMsg
 // return the ResourceExhausted status. It does not apply to unary calls.
+//
+// Each message is a plain charge, as Limiter.AllowN makes: it is never
+// settled nor refunded (WithSettle and WithCountIf apply to the stream's
+// opening charge only). A Limiter with an InFlight limit cannot make plain
+// charges (each of its admissions takes a slot), so the interceptor panics
+// when built with both: limit messages with a second
+// StreamServerInterceptor over a Limiter of rate limits.
 func WithMessageCost(n int64) Option { return func(c *config) { c.messageCost = n } }
 
 // core is an option of ratekit's own.

@@ -15,7 +15,10 @@ import (
 // each call against l under the subject key names, e.g. ByIP(). An admitted
 // call runs the handler with the rate-limit fields as header metadata; a
 // refused one gets the status described in the package documentation and
-// the handler does not run.
+// the handler does not run. When l has InFlight limits, or WithSettle or
+// WithCountIf is set, the handler's context carries the call's
+// ratekit.Reservation, which is finished once the handler returns (see the
+// package documentation, Lifecycle).
 //
 // It panics if l or key is nil or an option is invalid: that is a
 // programming error found when the server is built, never at call time.
@@ -26,7 +29,7 @@ func UnaryServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) grp
 			return handler(ctx, req)
 		}
 		k, kerr := s.key(ctx)
-		md, err := s.check(ctx, k, kerr, s.cfg.CostOf(ctx))
+		md, res, err := s.check(ctx, s.g, k, kerr, s.cfg.CostOf(ctx))
 		if err != nil {
 			_ = grpc.SetTrailer(ctx, md)
 			return nil, err
@@ -34,7 +37,15 @@ func UnaryServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) grp
 		if md != nil {
 			_ = grpc.SetHeader(ctx, md)
 		}
-		return handler(ctx, req)
+		if res == nil {
+			return handler(ctx, req)
+		}
+		var resp any
+		s.serve(ctx, res, func(ctx context.Context) error {
+			resp, err = handler(ctx, req)
+			return err
+		})
+		return resp, err
 	}
 }
 
@@ -43,10 +54,14 @@ func UnaryServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) grp
 // before the handler runs, and with WithMessageCost each message the
 // handler receives. An admitted stream runs the handler with the rate-limit
 // fields as header metadata; a refused one gets the status described in the
-// package documentation and the handler does not run.
+// package documentation and the handler does not run. An admitted stream
+// holds its InFlight slot, and its Reservation, until the handler returns or
+// the stream's context ends; the handler finds the Reservation in
+// ss.Context().
 //
-// It panics if l or key is nil or an option is invalid: that is a
-// programming error found when the server is built, never at call time.
+// It panics if l or key is nil or an option is invalid (WithMessageCost on
+// a Limiter with InFlight limits among them): that is a programming error
+// found when the server is built, never at call time.
 func StreamServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) grpc.StreamServerInterceptor {
 	s := newServer("StreamServerInterceptor", l, key, opts)
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
@@ -55,7 +70,7 @@ func StreamServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) gr
 			return handler(srv, ss)
 		}
 		k, kerr := s.key(ctx)
-		md, err := s.check(ctx, k, kerr, s.cfg.CostOf(ctx))
+		md, res, err := s.check(ctx, s.g, k, kerr, s.cfg.CostOf(ctx))
 		if err != nil {
 			ss.SetTrailer(md)
 			return err
@@ -63,13 +78,17 @@ func StreamServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) gr
 		if md != nil {
 			_ = ss.SetHeader(md)
 		}
-		if s.messageCost > 0 && kerr == nil {
+		if s.msg != nil && kerr == nil {
 			ss = &meteredStream{ServerStream: ss, s: s, key: k}
 		}
-		// The stream holds nothing past this point; a slot that a
-		// decision holds while the call runs is released when handler
-		// returns, here.
-		return handler(srv, ss)
+		if res == nil {
+			return handler(srv, ss)
+		}
+		s.serve(ctx, res, func(ctx context.Context) error {
+			err = handler(srv, &reservedStream{ServerStream: ss, ctx: ctx})
+			return err
+		})
+		return err
 	}
 }
 
@@ -77,6 +96,7 @@ func StreamServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) gr
 // options, its key function and what only gRPC has.
 type server struct {
 	g           *ratekit.Guard
+	msg         *ratekit.Guard // per-message charges (WithMessageCost); nil when none
 	cfg         *adapter.Config[context.Context]
 	key         KeyFunc
 	allMethods  bool
@@ -91,8 +111,18 @@ func newServer(name string, l *ratekit.Limiter, key KeyFunc, opts []Option) *ser
 	if c.messageCost < 0 {
 		panic("ratekit: ratekitgrpc.WithMessageCost needs a cost of 0 or more")
 	}
-	cfg := adapter.NewConfig(c.adapter)
-	return &server{g: adapter.NewGuard(l, cfg), cfg: cfg, key: key, allMethods: c.allMethods, messageCost: c.messageCost}
+	cfg := adapter.NewConfig(append(c.adapter, adapter.Core[context.Context](c.life...)))
+	s := &server{g: adapter.NewGuard(l, cfg), cfg: cfg, key: key, allMethods: c.allMethods, messageCost: c.messageCost}
+	if c.messageCost > 0 && name == "StreamServerInterceptor" {
+		// the same options but WithSettle and WithCountIf: plain charges,
+		// unless the Limiter has InFlight limits
+		s.msg = adapter.NewGuard(l, adapter.NewConfig(c.adapter))
+		if s.msg.Reserving() {
+			panic("ratekit: ratekitgrpc.WithMessageCost charges each message plainly, which a Limiter with an InFlight limit cannot do; " +
+				"charge messages with a second StreamServerInterceptor over a Limiter without InFlight limits")
+		}
+	}
+	return s
 }
 
 // skip reports whether the call goes through uncounted: a default skip or
@@ -112,23 +142,21 @@ func skippedByDefault(method string) bool {
 		strings.HasPrefix(method, "/grpc.reflection.v1alpha.ServerReflection/")
 }
 
-// check decides one call (or message) and reports an error the policies
-// handled. It returns the metadata to send, as headers when err is nil and
-// as trailers otherwise, and the status error of a refusal.
-func (s *server) check(ctx context.Context, key string, keyErr error, cost int64) (metadata.MD, error) {
+// check decides one call (or message) through g and reports an error the
+// policies handled. It returns the metadata to send, as headers when err is
+// nil and as trailers otherwise, the Reservation to finish when the call
+// passed and g reserves, and the status error of a refusal.
+func (s *server) check(ctx context.Context, g *ratekit.Guard, key string, keyErr error, cost int64) (metadata.MD, *ratekit.Reservation, error) {
 	var fields mdFields
-	v := s.g.Check(ctx, key, keyErr, cost, &fields)
+	v := g.Check(ctx, key, keyErr, cost, &fields)
 	if v.Err != nil {
-		if s.cfg.OnError != nil {
-			s.cfg.OnError(ctx, v.Err)
-		} else {
-			s.g.Report(nil, v.Err)
-		}
+		s.cfg.Report(g, ctx, nil, v.Err)
 	}
 	if v.Pass {
-		return fields.metadata(), nil
+		return fields.metadata(), v.Reservation, nil
 	}
-	return refusal(v, &fields)
+	md, err := refusal(v, &fields)
+	return md, nil, err
 }
 
 // meteredStream charges each message its handler receives.
@@ -144,7 +172,7 @@ func (m *meteredStream) RecvMsg(msg any) error {
 	if err := m.ServerStream.RecvMsg(msg); err != nil {
 		return err
 	}
-	md, err := m.s.check(m.ServerStream.Context(), m.key, nil, m.s.messageCost)
+	md, _, err := m.s.check(m.ServerStream.Context(), m.s.msg, m.key, nil, m.s.messageCost)
 	if err == nil {
 		return nil // an admitted message sends no fields: the headers may be gone
 	}

@@ -331,6 +331,10 @@ func TestNilPanics(t *testing.T) {
 		"nil key":          func() { ratekitgrpc.UnaryServerInterceptor(l, nil) },
 		"nil limiter":      func() { ratekitgrpc.StreamServerInterceptor(nil, ratekitgrpc.ByIP()) },
 		"negative message": func() { ratekitgrpc.StreamServerInterceptor(l, ratekitgrpc.ByIP(), ratekitgrpc.WithMessageCost(-1)) },
+		"message cost in flight": func() {
+			conc, _ := limiter(t, ratekit.InFlight(2))
+			ratekitgrpc.StreamServerInterceptor(conc, ratekitgrpc.ByIP(), ratekitgrpc.WithMessageCost(1))
+		},
 	} {
 		func() {
 			defer func() {

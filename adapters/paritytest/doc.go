@@ -14,7 +14,9 @@
 // requires the same responses and the same counts everywhere. The gRPC
 // interceptors (ratekitgrpc) answer the same sequence of calls, through a
 // real gRPC server and client, with the same decisions, rate-limit fields,
-// Retry-After and violated policies as net/http; and 4 gRPC server
+// Retry-After and violated policies as net/http, and so does the in-flight,
+// count-if and settle sequence (the gRPC handlers end calls with codes whose
+// ratekitgrpc.HTTPStatus the net/http handlers answer); and 4 gRPC server
 // instances on one real Redis admit exactly the quota of 500 concurrent
 // calls. It is its own module so that the adapters' modules never depend on
 // each other's frameworks, nor on a metrics client or a Redis client.

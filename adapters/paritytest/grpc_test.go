@@ -184,37 +184,48 @@ func grpcParityApp(t *testing.T) (func(*testing.T, grpcStep) answer, *clock) {
 		}
 		var header, trailer metadata.MD
 		_, err := healthpb.NewHealthClient(conns[s.group]).Check(ctx, &healthpb.HealthCheckRequest{}, grpc.Header(&header), grpc.Trailer(&trailer))
-		st := status.Convert(err)
-		a := answer{code: st.Code(), fields: map[string]string{}}
-		md := header
-		if err != nil {
-			md = trailer
-		}
-		for _, k := range rateFields {
-			if v := md.Get(k); len(v) > 0 {
-				a.fields[k] = v[0]
-			}
-		}
-		for _, d := range st.Details() {
-			switch d := d.(type) {
-			case *errdetails.RetryInfo:
-				a.retry = d.RetryDelay.AsDuration()
-			case *errdetails.QuotaFailure:
-				for _, v := range d.Violations {
-					a.violated = append(a.violated, v.QuotaId)
-				}
-			}
-		}
-		return a
+		return grpcAnswer(err, header, trailer)
 	}, clk
+}
+
+// grpcAnswer is what a client learns of a call that ended with err: the
+// rate-limit fields, from the headers of an admitted call (whatever its
+// status) and the trailers of a refused one, and the details of its status.
+func grpcAnswer(err error, header, trailer metadata.MD) answer {
+	st := status.Convert(err)
+	a := answer{code: st.Code(), fields: map[string]string{}}
+	md := metadata.Join(header, trailer)
+	for _, k := range rateFields {
+		if v := md.Get(k); len(v) > 0 {
+			a.fields[k] = v[0]
+		}
+	}
+	for _, d := range st.Details() {
+		switch d := d.(type) {
+		case *errdetails.RetryInfo:
+			a.retry = d.RetryDelay.AsDuration()
+		case *errdetails.QuotaFailure:
+			for _, v := range d.Violations {
+				a.violated = append(a.violated, v.QuotaId)
+			}
+		}
+	}
+	return a
 }
 
 // healthServer serves the health service behind in on a loopback port and
 // returns a client connection to it.
 func healthServer(t testing.TB, in grpc.UnaryServerInterceptor) *grpc.ClientConn {
 	t.Helper()
+	return serveHealth(t, in, health.NewServer())
+}
+
+// serveHealth serves hs as the health service behind in on a loopback port
+// and returns a client connection to it.
+func serveHealth(t testing.TB, in grpc.UnaryServerInterceptor, hs healthpb.HealthServer) *grpc.ClientConn {
+	t.Helper()
 	srv := grpc.NewServer(grpc.UnaryInterceptor(in))
-	healthpb.RegisterHealthServer(srv, health.NewServer())
+	healthpb.RegisterHealthServer(srv, hs)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,198 @@
+package ratekitgrpc_test
+
+import (
+	"context"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/ratekit/ratekit"
+	ratekitgrpc "github.com/ratekit/ratekit/adapters/grpc"
+)
+
+// waitFree waits (2 s at most) until l's InFlight limit "conc" has want
+// slots free.
+func waitFree(t *testing.T, l *ratekit.Limiter, want int64) {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Second); left(t, l)["conc"] != want; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d slots free after 2 s, want %d", left(t, l)["conc"], want)
+		}
+	}
+}
+
+// holder holds unary handlers whose request is "hold <i>": each sends i on
+// entered and waits until release[i] is closed.
+type holder struct {
+	entered chan int
+	release [3]chan struct{}
+}
+
+func newHolder() *holder {
+	h := &holder{entered: make(chan int, 3)}
+	for i := range h.release {
+		h.release[i] = make(chan struct{})
+	}
+	return h
+}
+
+func (h *holder) hook(ctx context.Context, value string) error {
+	if ratekit.ReservationFrom(ctx) == nil {
+		return status.Error(codes.Internal, "the handler's context lacks the Reservation")
+	}
+	if i, ok := strings.CutPrefix(value, "hold "); ok {
+		n, _ := strconv.Atoi(i)
+		h.entered <- n
+		<-h.release[n]
+	}
+	return nil
+}
+
+// hold sends "hold <i>" and returns once its handler runs; the reply comes
+// on the channel once release[i] is closed.
+func (h *holder) hold(t *testing.T, conn *grpc.ClientConn, i int) chan reply {
+	t.Helper()
+	out := make(chan reply, 1)
+	go func() { out <- call(context.Background(), conn, "hold "+strconv.Itoa(i)) }()
+	if got := <-h.entered; got != i {
+		t.Fatalf("handler %d entered, want %d", got, i)
+	}
+	return out
+}
+
+// TestInFlightUnary: two calls held open take both slots of InFlight(2);
+// the third is refused with RetryInfo 1 s and the concurrent-requests
+// policy; a slot is back as soon as a handler returns.
+func TestInFlightUnary(t *testing.T) {
+	l, clk := limiter(t, ratekit.InFlight(2).Named("conc"))
+	h := newHolder()
+	conn := serveEcho(t, &echoServer{unaryHook: h.hook}, []grpc.ServerOption{grpc.UnaryInterceptor(
+		ratekitgrpc.UnaryServerInterceptor(l, ratekitgrpc.ByIP(), ratekitgrpc.WithHeaderClock(clk.Now)))})
+	const policy = `"conc";q=2;qu="concurrent-requests"`
+	admitted := func(r reply, free string) {
+		t.Helper()
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		checkMD(t, "header", r.header, map[string]string{"ratelimit-policy": policy, "ratelimit": `"conc";r=` + free,
+			"x-ratelimit-limit": "2", "x-ratelimit-remaining": free, "x-ratelimit-reset": "1800000000"})
+	}
+	first, second := h.hold(t, conn, 1), h.hold(t, conn, 2)
+	r := call(context.Background(), conn, "x")
+	if st := status.Convert(r.err); st.Code() != codes.ResourceExhausted || st.Message() != "Too many requests. Try again in 1 second." {
+		t.Fatalf("third call: %v", r.err)
+	}
+	ri, qf, _ := details(t, r.err)
+	if ri == nil || ri.RetryDelay.AsDuration() != time.Second || qf == nil || qf.Violations[0].QuotaId != "conc" || qf.Violations[0].QuotaValue != 2 {
+		t.Errorf("third call: RetryInfo %v QuotaFailure %v", ri, qf)
+	}
+	checkMD(t, "trailer", r.trailer, map[string]string{"ratelimit-policy": policy, "ratelimit": `"conc";r=0`,
+		"x-ratelimit-limit": "2", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "1800000000",
+		"retry-after": "1", "grpc-retry-pushback-ms": "1000"})
+	close(h.release[1])
+	admitted(<-first, "1")
+	admitted(call(context.Background(), conn, "x"), "0") // the first call's slot
+	close(h.release[2])
+	admitted(<-second, "0")
+	admitted(call(context.Background(), conn, "x"), "1")
+	if got := left(t, l)["conc"]; got != 2 {
+		t.Fatalf("%d slots free once every call returned, want 2", got)
+	}
+}
+
+// TestInFlightStream: a stream holds its slot for its whole life, and its
+// handler finds the Reservation in ss.Context(); a client that cancels a
+// stream gives the slot back while its handler still runs.
+func TestInFlightStream(t *testing.T) {
+	l, clk := limiter(t, ratekit.InFlight(1).Named("conc"))
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	e := &echoServer{}
+	var mu sync.Mutex
+	holdNext := false
+	e.streamHook = func(ss grpc.ServerStream) error {
+		if ratekit.ReservationFrom(ss.Context()) == nil {
+			return status.Error(codes.Internal, "the stream's context lacks the Reservation")
+		}
+		mu.Lock()
+		hold := holdNext
+		mu.Unlock()
+		if hold { // ignores its context: only the interceptor can free the slot
+			entered <- struct{}{}
+			<-release
+		}
+		return nil
+	}
+	conn := serveEcho(t, e, []grpc.ServerOption{grpc.StreamInterceptor(
+		ratekitgrpc.StreamServerInterceptor(l, ratekitgrpc.ByIP(), ratekitgrpc.WithHeaderClock(clk.Now)))})
+	ctx := context.Background()
+
+	open := func(ctx context.Context) grpc.ClientStream {
+		t.Helper()
+		s, err := conn.NewStream(ctx, streamDesc, streamMethod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	echo := func(s grpc.ClientStream, msg string) error {
+		if err := s.SendMsg(wrapperspb.String(msg)); err != nil {
+			return err
+		}
+		return s.RecvMsg(new(wrapperspb.StringValue))
+	}
+	first := open(ctx)
+	for i := range 3 {
+		if err := echo(first, "m"); err != nil {
+			t.Fatalf("message %d: %v", i+1, err)
+		}
+	}
+	if got := left(t, l)["conc"]; got != 0 {
+		t.Fatalf("%d slots free while a stream is open, want 0", got)
+	}
+	second := open(ctx)
+	if err := echo(second, "m"); status.Code(err) != codes.ResourceExhausted {
+		t.Fatalf("second stream: %v", err)
+	}
+	if got := second.Trailer().Get("ratelimit"); len(got) != 1 || got[0] != `"conc";r=0` {
+		t.Errorf("second stream's trailer ratelimit %q", got)
+	}
+	if err := echo(first, "still open"); err != nil {
+		t.Fatalf("first stream after the refusal: %v", err)
+	}
+	if err := first.CloseSend(); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.RecvMsg(new(wrapperspb.StringValue)); err != io.EOF {
+		t.Fatalf("first stream ended with %v", err)
+	}
+	if got := left(t, l)["conc"]; got != 1 {
+		t.Fatalf("%d slots free once the stream ended, want 1", got)
+	}
+
+	mu.Lock()
+	holdNext = true
+	mu.Unlock()
+	cctx, cancel := context.WithCancel(ctx)
+	third := open(cctx)
+	<-entered
+	if got := left(t, l)["conc"]; got != 0 {
+		t.Fatalf("%d slots free while the third stream is held, want 0", got)
+	}
+	cancel()
+	if err := third.RecvMsg(new(wrapperspb.StringValue)); status.Code(err) != codes.Canceled {
+		t.Fatalf("cancelled stream: %v", err)
+	}
+	waitFree(t, l, 1) // the handler still holds the stream
+	close(release)
+	if n := e.streams.Load(); n != 2 {
+		t.Errorf("handler ran %d times, want 2", n)
+	}
+}
