@@ -81,7 +81,8 @@ func NewGuard(l *Limiter, opts ...Option) *Guard {
 // queue mode returns after its Delay (or when ctx ends). Check sets the
 // rate-limit headers, and on a denial Retry-After and Cache-Control, on h.
 func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64, h HeaderSetter) Verdict {
-	d, res, err := g.observed(ctx, key, keyErr, cost)
+	var res *Reservation // set when the Guard reserves
+	d, err := g.observed(ctx, key, keyErr, cost, &res)
 	c := g.cfg
 	if err != nil {
 		requestErr := keyErr != nil || isRequestError(err)
@@ -193,22 +194,27 @@ func wait(ctx context.Context, d time.Duration) {
 	}
 }
 
-func (g *Guard) decide(ctx context.Context, key string, keyErr error, cost int64) (Decision, *Reservation, error) {
+func (g *Guard) decide(ctx context.Context, key string, keyErr error, cost int64, res **Reservation) (Decision, error) {
 	if keyErr != nil {
-		return Decision{}, nil, keyErr
+		return Decision{}, keyErr
 	}
-	if !g.unbounded { // a store that never waits needs no timer
+	if !g.reserving {
+		if g.unbounded { // a store that never waits needs no timer
+			return g.limiter.AllowN(ctx, key, cost)
+		}
+		ctx, cancel := g.cfg.bound(ctx)
+		defer cancel()
+		return g.limiter.AllowN(ctx, key, cost)
+	}
+	if !g.unbounded {
 		var cancel context.CancelFunc
 		ctx, cancel = g.cfg.bound(ctx)
 		defer cancel()
 	}
-	if !g.reserving {
-		d, err := g.limiter.AllowN(ctx, key, cost)
-		return d, nil, err
-	}
-	res, err := g.limiter.Reserve(ctx, key, cost)
+	r, err := g.limiter.Reserve(ctx, key, cost)
 	if err != nil {
-		return Decision{}, nil, err
+		return Decision{}, err
 	}
-	return res.Decision, res, nil
+	*res = r
+	return r.Decision, nil
 }

@@ -56,13 +56,12 @@ func (g *Guard) Finish(ctx context.Context, res *Reservation, status int) error 
 	return res.settle(ctx, -1, true)
 }
 
-// Serve runs next for a request whose Verdict v passed. When v holds a
-// Reservation, the handler finds it with ReservationFrom; when the handler
-// returns or panics (status 500) the reservation is finished with the
+// Serve runs next for a request that passed holding res, its Verdict's
+// Reservation (nil: none). The handler finds res with ReservationFrom; when
+// the handler returns or panics (status 500) res is finished with the
 // response status (Finish), and the request's InFlight slots are released
 // as soon as its context ends. Middleware and levels serve with it.
-func (g *Guard) Serve(w http.ResponseWriter, r *http.Request, next http.Handler, v Verdict) {
-	res := v.Reservation
+func (g *Guard) Serve(w http.ResponseWriter, r *http.Request, next http.Handler, res *Reservation) {
 	if res == nil {
 		next.ServeHTTP(w, r)
 		return

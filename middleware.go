@@ -38,7 +38,11 @@ func Middleware(l *Limiter, key KeyFunc, opts ...Option) func(http.Handler) http
 				g.Report(r, v.Err)
 			}
 			if v.Pass {
-				g.Serve(w, r, next, v)
+				if v.Reservation != nil {
+					g.Serve(w, r, next, v.Reservation)
+					return
+				}
+				next.ServeHTTP(w, r)
 				return
 			}
 			g.Refuse(w, r, v)

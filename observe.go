@@ -9,13 +9,14 @@ import (
 
 // observed decides one request as decide does and, when an observer is set,
 // reports the decision with the store's latency.
-func (g *Guard) observed(ctx context.Context, key string, keyErr error, cost int64) (Decision, *Reservation, error) {
+func (g *Guard) observed(ctx context.Context, key string, keyErr error, cost int64, reserved **Reservation) (Decision, error) {
 	obs := g.cfg.observer
 	if obs == nil {
-		return g.decide(ctx, key, keyErr, cost)
+		return g.decide(ctx, key, keyErr, cost, reserved)
 	}
 	start := time.Now()
-	d, res, err := g.decide(ctx, key, keyErr, cost)
+	d, err := g.decide(ctx, key, keyErr, cost, reserved)
+	res := *reserved
 	e := observe.Event{Cost: cost, Subject: key, Err: err}
 	invalid := keyErr != nil || isRequestError(err)
 	if !invalid {
@@ -29,7 +30,7 @@ func (g *Guard) observed(ctx context.Context, key string, keyErr error, cost int
 		e.Held = g.limiter.held
 	}
 	obs.Observe(ctx, e)
-	return d, res, err
+	return d, err
 }
 
 // fillEvent sets e's outcome and binding limit from a decision, or from the

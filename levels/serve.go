@@ -40,7 +40,7 @@ func (lv *levels) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 			lv.global.Refuse(w, r, v)
 			return
 		}
-		lv.global.Serve(w, r, rest, v) // a global reservation ends with the request
+		lv.global.Serve(w, r, rest, v.Reservation) // a global reservation ends with the request
 		return
 	}
 	rest(w, r)
@@ -61,7 +61,7 @@ func (lv *levels) serveTenant(ctx context.Context, next http.Handler, w http.Res
 	switch {
 	case v.Pass:
 		lv.record(ctx, r, tenant, v.Err == nil, false)
-		g.Serve(w, r, next, v)
+		g.Serve(w, r, next, v.Reservation)
 	case v.Err == nil:
 		lv.record(ctx, r, tenant, true, true)
 		g.Refuse(w, r, v)
