@@ -35,6 +35,9 @@
 // instances (the limit's state in Redis) are the sum over instances, and a
 // series stays, at 0, once its slots are back.
 //
+// NewLeases exports the figures of lease stores (store/lease): leases and
+// units taken, lapsed and dropped, and units held, per store.
+//
 // The near-limit counter follows envoy's ratelimit service, which counts the
 // requests that pass while a limit is at least 80% used: alert on it to
 // learn that a client is about to be refused before it is.
