@@ -117,7 +117,9 @@ func (r *Reservation) Settle(ctx context.Context, cost int64) error {
 }
 
 // Release releases the request's InFlight slots and keeps the charge as it
-// stands. It does nothing once the slots are released.
+// stands. It does nothing once the slots are released. When the store
+// cannot be reached the slots are no longer renewed, and lapse within one
+// lease.
 func (r *Reservation) Release(ctx context.Context) error {
 	return r.settle(ctx, -1, true)
 }
@@ -145,6 +147,9 @@ func (r *Reservation) settle(ctx context.Context, cost int64, release bool) erro
 	}
 	rc.Ends = append([]int64(nil), rc.Ends...) // the store updates its copy
 	if err := r.store.Settle(ctx, r.key, r.limiter.enforced, &rc, cost); err != nil {
+		if release && r.receipt.Lease != "" {
+			r.slotsGone() // no longer renewed: the slots lapse within one lease
+		}
 		return fmt.Errorf("ratekit: settling a reservation: %w", err)
 	}
 	lease := r.receipt.Lease
