@@ -2,6 +2,7 @@ package ratekit_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -190,4 +191,42 @@ func TestSettleNeedsASettler(t *testing.T) {
 			ratekit.Middleware(l, ratekit.ByIP(), o)
 		}()
 	}
+}
+
+// TestReleaseFailsLapses: a release the store refuses ends the renewals,
+// so the slot lapses within one lease, and observers hear of it once.
+func TestReleaseFailsLapses(t *testing.T) {
+	st := &failingSettle{Store: memstore.New()}
+	l, err := ratekit.New(st, ratekit.InFlight(1).Lease(60*time.Millisecond).Named("conc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := l.Reserve(context.Background(), "a", 1)
+	if err != nil || !r.Decision.Allowed {
+		t.Fatal(r, err)
+	}
+	if err := r.Release(context.Background()); err == nil {
+		t.Fatal("a refused release reported no error")
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		d, err := l.Peek(context.Background(), "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Remaining == 1 {
+			break // lapsed: nothing renewed it
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the slot was still renewed 2 s after its release failed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// failingSettle is a store whose Settle always fails.
+type failingSettle struct{ *memstore.Store }
+
+func (f *failingSettle) Settle(context.Context, string, []ratekit.Limit, *ratekit.Receipt, int64) error {
+	return errors.New("store down")
 }
