@@ -150,14 +150,6 @@ func budget(ctx context.Context) (time.Time, bool) {
 	return d, ok
 }
 
-// ReservationContext returns ctx carrying res, where ReservationFrom finds
-// it: for a transport that runs the rest of a request whose Verdict carries
-// a Reservation, so that its handlers can settle (Middleware and the
-// adapters in package adapter do it for their handlers).
-func (g *Guard) ReservationContext(ctx context.Context, res *Reservation) context.Context {
-	return context.WithValue(ctx, reservationKey{}, res)
-}
-
 // FailOpen reports whether store errors let requests through.
 func (g *Guard) FailOpen() bool { return g.cfg.policy == FailOpen }
 

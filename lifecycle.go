@@ -57,37 +57,56 @@ func (g *Guard) Finish(ctx context.Context, res *Reservation, status int) error 
 }
 
 // Serve runs next for a request that passed holding res, its Verdict's
-// Reservation (nil: none). The handler finds res with ReservationFrom; when
-// the handler returns or panics (status 500) res is finished with the
-// response status (Finish), and the request's InFlight slots are released
-// as soon as its context ends. Middleware and levels serve with it.
+// Reservation (nil: none), as Run does, with the response status next
+// writes. Middleware and levels serve with it.
 func (g *Guard) Serve(w http.ResponseWriter, r *http.Request, next http.Handler, res *Reservation) {
 	if res == nil {
 		next.ServeHTTP(w, r)
 		return
 	}
-	ctx := context.WithValue(r.Context(), reservationKey{}, res)
-	sw := &status.Recorder{ResponseWriter: w}
-	returned := false
-	if g.limiter.lease > 0 {
-		stop := context.AfterFunc(r.Context(), func() {
-			rctx, cancel := g.cfg.bound(context.Background())
+	g.Run(r.Context(), res, func(err error) { g.Report(r, err) }, func(ctx context.Context) int {
+		sw := &status.Recorder{ResponseWriter: w}
+		next.ServeHTTP(sw, r.WithContext(ctx))
+		return sw.Status()
+	})
+}
+
+// Run runs the rest of a request that passed Check with a Reservation, on
+// any transport (Serve is net/http's; the framework adapters and gRPC call
+// Run). next runs the rest with ctx carrying res, where ReservationFrom
+// finds it, and returns the response status (0 counts as 200). A panic in
+// next counts as 500 and goes on. Once next returns or panics, res is
+// finished with the status (Finish: a refund under WithCountIf, the InFlight
+// slots released).
+//
+// The slots are released as soon as ctx, the request's context, ends, even
+// while next runs, so that a client that went away frees its slot. Store
+// errors go to report, always on the goroutine that called Run and before
+// Run returns, so that report may read a framework's request context.
+func (g *Guard) Run(ctx context.Context, res *Reservation, report func(error), next func(ctx context.Context) int) {
+	var stop func() bool
+	var released chan error
+	if rc := res.Decision.Receipt; rc != nil && rc.Lease != "" && ctx.Done() != nil { // else ctx never ends
+		released = make(chan error, 1)
+		stop = context.AfterFunc(ctx, func() {
+			rctx, cancel := g.Bound(context.Background())
 			defer cancel()
-			if err := res.Release(rctx); err != nil {
-				g.Report(r, err)
-			}
+			released <- res.Release(rctx)
 		})
-		defer stop()
 	}
+	code := http.StatusInternalServerError // unless next returns
 	defer func() {
-		code := sw.Status()
-		if !returned {
-			code = http.StatusInternalServerError // a panic
+		if stop != nil && !stop() { // ctx ended: wait for the release
+			if err := <-released; err != nil {
+				report(err)
+			}
 		}
-		if err := g.Finish(r.Context(), res, code); err != nil {
-			g.Report(r, err)
+		if code == 0 {
+			code = http.StatusOK
+		}
+		if err := g.Finish(ctx, res, code); err != nil {
+			report(err)
 		}
 	}()
-	next.ServeHTTP(sw, r.WithContext(ctx))
-	returned = true
+	code = next(context.WithValue(ctx, reservationKey{}, res))
 }

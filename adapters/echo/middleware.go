@@ -80,7 +80,7 @@ func (m *middleware) serveReserved(c echo.Context, next echo.HandlerFunc, res *r
 	r := c.Request()
 	report := func(err error) { m.cfg.Report(m.guard, c, r, err) }
 	var err error
-	adapter.Serve(m.guard, r.Context(), res, report, func(ctx context.Context) int {
+	m.guard.Run(r.Context(), res, report, func(ctx context.Context) int {
 		c.SetRequest(r.WithContext(ctx))
 		defer c.SetRequest(r) // the reservation's context is the chain's, as in net/http
 		if err = next(c); err != nil && !c.Response().Committed {

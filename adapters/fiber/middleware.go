@@ -59,7 +59,7 @@ func Middleware(l *ratekit.Limiter, key KeyFunc, opts ...Option) fiber.Handler {
 func serveReserved(g *ratekit.Guard, cfg *adapter.Config[*fiber.Ctx], c *fiber.Ctx, res *ratekit.Reservation) {
 	report := func(err error) { cfg.Report(g, c, nil, err) }
 	parent := c.UserContext()
-	adapter.Serve(g, parent, res, report, func(ctx context.Context) int {
+	g.Run(parent, res, report, func(ctx context.Context) int {
 		c.SetUserContext(ctx)
 		defer c.SetUserContext(parent) // the reservation's context is the chain's
 		if err := c.Next(); err != nil {

@@ -51,7 +51,7 @@ func Middleware(l *ratekit.Limiter, key KeyFunc, opts ...Option) gin.HandlerFunc
 func serveReserved(g *ratekit.Guard, cfg *adapter.Config[*gin.Context], c *gin.Context, res *ratekit.Reservation) {
 	r := c.Request
 	report := func(err error) { cfg.Report(g, c, r, err) }
-	adapter.Serve(g, r.Context(), res, report, func(ctx context.Context) int {
+	g.Run(r.Context(), res, report, func(ctx context.Context) int {
 		c.Request = r.WithContext(ctx)
 		defer func() { c.Request = r }() // the reservation's context is the chain's, as in net/http
 		c.Next()

@@ -9,7 +9,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/adapter"
 )
 
 // serve runs handler, the rest of a call admitted with a Reservation (the
@@ -21,7 +20,7 @@ import (
 // context, ends, even while handler runs.
 func (s *server) serve(ctx context.Context, res *ratekit.Reservation, handler func(ctx context.Context) error) {
 	report := func(err error) { s.cfg.Report(s.g, ctx, nil, err) }
-	adapter.Serve(s.g, ctx, res, report, func(ctx context.Context) int {
+	s.g.Run(ctx, res, report, func(ctx context.Context) int {
 		return HTTPStatus(code(handler(ctx)))
 	})
 }
