@@ -40,10 +40,7 @@ func (l *Limiter) Reserve(ctx context.Context, key string, cost int64) (*Reserva
 	}
 	d.policy = l.policy
 	if d.Allowed && len(l.shadow) > 0 {
-		s, err := l.store.Take(ctx, key, l.shadow, cost)
-		if err == nil && !s.Allowed {
-			d.ShadowDenied, d.shadow = true, s.Limit
-		}
+		_ = l.addShadow(ctx, key, cost, false, &d) // the charge is made: a shadow error changes nothing
 	}
 	r := &Reservation{Decision: d, limiter: l, store: st, key: key}
 	if d.Receipt != nil {

@@ -71,16 +71,25 @@ func (l *Limiter) decide(ctx context.Context, key string, cost int64, peek bool)
 		d.policy = l.policy
 		return d, nil
 	}
-	s, err := l.ask(ctx, key, l.shadow, cost, peek)
-	if err != nil {
+	if err := l.addShadow(ctx, key, cost, peek, &d); err != nil {
 		return Decision{}, err
 	}
 	d.policy = l.policy
+	return d, nil
+}
+
+// addShadow asks the store about the shadow limits of a call the enforced
+// limits admitted with d, and records in d whether one would have refused.
+func (l *Limiter) addShadow(ctx context.Context, key string, cost int64, peek bool, d *Decision) error {
+	s, err := l.ask(ctx, key, l.shadow, cost, peek)
+	if err != nil {
+		return err
+	}
 	if !s.Allowed {
 		d.ShadowDenied, d.shadow = true, s.Limit
 	}
 	d.Fallback = d.Fallback || s.Fallback
-	return d, nil
+	return nil
 }
 
 // passShadow turns a decision of shadow limits alone into one that admits
