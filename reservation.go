@@ -34,6 +34,13 @@ func (l *Limiter) Reserve(ctx context.Context, key string, cost int64) (*Reserva
 	if !ok {
 		return nil, errCannotSettle
 	}
+	if len(l.enforced) == 0 { // shadow limits alone: decided as AllowN does, nothing to settle
+		d, err := l.decide(ctx, key, cost, false)
+		if err != nil {
+			return nil, err
+		}
+		return &Reservation{Decision: d, limiter: l, store: st, key: key}, nil
+	}
 	d, err := st.Reserve(ctx, key, l.enforced, cost)
 	if err != nil {
 		return nil, err
