@@ -76,8 +76,8 @@ func (s *Store) refill(ctx context.Context, h *holder, key string, limits []rate
 			if units, ok := cur.spend(cost); ok {
 				return cur.decision(limits, true, cost, units, now), nil, false
 			}
-			if cur.short(cost) {
-				return cur.decision(limits, false, cost, cur.units.Load(), now), nil, false
+			if u, short := cur.short(cost); short {
+				return cur.decision(limits, false, cost, u, now), nil, false
 			}
 			held = cur.units.Load()
 		} else if cur != nil && now < cur.late {

@@ -71,17 +71,20 @@ func (l *lease) spend(cost int64) (int64, bool) {
 }
 
 // short reports whether cost can pass neither on the units held nor on
-// what the shared window had left when last asked. The shared Remaining
-// only falls within a window (other instances debit, nobody refunds), so
-// it stays true until the window ends, unless the subject is Reset.
-func (l *lease) short(cost int64) bool {
+// what the shared window had left when last asked, and returns the units
+// it read. The shared Remaining only falls within a window (other
+// instances debit, nobody refunds), so it stays true until the window
+// ends, unless the subject is Reset. A refill may add units meanwhile: a
+// denial is built from the units returned here, never from a later
+// reading, or it could admit a call that spent nothing.
+func (l *lease) short(cost int64) (int64, bool) {
 	u := l.units.Load()
 	for i := range l.rem {
 		if u+l.rem[i].Load() < cost {
-			return true
+			return u, true
 		}
 	}
-	return false
+	return u, false
 }
 
 // minRemaining is the least shared Remaining of the limits.

@@ -133,8 +133,8 @@ func (s *Store) Take(ctx context.Context, key string, limits []ratekit.Limit, co
 			if units, ok := l.spend(cost); ok {
 				return l.decision(limits, true, cost, units, now), nil
 			}
-			if l.short(cost) {
-				return l.decision(limits, false, cost, l.units.Load(), now), nil
+			if u, short := l.short(cost); short {
+				return l.decision(limits, false, cost, u, now), nil
 			}
 		}
 		d, err, retry := s.refill(ctx, h, key, limits, cost)
@@ -152,7 +152,7 @@ func (s *Store) Peek(ctx context.Context, key string, limits []ratekit.Limit) (r
 		if v, ok := s.subjects.Load(subject.Key(key)); ok {
 			now := s.clock()
 			if l := v.(*holder).cur.Load(); l.live(now) {
-				if u := l.units.Load(); u >= 1 || l.short(1) {
+				if u, short := l.short(1); u >= 1 || short {
 					return l.decision(limits, u >= 1, 1, u, now), nil
 				}
 			}
