@@ -49,6 +49,7 @@ func TestSentinelFailover(t *testing.T) {
 	}
 	exact := func(phase string) {
 		t.Helper()
+		warmPools(t, clients, 200/len(clients))
 		for _, l := range redistest.ExactLimits() {
 			allowed, errs := redistest.Burst(stores, phase+"-"+l.Name(), []ratekit.Limit{l}, 200)
 			if errs != 0 || allowed != 100 {
@@ -127,4 +128,32 @@ func TestSentinelFailover(t *testing.T) {
 		t.Fatal("no key of the store on the promoted master")
 	}
 	t.Logf("%s keys of the store on the promoted master, every one with a TTL", strconv.Itoa(keys))
+}
+
+// warmPools opens n connections in each client's pool, one after another,
+// retrying a dial that times out, before a burst of n concurrent calls
+// per client. The burst then measures the store's decisions, not a storm
+// of 200 dials at once, which on a loaded machine can outlast the README's
+// 500 ms dial timeout. The connections stay in the pool (ConnMaxIdleTime
+// is -1).
+func warmPools(t *testing.T, clients []*redis.Client, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for _, c := range clients {
+		var held []*redis.Conn
+		for len(held) < n {
+			cn := c.Conn()
+			if err := cn.Ping(context.Background()).Err(); err != nil {
+				cn.Close()
+				if time.Now().After(deadline) {
+					t.Fatalf("could not open %d connections to the master: %v", n, err)
+				}
+				continue
+			}
+			held = append(held, cn)
+		}
+		for _, cn := range held {
+			cn.Close() // back to the pool
+		}
+	}
 }
