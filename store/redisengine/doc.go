@@ -20,7 +20,9 @@
 // function is missing ("Function not found": a new or restarted node,
 // FUNCTION FLUSH) the engine loads the library with FUNCTION LOAD REPLACE on
 // every primary (Conn.LoadLibrary) and calls again, once: the reply proves
-// the first call did not run, so nothing is charged twice. A library is
+// the first call did not run, so nothing is charged twice. If the library is
+// gone again by then (flushed twice in a row), that call runs as a script,
+// which carries its own source: no call fails for it. A library is
 // loaded once per node and kept by its replicas and across restarts with
 // persistence; each FCALL then runs only the algorithms, without compiling
 // or re-creating the engine's functions and tables. Where FCALL is an

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,5 +80,42 @@ func TestShapes(t *testing.T) {
 	}
 	if _, err := e.shapeOf([]ratekit.Limit{api, api}); err == nil {
 		t.Error("a set with one limit twice was accepted")
+	}
+}
+
+// flushingConn is a Conn whose server loses its functions again right
+// after each load: every FCALL is "Function not found".
+type flushingConn struct{ sent []string }
+
+func (f *flushingConn) Eval(_ context.Context, cmd *Command) (any, error) {
+	f.sent = append(f.sent, cmd.Name)
+	if cmd.Name == "FCALL" {
+		return nil, &ReplyError{Msg: "ERR Function not found"}
+	}
+	return int64(1), nil
+}
+
+func (f *flushingConn) LoadLibrary(context.Context, string) error {
+	f.sent = append(f.sent, "FUNCTION LOAD")
+	return nil
+}
+
+// TestFlushedAgainRunsScript: a call whose function is gone again after
+// the library was loaded runs as a script, and the engine keeps trying
+// functions first on the next call.
+func TestFlushedAgainRunsScript(t *testing.T) {
+	e, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &flushingConn{}
+	for range 2 {
+		if reply, err := e.once(context.Background(), c, 0, &Command{}); err != nil || reply != int64(1) {
+			t.Fatalf("once: %v, %v; want the script's reply", reply, err)
+		}
+	}
+	want := "FCALL FUNCTION LOAD FCALL EVALSHA FCALL FUNCTION LOAD FCALL EVALSHA"
+	if got := strings.Join(c.sent, " "); got != want {
+		t.Fatalf("sent %s, want %s", got, want)
 	}
 }

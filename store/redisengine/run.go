@@ -62,7 +62,8 @@ func (e *Engine) run(ctx context.Context, c Conn, prog int, cmd *Command) (any, 
 // once sends the call once, as a function where the server has Functions,
 // else as a script. A reply that proves the call did not run is answered on
 // the spot: "Function not found" (a new or restarted node, FUNCTION FLUSH)
-// by loading the library and calling again, once; NOSCRIPT by EVAL; an
+// by loading the library and calling again, once, and as a script if the
+// library was flushed again meanwhile; NOSCRIPT by EVAL; an
 // unknown FCALL (Redis before 7.0) by scripts from then on; OOM, which
 // refuses a function at once on a full Redis, by the script, which decides
 // a denial without a write.
@@ -79,14 +80,20 @@ func (e *Engine) once(ctx context.Context, c Conn, prog int, cmd *Command) (any,
 		switch {
 		case !isReply:
 			return nil, err
-		case strings.Contains(msg, "Function not found"):
+		case notFound(err):
 			switch lerr := e.load(ctx, c, loads); {
 			case lerr == nil:
-				return c.Eval(ctx, cmd)
+				reply, err = c.Eval(ctx, cmd)
+				if !notFound(err) {
+					return reply, err
+				}
+				// Flushed again since the load: this call runs as a
+				// script, which carries its own source.
 			case !unsupported(lerr):
 				return nil, lerr
+			default:
+				e.mode.Store(modeScripts)
 			}
-			e.mode.Store(modeScripts)
 		case unsupported(err):
 			e.mode.Store(modeScripts)
 		case !strings.HasPrefix(msg, "OOM "):
@@ -101,6 +108,13 @@ func (e *Engine) once(ctx context.Context, c Conn, prog int, cmd *Command) (any,
 		reply, err = c.Eval(ctx, cmd)
 	}
 	return reply, err
+}
+
+// notFound reports whether err is Redis's reply to an FCALL of a function
+// it does not have (a new or restarted node, FUNCTION FLUSH).
+func notFound(err error) bool {
+	msg, ok := replyMsg(err)
+	return ok && strings.Contains(msg, "Function not found")
 }
 
 // load loads the library on every primary unless another call did since
