@@ -18,18 +18,20 @@ import (
 )
 
 // Bounds of the fallback's outage tests, generous for -race on a loaded
-// 2-core machine and still far below what they guard against (a hung
-// Redis's 100 ms per call; a recovery noticed a second late).
+// 2-core machine (a whole second test run beside this one made a decision
+// from memory take 8 ms at p99) and still far below what they guard
+// against (a hung Redis's 100 ms per call; a recovery noticed a second
+// late).
 const (
-	openAddedP99 = 5 * time.Millisecond // p99 of a decision while the breaker is open
-	resumeWithin = time.Second          // from Redis back to its first decision
+	openAddedP99 = 20 * time.Millisecond // p99 of a decision while the breaker is open
+	resumeWithin = time.Second           // from Redis back to its first decision
 )
 
 // TestFallbackRedisKilled runs HTTP load through a fallback store (Redis,
 // and memstore with 2 instances' shares) while redis-server is killed
 // (SIGKILL) and restarted on the same port. No request fails and no store
 // error reaches the middleware; once the breaker is open, decisions take at
-// most 5 ms at p99; locally every subject gets exactly its share, 20 of 40;
+// most 20 ms at p99; locally every subject gets exactly its share, 20 of 40;
 // Redis decides again within 1 s of the restart, counted from the moment the
 // new process was started.
 func TestFallbackRedisKilled(t *testing.T) { testFallbackOutage(t, killed) }
@@ -89,8 +91,11 @@ func testFallbackOutage(t *testing.T, o outage) {
 	t.Logf("  Redis decides again %v after it was brought back", resumed.Sub(upAt).Round(time.Millisecond))
 
 	for _, e := range base {
-		if e.fallback {
-			t.Fatalf("a decision before the outage was made locally: %+v", e)
+		// A healthy Redis that missed the timeout on a loaded machine is
+		// answered locally, as it should be; any other local answer
+		// before the outage is a fault.
+		if e.fallback && e.latency < ratekit.DefaultTimeout {
+			t.Fatalf("a decision before the outage was made locally without waiting for Redis's timeout: %+v", e)
 		}
 	}
 	r.checkAdmitted(t, "base", func(e loadEvent) bool { return !e.fallback }, outageQuota)
