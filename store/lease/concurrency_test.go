@@ -81,3 +81,42 @@ func TestInstancesShareExactly(t *testing.T) {
 		}
 	}
 }
+
+// TestOneInstanceRefusesNothing: one instance alone asks for exactly the
+// quota from 8 goroutines, 100 times with a fresh subject. Nothing else
+// spends the window, so every call is admitted: a lease read while a
+// refill adds units must never refuse a call the window has room for.
+func TestOneInstanceRefusesNothing(t *testing.T) {
+	ms := memstore.New()
+	defer ms.Close()
+	limits := []ratekit.Limit{ratekit.FixedWindow(1000, time.Hour)}
+	s, err := lease.New(ms, limits, lease.WithMaxLease(40))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 100 {
+		key := fmt.Sprint("round-", round)
+		var refused atomic.Int64
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 125 {
+					d, err := s.Take(context.Background(), key, limits, 1)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if !d.Allowed {
+						refused.Add(1)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		if n := refused.Load(); n > 0 {
+			t.Fatalf("round %d: %d of 1,000 calls refused by one instance alone under a quota of 1,000", round, n)
+		}
+	}
+}

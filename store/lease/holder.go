@@ -127,10 +127,14 @@ func (s *Store) record(h *holder, cur *lease, t0, t1 int64, d *ratekit.Decision,
 		// The same window: a later one ends a whole window later. A debit
 		// of a new window taken for this one (a call slower than half a
 		// window) is only spent too early, never too late.
-		cur.setRemaining(d)
+		// Units first: a call that reads the lease between the two
+		// sees the shared Remaining before the debit (and may ask for a
+		// refill, which waits for this one), never after it without the
+		// units it bought, which would refuse it while units are there.
 		if units > 0 {
 			h.noteDebit(cur, cur.units.Add(units), t1)
 		}
+		cur.setRemaining(d)
 		s.dropIfDead(h, cur)
 		return
 	}
