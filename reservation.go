@@ -53,7 +53,9 @@ func (l *Limiter) Reserve(ctx context.Context, key string, cost int64) (*Reserva
 	if d.Receipt != nil {
 		r.receipt = *d.Receipt
 		if r.receipt.Lease != "" && l.lease > 0 {
+			r.mu.Lock() // the first renewal may run before the assignment
 			r.timer = time.AfterFunc(l.lease/3, r.renew)
+			r.mu.Unlock()
 		}
 	}
 	return r, nil
@@ -113,19 +115,33 @@ func (r *Reservation) slotsGone() {
 // the limit, so later calls wait for it. Settle may be called again: each
 // call moves the charge to its cost. On a denied Reservation it does
 // nothing.
+//
+// Settle keeps ctx's values but not its cancellation or deadline, and gives
+// the store DefaultTimeout: work done for a client that went away is still
+// settled, so a handler may pass the request's context.
 func (r *Reservation) Settle(ctx context.Context, cost int64) error {
 	if err := bounds.CheckCost(cost); err != nil {
 		return err
 	}
+	ctx, cancel := detached(ctx)
+	defer cancel()
 	return r.settle(ctx, cost, true)
 }
 
 // Release releases the request's InFlight slots and keeps the charge as it
 // stands. It does nothing once the slots are released. When the store
 // cannot be reached the slots are no longer renewed, and lapse within one
-// lease.
+// lease. Like Settle, it is not cut short by ctx's end.
 func (r *Reservation) Release(ctx context.Context) error {
+	ctx, cancel := detached(ctx)
+	defer cancel()
 	return r.settle(ctx, -1, true)
+}
+
+// detached is ctx without its cancellation and deadline, bounded by
+// DefaultTimeout: an ending request does not undo its settlement.
+func detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), DefaultTimeout)
 }
 
 // settle moves the charge to cost (-1: leaves it) and, when release is set,
@@ -183,7 +199,15 @@ func (r *Reservation) renew() {
 	defer r.mu.Unlock()
 	switch {
 	case r.receipt.Lease == "": // released meanwhile
-	case err == nil && !held: // lapsed: the slot may be another's now
+	case err == nil && !held:
+		// A slot lapsed: it may be another's now. Those of other InFlight
+		// limits were just renewed: release them rather than let them
+		// stay taken for one more lease.
+		rctx, cancel := context.WithTimeout(context.Background(), min(every, time.Second))
+		rc := r.receipt
+		rc.Ends = append([]int64(nil), rc.Ends...)
+		_ = r.store.Settle(rctx, r.key, r.limiter.enforced, &rc, rc.Cost)
+		cancel()
 		r.slotsGone()
 	default:
 		r.timer.Reset(every)
