@@ -74,10 +74,10 @@ func (s *Store) refill(ctx context.Context, h *holder, key string, limits []rate
 		held := int64(0)
 		if cur.live(now) {
 			if units, ok := cur.spend(cost); ok {
-				return cur.decision(limits, true, cost, units, now), nil, false
+				return cur.admission(limits, units, now), nil, false
 			}
-			if u, short := cur.short(cost); short {
-				return cur.decision(limits, false, cost, u, now), nil, false
+			if sh, short := cur.short(cost); short {
+				return cur.denial(limits, sh, cost, now), nil, false
 			}
 			held = cur.units.Load()
 		} else if cur != nil && now < cur.late {
@@ -97,10 +97,14 @@ func (s *Store) refill(ctx context.Context, h *holder, key string, limits []rate
 		}
 		if d.Fallback {
 			// A fallback store decided locally: no lease from it. This call
-			// is its answer (it charged want locally); the next ones ask it
-			// at their own cost until the primary answers again.
+			// is its answer (it charged want locally), or, refused want, its
+			// answer at the call's own cost; the next ones ask it at their
+			// own cost until the primary answers again.
 			h.direct = true
-			return d, nil, false
+			if !d.Allowed && want > cost {
+				d, err = s.inner.Take(ctx, key, limits, cost)
+			}
+			return d, err, false
 		}
 		if d.Unsatisfiable || d.Blocked {
 			return d, nil, false

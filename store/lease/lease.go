@@ -70,21 +70,33 @@ func (l *lease) spend(cost int64) (int64, bool) {
 	}
 }
 
+// A shortage is what short read of a lease: the units held, and the limit
+// with the least shared Remaining and what could pass of it (those units
+// plus that Remaining). A denial is built from it, never from a later
+// reading: a refill may add units meanwhile, and a denial that read them
+// again would turn into an admission that spent nothing.
+type shortage struct {
+	units int64
+	limit int
+	left  int64
+}
+
 // short reports whether cost can pass neither on the units held nor on
-// what the shared window had left when last asked, and returns the units
-// it read. The shared Remaining only falls within a window (other
-// instances debit, nobody refunds), so it stays true until the window
-// ends, unless the subject is Reset. A refill may add units meanwhile: a
-// denial is built from the units returned here, never from a later
-// reading, or it could admit a call that spent nothing.
-func (l *lease) short(cost int64) (int64, bool) {
-	u := l.units.Load()
-	for i := range l.rem {
-		if u+l.rem[i].Load() < cost {
-			return u, true
+// what the shared window had left when last asked. The shared Remaining
+// only falls within a window (other instances debit, nobody refunds), so
+// it stays true until the window ends, unless the subject is Reset. It
+// reads the Remaining before the units, in the opposite order to a refill
+// (which adds units, then lowers the Remaining): it never sees a refill's
+// lower Remaining without its units.
+func (l *lease) short(cost int64) (shortage, bool) {
+	least, at := l.rem[0].Load(), 0
+	for i := 1; i < len(l.rem); i++ {
+		if r := l.rem[i].Load(); r < least {
+			least, at = r, i
 		}
 	}
-	return u, false
+	u := l.units.Load()
+	return shortage{units: u, limit: at, left: u + least}, u+least < cost
 }
 
 // minRemaining is the least shared Remaining of the limits.
@@ -96,27 +108,44 @@ func (l *lease) minRemaining() int64 {
 	return r
 }
 
-// decision is the Decision of a call of cost about limits at now, answered
-// from the lease: admitted with units left, or denied. Each limit reports
-// its shared Remaining as of the last debit plus the units this instance
-// still holds (what could still pass here), and the time to its window's
-// end.
-func (l *lease) decision(limits []ratekit.Limit, allowed bool, cost, units, now int64) ratekit.Decision {
+// admission is the Decision of a call about limits at now, admitted from
+// the lease with units left. Each limit reports its shared Remaining as of
+// the last debit plus the units this instance still holds (what could
+// still pass here), and the time to its window's end.
+func (l *lease) admission(limits []ratekit.Limit, units, now int64) ratekit.Decision {
+	return l.decision(limits, nil, 0, units, now)
+}
+
+// denial is the Decision of a call of cost that short found sh for: the
+// limit sh names refuses it, with what short read of it; the others report
+// as in admission, and refuse too where cost cannot pass them.
+func (l *lease) denial(limits []ratekit.Limit, sh shortage, cost, now int64) ratekit.Decision {
+	return l.decision(limits, &sh, cost, sh.units, now)
+}
+
+// decision is admission (sh nil) or denial.
+func (l *lease) decision(limits []ratekit.Limit, sh *shortage, cost, units, now int64) ratekit.Decision {
 	if len(limits) == 1 {
-		return store.Single(l.state(limits[0], 0, allowed, cost, units, now))
+		return store.Single(l.state(limits[0], 0, sh, cost, units, now))
 	}
 	states := make([]ratekit.LimitState, len(limits))
 	for i, lim := range limits {
-		states[i] = l.state(lim, i, allowed, cost, units, now)
+		states[i] = l.state(lim, i, sh, cost, units, now)
 	}
 	return store.Combine(states)
 }
 
 // state is limit i's part of decision.
-func (l *lease) state(lim ratekit.Limit, i int, allowed bool, cost, units, now int64) ratekit.LimitState {
+func (l *lease) state(lim ratekit.Limit, i int, sh *shortage, cost, units, now int64) ratekit.LimitState {
 	left := time.Duration(max(l.ends[i]-now, 0))
 	st := ratekit.LimitState{Limit: lim, Allowed: true, Remaining: l.rem[i].Load() + units, ResetAfter: left}
-	if !allowed && st.Remaining < cost {
+	if sh == nil {
+		return st
+	}
+	if i == sh.limit {
+		st.Remaining = sh.left
+	}
+	if i == sh.limit || st.Remaining < cost {
 		st.Allowed, st.RetryAfter = false, max(left, time.Microsecond)
 	}
 	return st

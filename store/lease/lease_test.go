@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -302,5 +303,64 @@ func TestMaxSubjects(t *testing.T) {
 	}
 	if got := f.inner.takes.Load() - calls; got != 2 {
 		t.Fatalf("after the others lapsed, c made %d store calls for 7 Takes, want 2 (a lease of 1, then of 10)", got)
+	}
+}
+
+// switching is a store that answers from primary until fallBack is set,
+// then from local, saying so (Decision.Fallback), as a fallback store does.
+type switching struct {
+	primary, local ratekit.Store
+	fallBack       atomic.Bool
+}
+
+func (s *switching) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
+	if !s.fallBack.Load() {
+		return s.primary.Take(ctx, key, limits, cost)
+	}
+	d, err := s.local.Take(ctx, key, limits, cost)
+	d.Fallback = true
+	return d, err
+}
+
+func (s *switching) Peek(ctx context.Context, key string, limits []ratekit.Limit) (ratekit.Decision, error) {
+	return s.primary.Peek(ctx, key, limits)
+}
+
+func (s *switching) Reset(ctx context.Context, key string, limits []ratekit.Limit) error {
+	return s.primary.Reset(ctx, key, limits)
+}
+
+// TestFallbackAtTheCallsCost: when the primary fails over to a local
+// store as a refill asks for a whole lease, and the local store has room
+// for the call but not the lease, the call is asked again at its own cost
+// and passes.
+func TestFallbackAtTheCallsCost(t *testing.T) {
+	primary, local := memstore.New(), memstore.New()
+	defer primary.Close()
+	defer local.Close()
+	limits := []ratekit.Limit{ratekit.FixedWindow(100, time.Minute)}
+	inner := &switching{primary: primary, local: local}
+	ls, err := lease.New(inner, limits, lease.WithMaxLease(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := local.Take(ctx, "k", limits, 99); err != nil { // the local share has 1 left
+		t.Fatal(err)
+	}
+	for ls.Stats().Taken < 10 { // the instance is busy: its leases grow
+		if d, err := ls.Take(ctx, "k", limits, 1); err != nil || !d.Allowed {
+			t.Fatalf("before the failover: %+v %v", d, err)
+		}
+	}
+	for ls.Stats().Held > 0 {
+		if d, err := ls.Take(ctx, "k", limits, 1); err != nil || !d.Allowed {
+			t.Fatalf("spending the lease: %+v %v", d, err)
+		}
+	}
+	inner.fallBack.Store(true)
+	d, err := ls.Take(ctx, "k", limits, 1)
+	if err != nil || !d.Allowed || !d.Fallback {
+		t.Fatalf("after the failover: %+v %v; want admitted by the local store, which has 1 unit left", d, err)
 	}
 }

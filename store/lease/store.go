@@ -131,10 +131,10 @@ func (s *Store) Take(ctx context.Context, key string, limits []ratekit.Limit, co
 		now := s.clock()
 		if l := h.cur.Load(); l.live(now) {
 			if units, ok := l.spend(cost); ok {
-				return l.decision(limits, true, cost, units, now), nil
+				return l.admission(limits, units, now), nil
 			}
-			if u, short := l.short(cost); short {
-				return l.decision(limits, false, cost, u, now), nil
+			if sh, short := l.short(cost); short {
+				return l.denial(limits, sh, cost, now), nil
 			}
 		}
 		d, err, retry := s.refill(ctx, h, key, limits, cost)
@@ -152,8 +152,10 @@ func (s *Store) Peek(ctx context.Context, key string, limits []ratekit.Limit) (r
 		if v, ok := s.subjects.Load(subject.Key(key)); ok {
 			now := s.clock()
 			if l := v.(*holder).cur.Load(); l.live(now) {
-				if u, short := l.short(1); u >= 1 || short {
-					return l.decision(limits, u >= 1, 1, u, now), nil
+				if sh, short := l.short(1); short {
+					return l.denial(limits, sh, 1, now), nil
+				} else if sh.units >= 1 {
+					return l.admission(limits, sh.units, now), nil
 				}
 			}
 		}
