@@ -120,3 +120,65 @@ func TestOneInstanceRefusesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoLimitsShareExactly: 4 instances lease two limits at once (1,000
+// per hour and 600 per hour under another name) over one memstore, 20
+// rounds of uneven bursts: the tighter limit admits at most 600, and each
+// shared window debited exactly the units admitted plus those held.
+func TestTwoLimitsShareExactly(t *testing.T) {
+	ms := memstore.New()
+	defer ms.Close()
+	limits := []ratekit.Limit{ratekit.FixedWindow(1000, time.Hour).Named("wide"), ratekit.FixedWindow(600, time.Hour).Named("tight")}
+	var stores []*lease.Store
+	for range 4 {
+		s, err := lease.New(ms, limits, lease.WithMaxLease(20))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stores = append(stores, s)
+	}
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(5, 6))
+	var heldBefore int64
+	for round := range 20 {
+		key := fmt.Sprint("round-", round)
+		var admitted atomic.Int64
+		var wg sync.WaitGroup
+		for _, s := range stores {
+			demand := rng.IntN(400)
+			for range 4 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range demand {
+						d, err := s.Take(ctx, key, limits, 1)
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						if d.Allowed {
+							admitted.Add(1)
+						}
+					}
+				}()
+			}
+		}
+		wg.Wait()
+		sh, err := ms.Peek(ctx, key, limits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := -heldBefore
+		for _, s := range stores {
+			held += s.Stats().Held
+		}
+		heldBefore += held
+		a := admitted.Load()
+		for i, st := range sh.States {
+			if debited := limits[i].Spec().Quota - st.Remaining; a > 600 || debited != a+held {
+				t.Fatalf("round %d, %s: admitted %d, held %d, debited %d: want admitted ≤ 600 and debited = admitted + held",
+					round, limits[i].Name(), a, held, debited)
+			}
+		}
+	}
+}

@@ -127,7 +127,7 @@ func (s *Store) record(h *holder, cur *lease, t0, t1 int64, d *ratekit.Decision,
 		s.taken.Add(want)
 	}
 	next := newLease(d, n, t0, t1, s.margin, units)
-	if cur.live(t0) && next.until < cur.until+int64(s.minWindow/2) {
+	if cur.live(t0) && cur.sameWindows(next, int64(s.minWindow/2)) {
 		// The same window: a later one ends a whole window later. A debit
 		// of a new window taken for this one (a call slower than half a
 		// window) is only spent too early, never too late.

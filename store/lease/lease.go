@@ -16,15 +16,23 @@ type lease struct {
 	units atomic.Int64   // unspent units
 	until int64          // clock ns: units are spent only before it
 	late  int64          // clock ns: from it the earliest-ending window has surely ended
-	ends  []int64        // per limit: clock ns at which its shared window ends
+	ends  []int64        // per limit: clock ns at which its shared window ends, or noWindow
 	rem   []atomic.Int64 // per limit: the shared Remaining after the last debit or denial
 }
+
+// noWindow is the end of a limit for which the shared store counts nothing
+// (ResetAfter 0): a refused debit charged nothing, and that limit's window
+// had lapsed or never started. It bounds nothing, and a lease that knows
+// no end for a limit never takes units for it (see sameWindows).
+const noWindow = int64(-1 << 63)
 
 // newLease returns a lease of units from d, a decision of the inner store
 // about n limits asked between clock readings t0 and t1. Each window ends
 // between t0 plus its ResetAfter (less the store's rounding) and t1 plus
 // it: the store measured from an instant in between. Units are spent only
-// until the earliest end less margin, which covers the rounding.
+// until the earliest end less margin, which covers the rounding. In a
+// lease of no units (a refused debit), a limit without a window (noWindow)
+// bounds neither; a lease whose limits all lack one is never live.
 func newLease(d *ratekit.Decision, n int, t0, t1 int64, margin time.Duration, units int64) *lease {
 	l := &lease{ends: make([]int64, n), rem: make([]atomic.Int64, n)}
 	l.until, l.late = int64(1<<63-1), int64(1<<63-1)
@@ -33,9 +41,16 @@ func newLease(d *ratekit.Decision, n int, t0, t1 int64, margin time.Duration, un
 		if d.States != nil {
 			ra = d.States[i].ResetAfter
 		}
+		if ra <= 0 && units == 0 {
+			l.ends[i] = noWindow
+			continue
+		}
 		l.ends[i] = t0 + int64(ra)
 		l.until = min(l.until, l.ends[i]-int64(margin))
 		l.late = min(l.late, t1+int64(ra))
+	}
+	if l.late == int64(1<<63-1) {
+		l.until, l.late = t0, t0
 	}
 	l.setRemaining(d)
 	l.units.Store(units)
@@ -51,6 +66,24 @@ func (l *lease) setRemaining(d *ratekit.Decision) {
 	for i := range l.rem {
 		l.rem[i].Store(d.States[i].Remaining)
 	}
+}
+
+// sameWindows reports whether next, a debit's lease, is of l's windows:
+// every limit has a window in both, ending within tolerance of l's, or in
+// neither. A limit whose window started since l was made (a debit charged
+// it) makes a new lease: l's units would be spent past its end.
+func (l *lease) sameWindows(next *lease, tolerance int64) bool {
+	for i, end := range l.ends {
+		switch e := next.ends[i]; {
+		case end == noWindow || e == noWindow:
+			if end != e {
+				return false
+			}
+		case e >= end+tolerance:
+			return false
+		}
+	}
+	return true
 }
 
 // live reports whether the lease may be spent at now.
@@ -137,7 +170,10 @@ func (l *lease) decision(limits []ratekit.Limit, sh *shortage, cost, units, now 
 
 // state is limit i's part of decision.
 func (l *lease) state(lim ratekit.Limit, i int, sh *shortage, cost, units, now int64) ratekit.LimitState {
-	left := time.Duration(max(l.ends[i]-now, 0))
+	left := time.Duration(0)
+	if l.ends[i] != noWindow {
+		left = time.Duration(max(l.ends[i]-now, 0))
+	}
 	st := ratekit.LimitState{Limit: lim, Allowed: true, Remaining: l.rem[i].Load() + units, ResetAfter: left}
 	if sh == nil {
 		return st

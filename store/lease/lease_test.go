@@ -11,6 +11,7 @@ import (
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/store/lease"
 	"github.com/ratekit/ratekit/store/memstore"
+	"github.com/ratekit/ratekit/store/storetest"
 )
 
 // TestNewRefuses: limits a lease cannot keep exact, and bad options, are
@@ -362,5 +363,47 @@ func TestFallbackAtTheCallsCost(t *testing.T) {
 	d, err := ls.Take(ctx, "k", limits, 1)
 	if err != nil || !d.Allowed || !d.Fallback {
 		t.Fatalf("after the failover: %+v %v; want admitted by the local store, which has 1 unit left", d, err)
+	}
+}
+
+// TestSpentWithAnIdleLimit: two leased limits, an hour's 100 and a
+// second's 100. Once the hour is spent and the second's window has lapsed
+// (the shared store holds no state for it: refused calls charge nothing),
+// refusals are answered locally until the hour ends, as with one limit:
+// one store call, not one per refusal.
+func TestSpentWithAnIdleLimit(t *testing.T) {
+	c := storetest.NewClock(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
+	ms := memstore.New(memstore.WithClock(c.Now))
+	defer ms.Close()
+	inner := &counting{Store: ms}
+	limits := []ratekit.Limit{ratekit.FixedWindow(100, time.Hour).Named("hour"), ratekit.FixedWindow(100, time.Second).Named("second")}
+	ls, err := lease.New(inner, limits, lease.WithClock(c.Now), lease.WithMargin(0), lease.WithMaxLease(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for admitted := 0; admitted < 100; {
+		d, err := ls.Take(ctx, "k", limits, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Allowed {
+			admitted++
+		}
+	}
+	c.Advance(2 * time.Second)
+	calls := inner.takes.Load()
+	for i := range 100 {
+		d, err := ls.Take(ctx, "k", limits, 1)
+		if err != nil || d.Allowed || d.RetryAfter < time.Hour-3*time.Second {
+			t.Fatalf("call %d after the hour was spent: %+v %v; want refused until the hour ends", i, d, err)
+		}
+	}
+	if n := inner.takes.Load() - calls; n > 1 {
+		t.Fatalf("100 refusals made %d store calls, want at most 1", n)
+	}
+	c.Advance(time.Hour)
+	if d, err := ls.Take(ctx, "k", limits, 1); err != nil || !d.Allowed {
+		t.Fatalf("the next hour: %+v %v", d, err)
 	}
 }
