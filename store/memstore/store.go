@@ -146,8 +146,10 @@ const DefaultMaxEntries = 1 << 18
 // left nothing), a lockout or a reputation. Forgetting a state that admits
 // loses what that limit had counted for its subject, less than its quota:
 // so each eviction can admit a subject at most quota−1 more requests than
-// its limit allows in that window, and evictions happen only as new
-// subjects (or new lockout keys and reputations) arrive at a full store. If nothing can be evicted (the shard
+// its limit allows in that window (for an InFlight limit: as many more in
+// flight at once, until the requests whose slots it forgot end), and
+// evictions happen only as new subjects (or new lockout keys and
+// reputations) arrive at a full store. If nothing can be evicted (the shard
 // holds only denials and blocks), the call is denied, with nothing charged,
 // a Retry-After of at most a second, and the background sweeper is woken to
 // drop what has expired in the other shards: a flood of new subjects never
