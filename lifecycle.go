@@ -91,7 +91,7 @@ func (g *Guard) Run(ctx context.Context, res *Reservation, report func(error), n
 		stop = context.AfterFunc(ctx, func() {
 			rctx, cancel := g.Bound(context.Background())
 			defer cancel()
-			released <- res.Release(rctx)
+			released <- res.settle(rctx, -1, true) // Release, within the Guard's own timeout
 		})
 	}
 	code := http.StatusInternalServerError // unless next returns
