@@ -116,12 +116,15 @@ func (r *Reservation) slotsGone() {
 // call moves the charge to its cost. On a denied Reservation it does
 // nothing.
 //
-// Settle keeps ctx's values but not its cancellation or deadline, and gives
-// the store DefaultTimeout: work done for a client that went away is still
-// settled, so a handler may pass the request's context.
+// Settle keeps ctx's values but not its cancellation, and ctx's deadline
+// only as a bound of at least DefaultTimeout: work done for a client that
+// went away is still settled, so a handler may pass the request's context.
 func (r *Reservation) Settle(ctx context.Context, cost int64) error {
 	if err := bounds.CheckCost(cost); err != nil {
 		return err
+	}
+	if r == nil || r.Decision.Receipt == nil {
+		return nil
 	}
 	ctx, cancel := detached(ctx)
 	defer cancel()
@@ -133,15 +136,31 @@ func (r *Reservation) Settle(ctx context.Context, cost int64) error {
 // cannot be reached the slots are no longer renewed, and lapse within one
 // lease. Like Settle, it is not cut short by ctx's end.
 func (r *Reservation) Release(ctx context.Context) error {
+	if r == nil || r.Decision.Receipt == nil {
+		return nil
+	}
 	ctx, cancel := detached(ctx)
 	defer cancel()
 	return r.settle(ctx, -1, true)
 }
 
-// detached is ctx without its cancellation and deadline, bounded by
-// DefaultTimeout: an ending request does not undo its settlement.
+// detached is ctx without its cancellation: an ending request does not
+// undo its settlement. A deadline of ctx still bounds it, but never to less
+// than DefaultTimeout from now.
 func detached(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), DefaultTimeout)
+	d, ok := ctx.Deadline()
+	if !ok {
+		return context.WithoutCancel(ctx), noCancel
+	}
+	return context.WithDeadline(context.WithoutCancel(ctx), later(d, time.Now().Add(DefaultTimeout)))
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // settle moves the charge to cost (-1: leaves it) and, when release is set,
@@ -196,22 +215,24 @@ func (r *Reservation) renew() {
 	held, err := r.store.Renew(ctx, r.key, r.limiter.enforced, &rc)
 	cancel()
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	switch {
 	case r.receipt.Lease == "": // released meanwhile
 	case err == nil && !held:
 		// A slot lapsed: it may be another's now. Those of other InFlight
-		// limits were just renewed: release them rather than let them
-		// stay taken for one more lease.
-		rctx, cancel := context.WithTimeout(context.Background(), min(every, time.Second))
-		rc := r.receipt
+		// limits were just renewed: release them (below, outside the
+		// lock) rather than let them stay taken for one more lease.
+		rc = r.receipt
 		rc.Ends = append([]int64(nil), rc.Ends...)
-		_ = r.store.Settle(rctx, r.key, r.limiter.enforced, &rc, rc.Cost)
-		cancel()
 		r.slotsGone()
+		r.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), min(every, time.Second))
+		_ = r.store.Settle(ctx, r.key, r.limiter.enforced, &rc, rc.Cost)
+		cancel()
+		return
 	default:
 		r.timer.Reset(every)
 	}
+	r.mu.Unlock()
 }
 
 // reservationKey carries a request's Reservation in its context.

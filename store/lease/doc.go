@@ -87,8 +87,10 @@
 //     (the Limiter's error policy decides); units already held are still
 //     spent, and refusals known from the last answer are still made
 //     locally. A fallback store (store/fallback) that answers locally is
-//     not leased from: that call is its answer, and the next ones go to it
-//     at their own cost until its primary answers again.
+//     not leased from: that call is its answer (asked again at the call's
+//     own cost when it refused a larger debit; completed from the units
+//     held when it admitted a smaller one), and the next ones go to it at
+//     their own cost until its primary answers again.
 //   - Reset drops this instance's lease of the subject before and after
 //     resetting the inner store. A Reset through another instance, or in
 //     Redis directly, is not seen here: this instance spends what it holds

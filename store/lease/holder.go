@@ -96,14 +96,8 @@ func (s *Store) refill(ctx context.Context, h *holder, key string, limits []rate
 			return ratekit.Decision{}, err, false
 		}
 		if d.Fallback {
-			// A fallback store decided locally: no lease from it. This call
-			// is its answer (it charged want locally), or, refused want, its
-			// answer at the call's own cost; the next ones ask it at their
-			// own cost until the primary answers again.
 			h.direct = true
-			if !d.Allowed && want > cost {
-				d, err = s.inner.Take(ctx, key, limits, cost)
-			}
+			d, err = s.fellBack(ctx, cur, key, limits, cost, want, d)
 			return d, err, false
 		}
 		if d.Unsatisfiable || d.Blocked {
@@ -113,6 +107,28 @@ func (s *Store) refill(ctx context.Context, h *holder, key string, limits []rate
 	}
 	d, err = s.inner.Take(ctx, key, limits, cost)
 	return d, err, false
+}
+
+// fellBack answers a call of cost whose debit of want a fallback store
+// answered locally, d: no lease from it; the next calls ask it at their own
+// cost until the primary answers again. Refused want, it asks again at the
+// call's cost. Admitted want below cost, the rest comes from the units cur
+// holds (debited from the shared store, so spending them here is exact),
+// or else from the fallback store again; refused then, the call is refused
+// (the local charge of want stands, which only admits less).
+func (s *Store) fellBack(ctx context.Context, cur *lease, key string, limits []ratekit.Limit, cost, want int64, d ratekit.Decision) (ratekit.Decision, error) {
+	switch {
+	case !d.Allowed && want > cost:
+		return s.inner.Take(ctx, key, limits, cost)
+	case d.Allowed && want < cost:
+		if cur == nil {
+			return s.inner.Take(ctx, key, limits, cost-want)
+		}
+		if _, ok := cur.spend(cost - want); !ok {
+			return s.inner.Take(ctx, key, limits, cost-want)
+		}
+	}
+	return d, nil
 }
 
 // record keeps what a debit of want units asked at t0 answered: the units

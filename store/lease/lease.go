@@ -69,9 +69,11 @@ func (l *lease) setRemaining(d *ratekit.Decision) {
 }
 
 // sameWindows reports whether next, a debit's lease, is of l's windows:
-// every limit has a window in both, ending within tolerance of l's, or in
-// neither. A limit whose window started since l was made (a debit charged
-// it) makes a new lease: l's units would be spent past its end.
+// every limit has a window in both, ending before l's end plus tolerance
+// (an earlier end is the same window measured later: ends are estimated
+// from below), or in neither. A limit whose window started since l was
+// made (a debit charged it) makes a new lease: l's units would be spent
+// past its end.
 func (l *lease) sameWindows(next *lease, tolerance int64) bool {
 	for i, end := range l.ends {
 		switch e := next.ends[i]; {

@@ -336,17 +336,18 @@ func (s *switching) Reset(ctx context.Context, key string, limits []ratekit.Limi
 // for the call but not the lease, the call is asked again at its own cost
 // and passes.
 func TestFallbackAtTheCallsCost(t *testing.T) {
-	primary, local := memstore.New(), memstore.New()
+	primary, ms := memstore.New(), memstore.New()
 	defer primary.Close()
-	defer local.Close()
+	defer ms.Close()
 	limits := []ratekit.Limit{ratekit.FixedWindow(100, time.Minute)}
+	local := &counting{Store: ms}
 	inner := &switching{primary: primary, local: local}
 	ls, err := lease.New(inner, limits, lease.WithMaxLease(10))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := local.Take(ctx, "k", limits, 99); err != nil { // the local share has 1 left
+	if _, err := ms.Take(ctx, "k", limits, 99); err != nil { // the local share has 1 left
 		t.Fatal(err)
 	}
 	for ls.Stats().Taken < 10 { // the instance is busy: its leases grow
@@ -363,6 +364,48 @@ func TestFallbackAtTheCallsCost(t *testing.T) {
 	d, err := ls.Take(ctx, "k", limits, 1)
 	if err != nil || !d.Allowed || !d.Fallback {
 		t.Fatalf("after the failover: %+v %v; want admitted by the local store, which has 1 unit left", d, err)
+	}
+	if n, u := local.takes.Load(), local.units.Load(); n != 2 || u < 3 {
+		t.Fatalf("the local store was asked %d times for %d units; want a lease (refused), then the call's 1 unit", n, u)
+	}
+}
+
+// TestFallbackCompletesFromTheLease: a call of cost 5 finds 3 units held;
+// the primary has failed over, and the local store admits the 2 the
+// refill asks: the call takes the 3 held units too, so that they are not
+// spent again by later calls.
+func TestFallbackCompletesFromTheLease(t *testing.T) {
+	primary, ms := memstore.New(), memstore.New()
+	defer primary.Close()
+	defer ms.Close()
+	limits := []ratekit.Limit{ratekit.FixedWindow(100, time.Minute)}
+	local := &counting{Store: ms}
+	inner := &switching{primary: primary, local: local}
+	ls, err := lease.New(inner, limits, lease.WithMaxLease(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	// 13 units left in the shared window: a lease of 1, spent, then one
+	// of 10, spent down to 3 held, leave 2 there, so a call of cost 5
+	// asks the store for exactly the 2 it lacks.
+	if _, err := primary.Take(ctx, "k", limits, 87); err != nil {
+		t.Fatal(err)
+	}
+	for ls.Stats().Taken < 11 || ls.Stats().Held > 3 {
+		if d, err := ls.Take(ctx, "k", limits, 1); err != nil || !d.Allowed {
+			t.Fatalf("before the failover: %+v %v", d, err)
+		}
+	}
+	if st := ls.Stats(); st.Taken != 11 || st.Held != 3 {
+		t.Fatalf("before the failover: %+v; want 11 units taken, 3 held", st)
+	}
+	inner.fallBack.Store(true)
+	if d, err := ls.Take(ctx, "k", limits, 5); err != nil || !d.Allowed || !d.Fallback {
+		t.Fatalf("cost 5 after the failover: %+v %v; want admitted", d, err)
+	}
+	if st := ls.Stats(); st.Held != 0 || local.units.Load() != 2 {
+		t.Fatalf("after it: %d units held, %d charged locally; want 0 held (spent by the call) and 2 charged", st.Held, local.units.Load())
 	}
 }
 
@@ -405,5 +448,47 @@ func TestSpentWithAnIdleLimit(t *testing.T) {
 	c.Advance(time.Hour)
 	if d, err := ls.Take(ctx, "k", limits, 1); err != nil || !d.Allowed {
 		t.Fatalf("the next hour: %+v %v", d, err)
+	}
+}
+
+// TestWindowStartedAfterARefusal: two leased limits, an hour's and a
+// second's. A refill refused by the hour's window while the second's had
+// lapsed makes a lease that knows no end for the second; the debit that
+// follows starts a new second's window, and its units are spent only
+// within it: after that second they lapse.
+func TestWindowStartedAfterARefusal(t *testing.T) {
+	c := storetest.NewClock(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
+	ms := memstore.New(memstore.WithClock(c.Now))
+	defer ms.Close()
+	inner := &counting{Store: ms}
+	hour, second := ratekit.FixedWindow(100, time.Hour).Named("hour"), ratekit.FixedWindow(100, time.Second).Named("second")
+	limits := []ratekit.Limit{hour, second}
+	ls, err := lease.New(inner, limits, lease.WithClock(c.Now), lease.WithMargin(0), lease.WithMaxLease(10),
+		lease.WithRefillInterval(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	take := func(what string) ratekit.Decision {
+		t.Helper()
+		d, err := ls.Take(ctx, "k", limits, 1)
+		if err != nil || !d.Allowed {
+			t.Fatalf("%s: %+v %v", what, d, err)
+		}
+		return d
+	}
+	take("a lease of 1")
+	take("a lease of 10")                                                   // 9 held
+	if _, err := ms.Take(ctx, "k", []ratekit.Limit{hour}, 84); err != nil { // 5 left in the hour
+		t.Fatal(err)
+	}
+	c.Advance(2 * time.Second) // the second's window and the lease lapse
+	take("after the second lapsed")
+	if st := ls.Stats(); st.Held != 4 {
+		t.Fatalf("%+v: want a refused lease of 10, then one of the 5 left, 1 spent: 4 held", st)
+	}
+	c.Advance(time.Second) // the new second's window ends, and the 4 units held lapse with it
+	if d, err := ls.Take(ctx, "k", limits, 1); err != nil || d.Allowed {
+		t.Fatalf("the next second: %+v %v; want refused: the hour's last units were leased, and those held lapsed with their second", d, err)
 	}
 }

@@ -80,10 +80,12 @@
 // sends one a second time; a lost reply is an error, handled by the caller's
 // error policy, and the subject is charged at most once. "Function not found"
 // (a node without the library) is answered by loading it and calling again
-// (as a script if it was flushed again meanwhile), and NOSCRIPT (an empty script cache, where scripts are used) by sending the
-// script with EVAL, as redis.Script.Run does: both replies mean the call did
-// not run. A failure that proves the call did not run (a failed dial, a pool
-// timeout, LOADING, TRYAGAIN, CLUSTERDOWN, MASTERDOWN, BUSY) is tried again, at most three attempts in all, 10 and then 20 ms
+// (as a script if it was flushed again meanwhile), and NOSCRIPT (an empty
+// script cache, where scripts are used) by sending the script with EVAL, as
+// redis.Script.Run does: both replies mean the call did not run. A failure
+// that proves the call did not run (a failed dial, a pool timeout, LOADING,
+// TRYAGAIN, CLUSTERDOWN, MASTERDOWN, BUSY) is tried again, at most three
+// attempts in all, 10 and then 20 ms
 // apart, and never past the context's deadline.
 //
 // On a *redis.ClusterClient, a failure that hints at a changed cluster (a
