@@ -39,30 +39,7 @@ func TestInstancesShareExactly(t *testing.T) {
 	var heldBefore int64 // by the subjects of earlier rounds, whose windows last
 	for round := range 50 {
 		key := fmt.Sprint("round-", round)
-		var admitted, refused atomic.Int64
-		var wg sync.WaitGroup
-		for _, s := range stores {
-			demand := rng.IntN(900) // per goroutine: 0 to 3,596 per instance
-			for range 4 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for range demand {
-						d, err := s.Take(ctx, key, limits, 1)
-						switch {
-						case err != nil:
-							t.Error(err)
-							return
-						case d.Allowed:
-							admitted.Add(1)
-						default:
-							refused.Add(1)
-						}
-					}
-				}()
-			}
-		}
-		wg.Wait()
+		admitted, refused := burst(t, stores, key, limits, func() int { return rng.IntN(900) }) // per goroutine: 0 to 3,596 per instance
 		sh, err := ms.Peek(ctx, key, limits)
 		if err != nil {
 			t.Fatal(err)
@@ -73,11 +50,11 @@ func TestInstancesShareExactly(t *testing.T) {
 		}
 		heldBefore += held
 		debited := 1000 - sh.Remaining
-		if a := admitted.Load(); a > 1000 || debited != a+held {
-			t.Fatalf("round %d: admitted %d, held %d, debited %d: want admitted ≤ 1000 and debited = admitted + held", round, a, held, debited)
+		if admitted > 1000 || debited != admitted+held {
+			t.Fatalf("round %d: admitted %d, held %d, debited %d: want admitted ≤ 1000 and debited = admitted + held", round, admitted, held, debited)
 		}
-		if a := admitted.Load(); refused.Load() > 0 && a < 1000-(instances-1)*maxLease {
-			t.Fatalf("round %d: %d refused, yet only %d admitted; the bound is 1000 − 3 × %d", round, refused.Load(), a, maxLease)
+		if refused > 0 && admitted < 1000-(instances-1)*maxLease {
+			t.Fatalf("round %d: %d refused, yet only %d admitted; the bound is 1000 − 3 × %d", round, refused, admitted, maxLease)
 		}
 	}
 }
@@ -142,28 +119,7 @@ func TestTwoLimitsShareExactly(t *testing.T) {
 	var heldBefore int64
 	for round := range 20 {
 		key := fmt.Sprint("round-", round)
-		var admitted atomic.Int64
-		var wg sync.WaitGroup
-		for _, s := range stores {
-			demand := rng.IntN(400)
-			for range 4 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for range demand {
-						d, err := s.Take(ctx, key, limits, 1)
-						if err != nil {
-							t.Error(err)
-							return
-						}
-						if d.Allowed {
-							admitted.Add(1)
-						}
-					}
-				}()
-			}
-		}
-		wg.Wait()
+		admitted, _ := burst(t, stores, key, limits, func() int { return rng.IntN(400) })
 		sh, err := ms.Peek(ctx, key, limits)
 		if err != nil {
 			t.Fatal(err)
@@ -173,12 +129,42 @@ func TestTwoLimitsShareExactly(t *testing.T) {
 			held += s.Stats().Held
 		}
 		heldBefore += held
-		a := admitted.Load()
 		for i, st := range sh.States {
-			if debited := limits[i].Spec().Quota - st.Remaining; a > 600 || debited != a+held {
+			if debited := limits[i].Spec().Quota - st.Remaining; admitted > 600 || debited != admitted+held {
 				t.Fatalf("round %d, %s: admitted %d, held %d, debited %d: want admitted ≤ 600 and debited = admitted + held",
-					round, limits[i].Name(), a, held, debited)
+					round, limits[i].Name(), admitted, held, debited)
 			}
 		}
 	}
+}
+
+// burst sends Takes of cost 1 for key through every store from 4
+// goroutines each, each goroutine as many as demand says for its store,
+// and counts the answers.
+func burst(t *testing.T, stores []*lease.Store, key string, limits []ratekit.Limit, demand func() int) (admitted, refused int64) {
+	var a, r atomic.Int64
+	var wg sync.WaitGroup
+	for _, s := range stores {
+		n := demand()
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range n {
+					d, err := s.Take(context.Background(), key, limits, 1)
+					switch {
+					case err != nil:
+						t.Error(err)
+						return
+					case d.Allowed:
+						a.Add(1)
+					default:
+						r.Add(1)
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	return a.Load(), r.Load()
 }

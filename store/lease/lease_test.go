@@ -331,21 +331,38 @@ func (s *switching) Reset(ctx context.Context, key string, limits []ratekit.Limi
 	return s.primary.Reset(ctx, key, limits)
 }
 
+// failover is a lease store (MaxLease 10) of one limit over a store that
+// answers from primary until told to fail over to local, which counts its
+// calls.
+type failover struct {
+	primary *memstore.Store
+	local   *counting
+	inner   *switching
+	ls      *lease.Store
+	limits  []ratekit.Limit
+}
+
+func newFailover(t *testing.T) *failover {
+	t.Helper()
+	primary, ms := memstore.New(), memstore.New()
+	t.Cleanup(func() { primary.Close(); ms.Close() })
+	f := &failover{primary: primary, local: &counting{Store: ms}, limits: []ratekit.Limit{ratekit.FixedWindow(100, time.Minute)}}
+	f.inner = &switching{primary: primary, local: f.local}
+	ls, err := lease.New(f.inner, f.limits, lease.WithMaxLease(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.ls = ls
+	return f
+}
+
 // TestFallbackAtTheCallsCost: when the primary fails over to a local
 // store as a refill asks for a whole lease, and the local store has room
 // for the call but not the lease, the call is asked again at its own cost
 // and passes.
 func TestFallbackAtTheCallsCost(t *testing.T) {
-	primary, ms := memstore.New(), memstore.New()
-	defer primary.Close()
-	defer ms.Close()
-	limits := []ratekit.Limit{ratekit.FixedWindow(100, time.Minute)}
-	local := &counting{Store: ms}
-	inner := &switching{primary: primary, local: local}
-	ls, err := lease.New(inner, limits, lease.WithMaxLease(10))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := newFailover(t)
+	ms, local, inner, ls, limits := f.local.Store, f.local, f.inner, f.ls, f.limits
 	ctx := context.Background()
 	if _, err := ms.Take(ctx, "k", limits, 99); err != nil { // the local share has 1 left
 		t.Fatal(err)
@@ -375,16 +392,8 @@ func TestFallbackAtTheCallsCost(t *testing.T) {
 // refill asks: the call takes the 3 held units too, so that they are not
 // spent again by later calls.
 func TestFallbackCompletesFromTheLease(t *testing.T) {
-	primary, ms := memstore.New(), memstore.New()
-	defer primary.Close()
-	defer ms.Close()
-	limits := []ratekit.Limit{ratekit.FixedWindow(100, time.Minute)}
-	local := &counting{Store: ms}
-	inner := &switching{primary: primary, local: local}
-	ls, err := lease.New(inner, limits, lease.WithMaxLease(10))
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := newFailover(t)
+	primary, local, inner, ls, limits := f.primary, f.local, f.inner, f.ls, f.limits
 	ctx := context.Background()
 	// 13 units left in the shared window: a lease of 1, spent, then one
 	// of 10, spent down to 3 held, leave 2 there, so a call of cost 5
