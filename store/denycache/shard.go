@@ -104,7 +104,7 @@ func (s *Store) makeRoom(now int64) {
 // and a full shard sweeps before refusing a new entry; Sweep is for a
 // moment of your choosing, e.g. after stepping a fake clock.
 func (s *Store) Sweep() {
-	s.sweepAll(s.clock())
+	s.sweepAll(s.clock.Nanos())
 }
 
 // sweepAll sweeps every shard at now.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/elapsed"
 	"github.com/ratekit/ratekit/internal/subject"
 	"github.com/ratekit/ratekit/store"
 )
@@ -23,8 +24,7 @@ import (
 // Decision it returns.
 type Store struct {
 	inner      ratekit.Store
-	now        func() time.Time // WithClock; nil: the monotonic clock
-	base       time.Time        // the clock's reading at New; the cache's clock counts from it
+	clock      elapsed.Clock // WithClock, or the monotonic clock; counts from New
 	margin     time.Duration
 	maxEntries int64
 	count      atomic.Int64 // entries held, across shards
@@ -46,11 +46,8 @@ func New(inner ratekit.Store, opts ...Option) *Store {
 	for _, o := range opts {
 		o.apply(&c)
 	}
-	s := &Store{inner: inner, now: c.now, margin: c.margin, maxEntries: int64(c.maxEntries), seed: maphash.MakeSeed()}
+	s := &Store{inner: inner, clock: elapsed.New(c.now), margin: c.margin, maxEntries: int64(c.maxEntries), seed: maphash.MakeSeed()}
 	s.sets.seed = s.seed
-	if s.base = time.Now(); s.now != nil {
-		s.base = s.now()
-	}
 	for i := range s.shards {
 		s.shards[i].m = make(map[entryKey]entry)
 		s.shards[i].least = math.MaxInt64
@@ -95,7 +92,7 @@ func (s *Store) decide(ctx context.Context, key string, limits []ratekit.Limit, 
 	}
 	sub := subject.Key(key)
 	sh := s.shard(sub)
-	now := s.clock()
+	now := s.clock.Nanos()
 	s.maybeSweep(now)
 	sh.mu.RLock()
 	e, found := sh.m[entryKey{sub, set.num}]
@@ -172,15 +169,6 @@ func (s *Store) forget(sh *shard, sub string, limits []ratekit.Limit) {
 	defer sh.mu.Unlock()
 	sh.epoch.Add(1)
 	s.sets.sharing(limits, func(set *limitSet) { s.del(sh, entryKey{sub, set.num}) })
-}
-
-// clock reads the cache's clock: nanoseconds since New. On the default
-// clock that is time.Since, which reads only the monotonic clock.
-func (s *Store) clock() int64 {
-	if s.now == nil {
-		return int64(time.Since(s.base))
-	}
-	return int64(s.now().Sub(s.base))
 }
 
 // shard returns the shard of sub, a subject as returned by subject.

@@ -69,7 +69,7 @@ func (s *Store) refill(ctx context.Context, h *holder, key string, limits []rate
 		if h.dead.Load() {
 			return ratekit.Decision{}, nil, true
 		}
-		now := s.clock()
+		now := s.clock.Nanos()
 		cur := h.cur.Load()
 		held := int64(0)
 		if cur.live(now) {
@@ -91,7 +91,7 @@ func (s *Store) refill(ctx context.Context, h *holder, key string, limits []rate
 			want = max(min(want, cur.minRemaining()), cost-held)
 		}
 		d, err = s.inner.Take(ctx, key, limits, want)
-		t1 := s.clock()
+		t1 := s.clock.Nanos()
 		if err != nil {
 			return ratekit.Decision{}, err, false
 		}
@@ -121,9 +121,6 @@ func (s *Store) fellBack(ctx context.Context, cur *lease, key string, limits []r
 	case !d.Allowed && want > cost:
 		return s.inner.Take(ctx, key, limits, cost)
 	case d.Allowed && want < cost:
-		if cur == nil {
-			return s.inner.Take(ctx, key, limits, cost-want)
-		}
 		if _, ok := cur.spend(cost - want); !ok {
 			return s.inner.Take(ctx, key, limits, cost-want)
 		}
@@ -224,7 +221,7 @@ func (s *Store) forget(sub string) {
 // sweepFull drops the holders whose leases have lapsed, at most once per
 // refill interval, and reports whether there is room for another.
 func (s *Store) sweepFull() bool {
-	now := s.clock()
+	now := s.clock.Nanos()
 	if next := s.nextSweep.Load(); now < next || !s.nextSweep.CompareAndSwap(next, now+int64(s.interval)) {
 		return s.count.Load() < s.maxSubjects
 	}
@@ -281,7 +278,7 @@ func (st Stats) Spent() int64 { return st.Taken - st.Lapsed - st.Dropped - st.He
 // figures account for every unit taken. It is safe for concurrent use;
 // the figures are read one after another, not as one snapshot.
 func (s *Store) Stats() Stats {
-	now := s.clock()
+	now := s.clock.Nanos()
 	s.sweep(now)
 	var st Stats
 	s.subjects.Range(func(_, v any) bool {

@@ -92,8 +92,11 @@ func (l *lease) sameWindows(next *lease, tolerance int64) bool {
 func (l *lease) live(now int64) bool { return l != nil && now < l.until }
 
 // spend takes cost units if the lease holds them and returns the units
-// left.
+// left. A nil lease holds none.
 func (l *lease) spend(cost int64) (int64, bool) {
+	if l == nil {
+		return 0, false
+	}
 	for {
 		u := l.units.Load()
 		if u < cost {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/elapsed"
 	"github.com/ratekit/ratekit/internal/subject"
 	"github.com/ratekit/ratekit/store"
 )
@@ -33,8 +34,7 @@ type Store struct {
 	interval    time.Duration
 	margin      time.Duration
 	maxSubjects int64
-	now         func() time.Time // WithClock; nil: the monotonic clock
-	base        time.Time        // the clock's reading at New; the Store's clock counts from it
+	clock       elapsed.Clock // WithClock, or the monotonic clock; counts from New
 
 	subjects  sync.Map // subject.Key(key) -> *holder
 	count     atomic.Int64
@@ -68,7 +68,7 @@ func New(inner ratekit.Store, limits []ratekit.Limit, opts ...Option) (*Store, e
 		return nil, errors.Join(errs...)
 	}
 	s := &Store{inner: inner, limits: append([]ratekit.Limit(nil), limits...), margin: c.margin, interval: c.interval,
-		maxSubjects: int64(c.maxSubjects), now: c.now}
+		maxSubjects: int64(c.maxSubjects), clock: elapsed.New(c.now)}
 	for i, l := range limits {
 		sp := l.Spec()
 		s.ids = append(s.ids, sp.ID)
@@ -85,9 +85,6 @@ func New(inner ratekit.Store, limits []ratekit.Limit, opts ...Option) (*Store, e
 			return nil, fmt.Errorf("ratekit: lease: WithMaxLease(%d) exceeds the smallest quota, %d; a lease can hold at most a window's quota", c.maxLease, s.minQuota)
 		}
 		s.maxLease = c.maxLease
-	}
-	if s.base = time.Now(); s.now != nil {
-		s.base = s.now()
 	}
 	return s, nil
 }
@@ -128,7 +125,7 @@ func (s *Store) Take(ctx context.Context, key string, limits []ratekit.Limit, co
 		if h == nil {
 			return s.inner.Take(ctx, key, limits, cost)
 		}
-		now := s.clock()
+		now := s.clock.Nanos()
 		if l := h.cur.Load(); l.live(now) {
 			if units, ok := l.spend(cost); ok {
 				return l.admission(limits, units, now), nil
@@ -150,7 +147,7 @@ func (s *Store) Take(ctx context.Context, key string, limits []ratekit.Limit, co
 func (s *Store) Peek(ctx context.Context, key string, limits []ratekit.Limit) (ratekit.Decision, error) {
 	if key != "" && s.leased(limits) {
 		if v, ok := s.subjects.Load(subject.Key(key)); ok {
-			now := s.clock()
+			now := s.clock.Nanos()
 			if l := v.(*holder).cur.Load(); l.live(now) {
 				if sh, short := l.short(1); short {
 					return l.denial(limits, sh, 1, now), nil
@@ -202,15 +199,6 @@ func (s *Store) sharesLimit(limits []ratekit.Limit) bool {
 		}
 	}
 	return false
-}
-
-// clock reads the Store's clock: nanoseconds since New. On the default
-// clock that is time.Since, which reads only the monotonic clock.
-func (s *Store) clock() int64 {
-	if s.now == nil {
-		return int64(time.Since(s.base))
-	}
-	return int64(s.now().Sub(s.base))
 }
 
 // unused is a Store that is never called: New validates limits with
