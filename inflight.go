@@ -13,8 +13,9 @@ const defaultLease = 10 * time.Second
 // every instance that shares the store: a concurrency limit. An admitted
 // request holds one slot, whatever its cost, from admission until it ends:
 // Middleware (and the adapters) end it when the handler returns or panics,
-// or when the request's context ends; code that calls Limiter.Reserve ends
-// it with Reservation.Settle or Release. n is at most 10,000.
+// even when the client went away before (a handler that honours its
+// context returns early); code that calls Limiter.Reserve ends it with
+// Reservation.Settle or Release. n is at most 10,000.
 //
 // Each slot is a lease that expires unless renewed: a Reservation renews
 // its slots every third of the lease while the request runs, so a slow

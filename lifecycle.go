@@ -79,28 +79,15 @@ func (g *Guard) Serve(w http.ResponseWriter, r *http.Request, next http.Handler,
 // finished with the status (Finish: a refund under WithCountIf, the InFlight
 // slots released).
 //
-// The slots are released as soon as ctx, the request's context, ends, even
-// while next runs, so that a client that went away frees its slot. Store
+// The slots are held until next returns, whether or not ctx has ended:
+// an InFlight limit protects the handler's work, and a handler that
+// ignores its context keeps working after its client went away (one that
+// honours its context returns early, and frees its slot then). Store
 // errors go to report, always on the goroutine that called Run and before
 // Run returns, so that report may read a framework's request context.
 func (g *Guard) Run(ctx context.Context, res *Reservation, report func(error), next func(ctx context.Context) int) {
-	var stop func() bool
-	var released chan error
-	if rc := res.Decision.Receipt; rc != nil && rc.Lease != "" && ctx.Done() != nil { // else ctx never ends
-		released = make(chan error, 1)
-		stop = context.AfterFunc(ctx, func() {
-			rctx, cancel := g.Bound(context.Background())
-			defer cancel()
-			released <- res.settle(rctx, -1, true) // Release, within the Guard's own timeout
-		})
-	}
 	code := http.StatusInternalServerError // unless next returns
 	defer func() {
-		if stop != nil && !stop() { // ctx ended: wait for the release
-			if err := <-released; err != nil {
-				report(err)
-			}
-		}
 		if code == 0 {
 			code = http.StatusOK
 		}

@@ -38,9 +38,8 @@
 // with ratekit.ReservationFrom(c.Request().Context()). Once next returns it
 // finishes the reservation with the response status, c.Response().Status (a
 // panic counts as 500 and goes on to middleware.Recover), and it releases the
-// InFlight slot as soon as the request's context ends, when the client goes
-// away. For the status of an error that next returns to be the one the
-// client gets, the middleware hands the error to c.Error (the
+// InFlight slot then, when the handler returns. For the status of an error
+// that next returns to be the one the client gets, the middleware hands the error to c.Error (the
 // HTTPErrorHandler) unless the response is committed, and returns it too, as
 // Echo's RequestLogger does with HandleError: Echo then calls the
 // HTTPErrorHandler again with the committed response, which

@@ -24,8 +24,8 @@
 // ratekit.Reservation, which handlers find with
 // ratekit.ReservationFrom(c.Request.Context()). Once the chain returns it
 // finishes the reservation with c.Writer.Status() (a panic counts as 500
-// and goes on to gin.Recovery), and it releases the InFlight slot as soon as
-// the request's context ends, when the client goes away.
+// and goes on to gin.Recovery), and it releases the InFlight slot then, when
+// the handler returns.
 //
 // The middleware is safe for concurrent use, like the Limiter it wraps.
 package ratekitgin

@@ -91,8 +91,9 @@ func TestReservedSettle(t *testing.T) {
 	}
 }
 
-// TestReservedClientGone: a client that goes away frees its InFlight slot
-// while its handler still runs.
+// TestReservedClientGone: a client that goes away leaves its InFlight slot
+// taken while its handler still runs; the slot comes back when the handler
+// returns.
 func TestReservedClientGone(t *testing.T) {
 	l, clk := limiter(t, ratekit.InFlight(1).Named("conc"))
 	e := gin.New()
@@ -104,14 +105,14 @@ func TestReservedClientGone(t *testing.T) {
 	})
 	srv := httptest.NewServer(e)
 	defer srv.Close()
-	defer close(done)
-	holdUntilGone(t, srv.URL+"/hold", entered, func() int64 { return remaining(t, l, "a")["conc"] })
+	holdPastGone(t, srv.URL+"/hold", entered, done, func() int64 { return remaining(t, l, "a")["conc"] })
 }
 
-// holdUntilGone sends a request to url that its handler holds (it closes
-// entered), cancels it, and waits (2 s at most) until free reports the
-// slot back while the handler still holds the request.
-func holdUntilGone(t *testing.T, url string, entered chan struct{}, free func() int64) {
+// holdPastGone sends a request to url that its handler holds (it closes
+// entered, then waits for done), cancels it, checks for 50 ms that free
+// reports the slot still taken, lets the handler return (closes done) and
+// waits (2 s at most) until free reports the slot back.
+func holdPastGone(t *testing.T, url string, entered, done chan struct{}, free func() int64) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -130,11 +131,20 @@ func holdUntilGone(t *testing.T, url string, entered chan struct{}, free func() 
 	}
 	cancel()
 	if err := <-errc; err == nil {
+		close(done)
 		t.Fatal("the cancelled request got a response")
 	}
+	for range 10 {
+		if n := free(); n != 0 {
+			close(done)
+			t.Fatalf("%d slots free while the handler of a request whose client went away runs, want 0", n)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	close(done)
 	for deadline := time.Now().Add(2 * time.Second); free() != 1; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatal("the slot of a request whose client went away is still taken after 2 s")
+			t.Fatal("the slot is still taken 2 s after the handler returned")
 		}
 	}
 }

@@ -49,8 +49,8 @@
 // ratekit.ReservationFrom(ss.Context()) in a stream's), and once the handler
 // returns the reservation is finished with the call's status. A call holds
 // its InFlight slot from admission until its handler returns, a stream for
-// its whole life; the slot comes back as soon as the call's context ends
-// (a client that cancels or goes away), even while the handler still runs.
+// its whole life, even when the client cancels or goes away before (a
+// handler that honours its context returns early, and frees the slot then).
 //
 // WithCountIf takes an HTTP status, so that one function serves both
 // transports: the handler's gRPC code is mapped as google.rpc.Code

@@ -190,8 +190,15 @@ func TestInFlightStream(t *testing.T) {
 	if err := third.RecvMsg(new(wrapperspb.StringValue)); status.Code(err) != codes.Canceled {
 		t.Fatalf("cancelled stream: %v", err)
 	}
-	waitFree(t, l, 1) // the handler still holds the stream
+	for range 10 { // the handler still holds the stream, and its slot
+		if got := left(t, l)["conc"]; got != 0 {
+			close(release)
+			t.Fatalf("%d slots free while the cancelled stream's handler runs, want 0", got)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	close(release)
+	waitFree(t, l, 1)
 	if n := e.streams.Load(); n != 2 {
 		t.Errorf("handler ran %d times, want 2", n)
 	}

@@ -55,8 +55,7 @@ func UnaryServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) grp
 // handler receives. An admitted stream runs the handler with the rate-limit
 // fields as header metadata; a refused one gets the status described in the
 // package documentation and the handler does not run. An admitted stream
-// holds its InFlight slot, and its Reservation, until the handler returns or
-// the stream's context ends; the handler finds the Reservation in
+// holds its InFlight slot, and its Reservation, until the handler returns; the handler finds the Reservation in
 // ss.Context().
 //
 // It panics if l or key is nil or an option is invalid (WithMessageCost on

@@ -96,7 +96,7 @@ func TestDemoInFlight(t *testing.T) {
 			}
 			cancels[0]()
 			<-done
-			free(1) // the client went away: its slot is back though its handler may still run
+			free(1) // the client went away and the handler, which honours its context, returned: its slot is back
 			if res := get("0"); res.StatusCode != 200 || res.Header.Get("RateLimit") != `"inflight";r=0` {
 				t.Fatalf("with 2 held: %d, RateLimit %q; want 200, r=0", res.StatusCode, res.Header.Get("RateLimit"))
 			}
