@@ -88,7 +88,9 @@
 // sent again once the advised time has passed, if that is within the call's
 // deadline and WithMaxWait, and later calls and streams of the same method
 // wait until then before they are sent at all, so the client does not send
-// what the server has already said it would refuse.
+// what the server has already said it would refuse. A refusal by InFlight
+// limits alone holds back no other call: a slot comes back whenever any
+// call ends.
 //
 // Interceptors are safe for concurrent use, like the Limiter they wrap. The
 // Gin, Echo and Fiber adapters offer the same option names.
