@@ -48,10 +48,7 @@ func (l Limit) Lease(d time.Duration) Limit {
 const minLease = 10 * time.Millisecond
 
 func (l *limitDef) validateInFlight() error {
-	if l.quota > maxLogQuota {
-		return l.invalid("slots", fmt.Sprintf("must be at most %d for an in-flight limit (got %d)", maxLogQuota, l.quota))
-	}
-	if err := l.validateCount("slots", l.quota); err != nil {
+	if err := l.validateLogCount("slots", "an in-flight limit"); err != nil {
 		return err
 	}
 	if l.period < minLease {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store/memstore"
 )
 
 // countingStore fails the test if any call reaches it.
@@ -69,6 +70,35 @@ func TestBadLimits(t *testing.T) {
 				t.Fatalf("%d store calls", store.calls)
 			}
 		})
+	}
+}
+
+// The limits whose count is bounded below 2^53 (InFlight's slots and
+// SlidingLog's quota, at most 10,000) state that range, whichever side n
+// misses it on.
+func TestBoundedCountReasons(t *testing.T) {
+	cases := []struct {
+		limit         ratekit.Limit
+		field, reason string
+	}{
+		{ratekit.InFlight(0), "slots", "must be between 1 and 10000 for an in-flight limit (got 0)"},
+		{ratekit.InFlight(-1), "slots", "must be between 1 and 10000 for an in-flight limit (got -1)"},
+		{ratekit.InFlight(10_001), "slots", "must be between 1 and 10000 for an in-flight limit (got 10001)"},
+		{ratekit.SlidingLog(0, time.Minute), "quota", "must be between 1 and 10000 for a sliding log (got 0)"},
+		{ratekit.SlidingLog(-1, time.Minute), "quota", "must be between 1 and 10000 for a sliding log (got -1)"},
+		{ratekit.SlidingLog(10_001, time.Minute), "quota", "must be between 1 and 10000 for a sliding log (got 10001)"},
+	}
+	for _, tc := range cases {
+		_, err := ratekit.New(&countingStore{}, tc.limit)
+		var le *ratekit.LimitError
+		if !errors.As(err, &le) || le.Field != tc.field || le.Reason != tc.reason {
+			t.Errorf("%v: %v, want %s %s", tc.limit, err, tc.field, tc.reason)
+		}
+	}
+	for _, l := range []ratekit.Limit{ratekit.InFlight(10_000), ratekit.SlidingLog(10_000, time.Minute)} {
+		if _, err := ratekit.New(memstore.New(), l); err != nil {
+			t.Errorf("%v: %v", l, err)
+		}
 	}
 }
 

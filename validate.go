@@ -33,10 +33,7 @@ func (l *limitDef) validate() error {
 	case l.alg == algSlidingWindow:
 		return l.validateSliding()
 	case l.alg == algSlidingLog:
-		if l.quota > maxLogQuota {
-			return l.invalid("quota", fmt.Sprintf("must be at most %d for a sliding log (got %d)", maxLogQuota, l.quota))
-		}
-		if err := l.validateCount("quota", l.quota); err != nil {
+		if err := l.validateLogCount("quota", "a sliding log"); err != nil {
 			return err
 		}
 		return l.validateWindow("window", l.period)
@@ -134,6 +131,15 @@ func (a algorithm) builtin() bool { return slices.Contains(bounds.Builtin, strin
 func (l *limitDef) validateCount(field string, n int64) error {
 	if n < 1 || n > maxQuota {
 		return l.invalid(field, fmt.Sprintf("must be between 1 and 2^53-1 (got %d)", n))
+	}
+	return nil
+}
+
+// validateLogCount checks the quota of a limit that keeps one entry per
+// request or slot (SlidingLog, InFlight): 1 to maxLogQuota.
+func (l *limitDef) validateLogCount(field, kind string) error {
+	if l.quota < 1 || l.quota > maxLogQuota {
+		return l.invalid(field, fmt.Sprintf("must be between 1 and %d for %s (got %d)", maxLogQuota, kind, l.quota))
 	}
 	return nil
 }

@@ -59,6 +59,12 @@ type client struct {
 // codes.ResourceExhausted and a RetryInfo of the time left, and is never
 // sent.
 //
+// A refusal by in-flight limits alone (ratekit.InFlight; its ErrorInfo
+// metadata has quota_unit "concurrent-requests") holds back no other call:
+// a slot comes back whenever any call ends, which no advised time foresees,
+// so the method's later calls are sent at once. The refused call itself is
+// still sent again after its advised time, under the same bounds.
+//
 // It is safe for concurrent use. Its state is per method: build one per
 // connection, and a client that calls on behalf of several subjects (a
 // gateway) one per subject.
@@ -75,7 +81,8 @@ func UnaryClientInterceptor(opts ...ClientOption) grpc.UnaryClientInterceptor {
 // opened again, since the messages its caller sent are gone: gRPC's own
 // retry policy does that, replaying them, when the service config names
 // RESOURCE_EXHAUSTED among its retryable codes, and it waits the
-// grpc-retry-pushback-ms the server interceptors send.
+// grpc-retry-pushback-ms the server interceptors send. A refusal by
+// in-flight limits alone holds back no later stream.
 func StreamClientInterceptor(opts ...ClientOption) grpc.StreamClientInterceptor {
 	return newClient(opts).stream
 }
@@ -90,8 +97,9 @@ func newClient(opts []ClientOption) *client {
 
 func (c *client) unary(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
 	limit := c.limit(ctx)
+	var after time.Time // the advised time of this call's last refusal
 	for retry := 0; ; retry++ {
-		if err := c.await(ctx, method, limit); err != nil {
+		if err := c.await(ctx, method, after, limit); err != nil {
 			return err
 		}
 		err := invoker(ctx, method, req, reply, cc, opts...)
@@ -99,11 +107,12 @@ func (c *client) unary(ctx context.Context, method string, req, reply any, cc *g
 		if !refused || retry >= c.maxRetries || until.After(limit) {
 			return err
 		}
+		after = until
 	}
 }
 
 func (c *client) stream(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
-	if err := c.await(ctx, method, c.limit(ctx)); err != nil {
+	if err := c.await(ctx, method, time.Time{}, c.limit(ctx)); err != nil {
 		return nil, err
 	}
 	cs, err := streamer(ctx, desc, cc, method, opts...)
@@ -147,14 +156,14 @@ func (c *client) limit(ctx context.Context) time.Time {
 	return limit
 }
 
-// await waits until method is no longer held, or refuses the call when the
-// hold lasts past limit; it ends with ctx.
-func (c *client) await(ctx context.Context, method string, limit time.Time) error {
+// await waits until method is no longer held and after has passed, or
+// refuses the call when that lies past limit; it ends with ctx.
+func (c *client) await(ctx context.Context, method string, after, limit time.Time) error {
 	c.mu.Lock()
-	until, held := c.hold[method]
+	until := c.hold[method]
 	c.mu.Unlock()
-	if !held {
-		return nil
+	if after.After(until) {
+		until = after
 	}
 	wait := time.Until(until)
 	if wait <= 0 {
@@ -183,14 +192,17 @@ func heldError(method string, wait time.Duration) error {
 	return st.Err()
 }
 
-// note records the advised time of a refusal, if err is one, and returns
-// it.
+// note returns the advised time of a refusal, if err is one, and holds
+// method until then unless in-flight limits alone refused it.
 func (c *client) note(method string, err error) (until time.Time, refused bool) {
-	delay, ok := retryDelay(err)
+	delay, concurrent, ok := retryDelay(err)
 	if !ok {
 		return time.Time{}, false
 	}
 	until = time.Now().Add(delay)
+	if concurrent {
+		return until, true
+	}
 	c.mu.Lock()
 	if c.hold == nil {
 		c.hold = make(map[string]time.Time)
@@ -202,21 +214,25 @@ func (c *client) note(method string, err error) (until time.Time, refused bool) 
 	return until, true
 }
 
-// retryDelay returns the RetryInfo delay of a ResourceExhausted status.
-func retryDelay(err error) (time.Duration, bool) {
+// retryDelay returns the RetryInfo delay of a ResourceExhausted status, and
+// whether its ErrorInfo marks a refusal by in-flight limits alone.
+func retryDelay(err error) (delay time.Duration, concurrent, ok bool) {
 	if err == nil {
-		return 0, false
+		return 0, false, false
 	}
-	st, ok := status.FromError(err)
-	if !ok || st.Code() != codes.ResourceExhausted {
-		return 0, false
+	st, isStatus := status.FromError(err)
+	if !isStatus || st.Code() != codes.ResourceExhausted {
+		return 0, false, false
 	}
 	for _, d := range st.Details() {
-		if ri, ok := d.(*errdetails.RetryInfo); ok && ri.RetryDelay != nil {
-			if delay := ri.RetryDelay.AsDuration(); delay > 0 {
-				return delay, true
+		switch d := d.(type) {
+		case *errdetails.RetryInfo:
+			if d.RetryDelay != nil && d.RetryDelay.AsDuration() > 0 {
+				delay, ok = d.RetryDelay.AsDuration(), true
 			}
+		case *errdetails.ErrorInfo:
+			concurrent = d.Domain == Domain && d.Metadata[infoQuotaUnit] == quotaUnitConcurrent
 		}
 	}
-	return 0, false
+	return delay, concurrent, ok
 }

@@ -187,3 +187,77 @@ func TestRetryPolicyReplaysStream(t *testing.T) {
 			svc.streams.Load(), svc.received.Load(), refused.n.Load())
 	}
 }
+
+// deniedSignal sends on its channel (without blocking) when the server
+// refuses a call.
+type deniedSignal chan struct{}
+
+func (s deniedSignal) Observe(_ context.Context, e observe.Event) {
+	if e.Outcome == observe.Denied {
+		select {
+		case s <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// An in-flight refusal holds back no call: once InFlight(1) refused a call,
+// the method's next calls are sent at once, even by a client that waits
+// for nothing, which a rate refusal's hold would refuse unsent.
+func TestClientInFlightRefusalHoldsNoCall(t *testing.T) {
+	l, _ := limiter(t, ratekit.InFlight(1).Named("conc"))
+	h := newHolder()
+	svc := &echoServer{unaryHook: h.hook}
+	var refused denials
+	conn := serveEcho(t, svc, []grpc.ServerOption{grpc.UnaryInterceptor(ratekitgrpc.UnaryServerInterceptor(l, ratekitgrpc.ByIP(),
+		ratekitgrpc.WithObserver(&refused)))},
+		grpc.WithUnaryInterceptor(ratekitgrpc.UnaryClientInterceptor(ratekitgrpc.WithMaxWait(0))))
+	ctx := context.Background()
+	first := h.hold(t, conn, 1)
+	if r := call(ctx, conn, "x"); status.Code(r.err) != codes.ResourceExhausted {
+		t.Fatalf("call while the slot is held: %v", r.err)
+	}
+	close(h.release[1])
+	if r := <-first; r.err != nil {
+		t.Fatal(r.err)
+	}
+	for i := range 3 {
+		if r := call(ctx, conn, "x"); r.err != nil {
+			t.Fatalf("call %d after the refusal: %v", i+1, r.err)
+		}
+	}
+	if refused.n.Load() != 1 || svc.unary.Load() != 4 {
+		t.Errorf("server refused %d calls and ran %d, want 1 and 4", refused.n.Load(), svc.unary.Load())
+	}
+}
+
+// The call an in-flight limit refused is still sent again, once its
+// advised time (1 s) has passed, and then passes.
+func TestClientRetriesInFlightRefusal(t *testing.T) {
+	l, _ := limiter(t, ratekit.InFlight(1).Named("conc"))
+	h := newHolder()
+	svc := &echoServer{unaryHook: h.hook}
+	var refused denials
+	signal := make(deniedSignal, 1)
+	conn := serveEcho(t, svc, []grpc.ServerOption{grpc.UnaryInterceptor(ratekitgrpc.UnaryServerInterceptor(l, ratekitgrpc.ByIP(),
+		ratekitgrpc.WithObserver(&refused, signal)))},
+		grpc.WithUnaryInterceptor(ratekitgrpc.UnaryClientInterceptor()))
+	first := h.hold(t, conn, 1)
+	retried := make(chan reply, 1)
+	sent := time.Now()
+	go func() { retried <- call(context.Background(), conn, "x") }()
+	<-signal // refused while the slot is held
+	close(h.release[1])
+	if r := <-first; r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r := <-retried; r.err != nil {
+		t.Fatalf("refused call: %v", r.err)
+	}
+	if waited := time.Since(sent); waited < time.Second {
+		t.Errorf("refused call passed after %v: it was sent again before its advised time", waited)
+	}
+	if refused.n.Load() != 1 || svc.unary.Load() != 2 {
+		t.Errorf("server refused %d calls and ran %d, want 1 and 2", refused.n.Load(), svc.unary.Load())
+	}
+}

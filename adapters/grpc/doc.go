@@ -15,10 +15,13 @@
 //     up; absent when the call can never pass), google.rpc.QuotaFailure (one
 //     violation per limit that refused: QuotaId its name, QuotaValue its
 //     quota) and google.rpc.ErrorInfo (Reason RATE_LIMITED, or the code of
-//     WithErrorCode; Domain "ratekit"). The rate-limit fields, retry-after
-//     (whole seconds) and grpc-retry-pushback-ms go in the trailers, so the
-//     answer is a trailers-only response that gRPC's own retry policies can
-//     act on in every language.
+//     WithErrorCode; Domain "ratekit"; when InFlight limits alone refused,
+//     Metadata quota_unit "concurrent-requests", as RateLimit-Policy's qu
+//     parameter says, for its RetryInfo of 1 s foresees no free slot). The
+//     rate-limit fields, retry-after (whole seconds) and
+//     grpc-retry-pushback-ms go in the trailers, so the answer is a
+//     trailers-only response that gRPC's own retry policies can act on in
+//     every language.
 //   - The store fails: WithErrorPolicy decides, as for HTTP. FailOpen (the
 //     default) runs the handler without rate-limit metadata; FailClosed
 //     answers codes.Unavailable with RetryInfo (1 s) and ErrorInfo
@@ -85,7 +88,9 @@
 // sent again once the advised time has passed, if that is within the call's
 // deadline and WithMaxWait, and later calls and streams of the same method
 // wait until then before they are sent at all, so the client does not send
-// what the server has already said it would refuse.
+// what the server has already said it would refuse. A refusal by InFlight
+// limits alone holds back no other call: a slot comes back whenever any
+// call ends.
 //
 // Interceptors are safe for concurrent use, like the Limiter they wrap. The
 // Gin, Echo and Fiber adapters offer the same option names.

@@ -90,9 +90,12 @@ func TestInFlightUnary(t *testing.T) {
 	if st := status.Convert(r.err); st.Code() != codes.ResourceExhausted || st.Message() != "Too many requests. Try again in 1 second." {
 		t.Fatalf("third call: %v", r.err)
 	}
-	ri, qf, _ := details(t, r.err)
+	ri, qf, ei := details(t, r.err)
 	if ri == nil || ri.RetryDelay.AsDuration() != time.Second || qf == nil || qf.Violations[0].QuotaId != "conc" || qf.Violations[0].QuotaValue != 2 {
 		t.Errorf("third call: RetryInfo %v QuotaFailure %v", ri, qf)
+	}
+	if ei == nil || ei.Reason != "RATE_LIMITED" || len(ei.Metadata) != 1 || ei.Metadata["quota_unit"] != "concurrent-requests" {
+		t.Errorf("third call: ErrorInfo %v, want quota_unit concurrent-requests", ei)
 	}
 	checkMD(t, "trailer", r.trailer, map[string]string{"ratelimit-policy": policy, "ratelimit": `"conc";r=0`,
 		"x-ratelimit-limit": "2", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "1800000000",
@@ -105,6 +108,30 @@ func TestInFlightUnary(t *testing.T) {
 	admitted(call(context.Background(), conn, "x"), "1")
 	if got := left(t, l)["conc"]; got != 2 {
 		t.Fatalf("%d slots free once every call returned, want 2", got)
+	}
+}
+
+// TestInFlightWithRateRefusal: a refusal a rate limit took part in is no
+// in-flight refusal, even when the InFlight limit binds (its 1 s is the
+// longer wait): its ErrorInfo has no quota_unit.
+func TestInFlightWithRateRefusal(t *testing.T) {
+	l, _ := limiter(t, ratekit.InFlight(1).Named("conc"), ratekit.FixedWindow(1, 500*time.Millisecond).Named("api"))
+	h := newHolder()
+	conn := serveEcho(t, &echoServer{unaryHook: h.hook}, []grpc.ServerOption{grpc.UnaryInterceptor(
+		ratekitgrpc.UnaryServerInterceptor(l, ratekitgrpc.ByIP()))})
+	first := h.hold(t, conn, 1)
+	r := call(context.Background(), conn, "x")
+	ri, qf, ei := details(t, r.err)
+	if status.Code(r.err) != codes.ResourceExhausted || ri == nil || ri.RetryDelay.AsDuration() != time.Second ||
+		qf == nil || len(qf.Violations) != 2 || qf.Violations[0].QuotaId != "conc" {
+		t.Fatalf("second call: %v, RetryInfo %v QuotaFailure %v", r.err, ri, qf)
+	}
+	if ei == nil || ei.Metadata != nil {
+		t.Errorf("second call: ErrorInfo %v, want no metadata", ei)
+	}
+	close(h.release[1])
+	if r := <-first; r.err != nil {
+		t.Fatal(r.err)
 	}
 }
 

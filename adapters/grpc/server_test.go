@@ -48,7 +48,7 @@ func TestUnaryAllowThenDeny(t *testing.T) {
 		qf.Violations[0].Description != "api: fixed 2 per 1m0s" {
 		t.Errorf("QuotaFailure %v", qf)
 	}
-	if ei == nil || ei.Reason != "RATE_LIMITED" || ei.Domain != "ratekit" {
+	if ei == nil || ei.Reason != "RATE_LIMITED" || ei.Domain != "ratekit" || ei.Metadata != nil {
 		t.Errorf("ErrorInfo %v", ei)
 	}
 	checkMD(t, "trailer", r.trailer, map[string]string{

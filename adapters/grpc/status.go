@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store"
 )
 
 // Domain is the ErrorInfo domain of the statuses ratekitgrpc answers with.
@@ -28,6 +29,15 @@ const (
 	// client's retry policy waits before it tries again, or -1 for a call
 	// that can never pass.
 	FieldPushback = "grpc-retry-pushback-ms"
+)
+
+// The ErrorInfo metadata of a refusal by InFlight limits alone: quota_unit
+// "concurrent-requests", as RateLimit-Policy's qu parameter says. A slot
+// comes back when any call ends, so such a refusal says nothing about when
+// the method's other calls would pass.
+const (
+	infoQuotaUnit       = "quota_unit"
+	quotaUnitConcurrent = "concurrent-requests"
 )
 
 // mdFields is the ratekit.HeaderSetter of a call: it keeps the rate-limit
@@ -99,9 +109,9 @@ func refusal(v ratekit.Verdict, fields *mdFields) (metadata.MD, error) {
 		if d.Unsatisfiable {
 			retry = 0
 		}
-		return statusOf(e, retry, decisionViolations(d), fields)
+		return statusOf(e, retry, decisionViolations(d), inFlightOnly(d), fields)
 	}
-	return statusOf(e, time.Duration(e.Context.RetryAfter)*time.Second, contextViolations(e.Context), fields)
+	return statusOf(e, time.Duration(e.Context.RetryAfter)*time.Second, contextViolations(e.Context), false, fields)
 }
 
 // Error returns the gRPC status error of an ErrorResponse from elsewhere in
@@ -121,7 +131,7 @@ func Error(err error) error {
 	if !errors.As(err, &e) {
 		return status.Error(codes.Internal, "internal error")
 	}
-	_, st := statusOf(e, time.Duration(e.Context.RetryAfter)*time.Second, contextViolations(e.Context), &mdFields{})
+	_, st := statusOf(e, time.Duration(e.Context.RetryAfter)*time.Second, contextViolations(e.Context), false, &mdFields{})
 	return st
 }
 
@@ -141,6 +151,20 @@ func decisionViolations(d ratekit.Decision) []violation {
 		}
 	}
 	return out
+}
+
+// inFlightOnly reports whether every limit that refused d is an InFlight
+// limit: a refusal no rate limit took part in.
+func inFlightOnly(d ratekit.Decision) bool {
+	if d.Limit.Spec().Algorithm != store.InFlight {
+		return false
+	}
+	for _, s := range d.States {
+		if !s.Allowed && s.Limit.Spec().Algorithm != store.InFlight {
+			return false
+		}
+	}
+	return true
 }
 
 func limitViolation(l ratekit.Limit) violation {
@@ -164,8 +188,9 @@ func contextViolations(c ratekit.ErrorContext) []violation {
 
 // statusOf builds the status of e and its trailers (fields, plus
 // retry-after and the pushback). retry is the exact time until the call
-// could pass, 0 when it never can.
-func statusOf(e *ratekit.ErrorResponse, retry time.Duration, violations []violation, fields *mdFields) (metadata.MD, error) {
+// could pass, 0 when it never can; concurrent marks a refusal by InFlight
+// limits alone.
+func statusOf(e *ratekit.ErrorResponse, retry time.Duration, violations []violation, concurrent bool, fields *mdFields) (metadata.MD, error) {
 	code := codes.InvalidArgument
 	switch e.Status {
 	case http.StatusTooManyRequests:
@@ -173,7 +198,11 @@ func statusOf(e *ratekit.ErrorResponse, retry time.Duration, violations []violat
 	case http.StatusServiceUnavailable:
 		code = codes.Unavailable
 	}
-	details := []protoadapt.MessageV1{&errdetails.ErrorInfo{Reason: string(e.Code), Domain: Domain}}
+	info := &errdetails.ErrorInfo{Reason: string(e.Code), Domain: Domain}
+	if concurrent && code == codes.ResourceExhausted {
+		info.Metadata = map[string]string{infoQuotaUnit: quotaUnitConcurrent}
+	}
+	details := []protoadapt.MessageV1{info}
 	if code != codes.InvalidArgument {
 		if retry > 0 {
 			details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(retry)})
