@@ -36,3 +36,11 @@ func (e *LimitError) Error() string {
 
 // Is reports whether target is ErrInvalidLimit.
 func (e *LimitError) Is(target error) bool { return target == ErrInvalidLimit }
+
+// settleError is a store's reason for not settling a Limiter's charges
+// (store.SettleChecker), which matches ErrInvalidLimit and reads as the
+// store wrote it, prefixed once.
+type settleError struct{ err error }
+
+func (e *settleError) Error() string   { return e.err.Error() }
+func (e *settleError) Unwrap() []error { return []error{ErrInvalidLimit, e.err} }

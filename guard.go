@@ -60,16 +60,22 @@ type nonBlocking interface {
 
 // NewGuard returns the Guard of l under opts, the options of Middleware. It
 // panics if l is nil, or if WithSettle or WithCountIf is given for a store
-// that cannot settle: those are programming errors found when the route is
-// built, never at request time.
+// that cannot settle l's charges (one that is no store.Settler, or whose
+// store.SettleChecker refuses l's limits): those are programming errors
+// found when the route is built, never at request time.
 func NewGuard(l *Limiter, opts ...Option) *Guard {
 	if l == nil {
 		panic("ratekit: a Guard needs a Limiter; build one with ratekit.New")
 	}
 	nb, ok := l.store.(nonBlocking)
 	cfg := newConfig(opts)
-	if _, settles := l.store.(settler); (cfg.settle || cfg.countIf != nil) && !settles {
-		panic("ratekit: WithSettle and WithCountIf need a store that can settle charges (store/memstore, the Redis stores, or a wrapper of them); this Limiter's store cannot")
+	if cfg.settle || cfg.countIf != nil {
+		if _, settles := l.store.(settler); !settles {
+			panic("ratekit: WithSettle and WithCountIf need a store that can settle charges (store/memstore, the Redis stores, or a wrapper of them); this Limiter's store cannot")
+		}
+		if err := l.checkSettle(); err != nil {
+			panic(err.Error() + " (WithSettle and WithCountIf settle every request's charge)")
+		}
 	}
 	return &Guard{limiter: l, cfg: cfg, unbounded: ok && nb.NonBlocking(),
 		reserving: l.lease > 0 || cfg.settle || cfg.countIf != nil}

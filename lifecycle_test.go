@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -191,6 +192,58 @@ func TestSettleNeedsASettler(t *testing.T) {
 			ratekit.Middleware(l, ratekit.ByIP(), o)
 		}()
 	}
+}
+
+// picky is a store that settles the calls of every limit but those named
+// "local" (store.SettleChecker), as a lease store does for its leased
+// limits.
+type picky struct{ *memstore.Store }
+
+var errLocal = errors.New(`ratekit: test: limit "local" cannot be settled; give it a Limiter of its own`)
+
+func (picky) CheckSettle(limits []ratekit.Limit) error {
+	for _, l := range limits {
+		if l.Name() == "local" {
+			return errLocal
+		}
+	}
+	return nil
+}
+
+// TestSettleCheckerRefuses: a store that reports the limits it cannot
+// settle has a Limiter with such a limit and an InFlight one refused by
+// New, and WithSettle and WithCountIf on one refused by Middleware, with
+// the store's error as it wrote it; Limiters without such a limit are
+// built.
+func TestSettleCheckerRefuses(t *testing.T) {
+	st := picky{memstore.New()}
+	defer st.Close()
+	local, other := ratekit.FixedWindow(10, time.Minute).Named("local"), ratekit.FixedWindow(10, time.Minute).Named("other")
+	_, err := ratekit.New(st, local, ratekit.InFlight(2))
+	if !errors.Is(err, ratekit.ErrInvalidLimit) || !errors.Is(err, errLocal) || err.Error() != errLocal.Error() {
+		t.Fatalf("New: %v; want the store's error, matching ErrInvalidLimit", err)
+	}
+	if _, err := ratekit.New(st, other, ratekit.InFlight(2)); err != nil {
+		t.Fatalf("New without the limit: %v", err)
+	}
+	l, err := ratekit.New(st, local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []ratekit.Option{ratekit.WithSettle(), ratekit.WithCountIf(func(int) bool { return true })} {
+		func() {
+			defer func() {
+				if msg, _ := recover().(string); !strings.HasPrefix(msg, errLocal.Error()) {
+					t.Errorf("Middleware: panic %q; want the store's error", msg)
+				}
+			}()
+			ratekit.Middleware(l, ratekit.ByIP(), o)
+		}()
+	}
+	if l, err = ratekit.New(st, other); err != nil {
+		t.Fatal(err)
+	}
+	ratekit.Middleware(l, ratekit.ByIP(), ratekit.WithSettle()) // does not panic
 }
 
 // TestReleaseFailsLapses: a release the store refuses ends the renewals,

@@ -39,6 +39,11 @@ type Limiter struct {
 // limit is named after its algorithm ("fixed", "gcra", ...), so two routes
 // whose unnamed limits have equal parameters share one counter per subject:
 // give the limits of each route or purpose their own name with Named.
+//
+// A Limiter with InFlight limits needs a store that can settle its charges
+// and hold slots (store.Settler); New refuses one on a store that cannot,
+// or that says it cannot for these limits (store.SettleChecker: a lease
+// store for its leased limits).
 func New(store Store, limits ...Limit) (*Limiter, error) {
 	if store == nil {
 		return nil, fmt.Errorf("%w: the store is nil; pass memstore.New() or a Redis store", ErrInvalidLimit)
@@ -62,10 +67,27 @@ func New(store Store, limits ...Limit) (*Limiter, error) {
 		return nil, errors.Join(errs...)
 	}
 	l := newLimiter(store, limits)
-	if _, ok := store.(settler); l.lease > 0 && !ok {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidLimit, errCannotSettle)
+	if l.lease > 0 {
+		if err := l.checkSettle(); err != nil {
+			return nil, err
+		}
 	}
 	return l, nil
+}
+
+// checkSettle reports why l's store cannot settle the charges of l's
+// enforced limits, matching ErrInvalidLimit: it is no settler, or it says
+// so (store.SettleChecker).
+func (l *Limiter) checkSettle() error {
+	if _, ok := l.store.(settler); !ok {
+		return fmt.Errorf("%w: %w", ErrInvalidLimit, errCannotSettle)
+	}
+	if c, ok := l.store.(settleChecker); ok && len(l.enforced) > 0 {
+		if err := c.CheckSettle(l.enforced); err != nil {
+			return &settleError{err}
+		}
+	}
+	return nil
 }
 
 // Allow is AllowN(ctx, key, 1).

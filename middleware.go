@@ -18,9 +18,9 @@ import (
 // Each store call is bounded by WithTimeout (100 ms by default), but for a
 // store that never blocks (store.NonBlocking, such as store/memstore), which
 // is called without a timer. Middleware panics if l or key is nil, or if
-// WithSettle or WithCountIf is given for a store that cannot settle: those
-// are programming errors found when the handler is built, never at request
-// time.
+// WithSettle or WithCountIf is given for a store that cannot settle l's
+// charges (see NewGuard): those are programming errors found when the
+// handler is built, never at request time.
 func Middleware(l *Limiter, key KeyFunc, opts ...Option) func(http.Handler) http.Handler {
 	if l == nil || key == nil {
 		panic("ratekit: Middleware needs a Limiter and a KeyFunc")

@@ -53,3 +53,11 @@ type settler interface {
 	Settle(ctx context.Context, key string, limits []Limit, r *Receipt, cost int64) error
 	Renew(ctx context.Context, key string, limits []Limit, r *Receipt) (bool, error)
 }
+
+// settleChecker is store.SettleChecker's method: a settler that cannot
+// settle the calls of some limits (store/lease for its leased limits, a
+// wrapper of a store that cannot settle) says so for a Limiter's limits,
+// so that New and NewGuard refuse them when the Limiter is built.
+type settleChecker interface {
+	CheckSettle(limits []Limit) error
+}

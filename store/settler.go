@@ -32,3 +32,21 @@ type Settler interface {
 	// not taken again).
 	Renew(ctx context.Context, key string, limits []ratekit.Limit, r *ratekit.Receipt) (bool, error)
 }
+
+// A SettleChecker is a Settler that cannot settle the calls of every
+// limit: a wrapper whose inner store is no Settler, or store/lease, whose
+// leased limits are spent in process. ratekit.New refuses a Limiter with
+// InFlight limits, and ratekit.NewGuard (Middleware, the adapters) panics
+// for WithSettle and WithCountIf, when CheckSettle reports an error for
+// the Limiter's limits: a call that could not be settled is found when the
+// Limiter or the route is built, not at request time, where the error
+// policy might let it pass unlimited. A wrapper of a store reports what
+// the store it wraps reports.
+type SettleChecker interface {
+	Settler
+	// CheckSettle reports why the store cannot Reserve, Settle and Renew
+	// calls with limits (a Limiter's limits, in order), or nil when it can.
+	// Its error is prefixed "ratekit: " and says how to fix the setup; the
+	// store's Reserve, Settle and Renew return it for such calls.
+	CheckSettle(limits []ratekit.Limit) error
+}

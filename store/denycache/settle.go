@@ -11,7 +11,8 @@ import (
 
 // errNotSettler is the error of a settling call when the inner store
 // cannot settle.
-var errNotSettler = errors.New("ratekit: denycache: the inner store cannot settle charges or hold in-flight slots (it is not a store.Settler)")
+var errNotSettler = errors.New("ratekit: denycache: the inner store cannot settle charges or hold in-flight slots (it is not a store.Settler); " +
+	"wrap one that can (store/memstore, the Redis stores)")
 
 // Reserve implements store.Settler: it answers a cached denial as Take
 // does (a denial charges nothing, so it needs no receipt), and otherwise
@@ -49,4 +50,22 @@ func (s *Store) Renew(ctx context.Context, key string, limits []ratekit.Limit, r
 	return st.Renew(ctx, key, limits, r)
 }
 
-var _ store.Settler = (*Store)(nil)
+// CheckSettle implements store.SettleChecker: an error when the inner
+// store cannot settle, else what the inner store reports for limits, so
+// that ratekit.New and Middleware refuse a Limiter whose charges the inner
+// store could not settle.
+func (s *Store) CheckSettle(limits []ratekit.Limit) error {
+	st, ok := s.inner.(store.Settler)
+	if !ok {
+		return errNotSettler
+	}
+	if c, ok := st.(store.SettleChecker); ok {
+		return c.CheckSettle(limits)
+	}
+	return nil
+}
+
+var (
+	_ store.Settler       = (*Store)(nil)
+	_ store.SettleChecker = (*Store)(nil)
+)

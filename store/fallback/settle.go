@@ -9,7 +9,8 @@ import (
 )
 
 // errNotSettler is the error of a settling call when a store cannot settle.
-var errNotSettler = errors.New("ratekit: fallback: a store cannot settle charges or hold in-flight slots (it is not a store.Settler)")
+var errNotSettler = errors.New("ratekit: fallback: a store cannot settle charges or hold in-flight slots (it is not a store.Settler); " +
+	"give the fallback a primary and a local store that can (the Redis stores, store/memstore)")
 
 // Reserve implements store.Settler: Take that records the charge, in the
 // store that made it (a receipt from the local store has Fallback set).
@@ -57,4 +58,30 @@ func (s *Store) settler(r *ratekit.Receipt, limits []ratekit.Limit) (store.Settl
 	return se, limits, nil
 }
 
-var _ store.Settler = (*Store)(nil)
+// CheckSettle implements store.SettleChecker: an error when the primary
+// or the local store cannot settle, else what they report for limits (the
+// local store for the scaled limits), so that ratekit.New and Middleware
+// refuse a Limiter whose charges either could not settle.
+func (s *Store) CheckSettle(limits []ratekit.Limit) error {
+	if err := checkSettle(s.primary, limits); err != nil {
+		return err
+	}
+	return checkSettle(s.local, s.scaled.limits(limits))
+}
+
+// checkSettle is st's answer to CheckSettle, or errNotSettler.
+func checkSettle(st ratekit.Store, limits []ratekit.Limit) error {
+	se, ok := st.(store.Settler)
+	if !ok {
+		return errNotSettler
+	}
+	if c, ok := se.(store.SettleChecker); ok {
+		return c.CheckSettle(limits)
+	}
+	return nil
+}
+
+var (
+	_ store.Settler       = (*Store)(nil)
+	_ store.SettleChecker = (*Store)(nil)
+)

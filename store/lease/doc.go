@@ -78,6 +78,40 @@
 // are, and so do calls of cost 0 (a check) or above the smallest quota,
 // and calls about more subjects than WithMaxSubjects.
 //
+// # InFlight limits and settled charges
+//
+// A Store is a store.Settler (Reserve, Settle, Renew) for the calls that
+// name none of its leased limits: the inner store reserves, settles and
+// renews them. So a second Limiter on the same Store can hold InFlight
+// limits, or serve Middleware's WithSettle and WithCountIf, beside the
+// Limiter of the leased limits:
+//
+//	rate, err := ratekit.New(ls, global)                     // leased
+//	slots, err := ratekit.New(ls, ratekit.InFlight(100))     // held in rs
+//	h := ratekit.Middleware(rate, key)(ratekit.Middleware(slots, key)(next))
+//
+// A call that names a leased limit (or a limit of the same name and
+// parameters, which shares its state) is refused, when the Limiter is
+// built: ratekit.New refuses a Limiter with a leased limit and an InFlight
+// one, and Middleware (ratekit.NewGuard) panics for WithSettle or
+// WithCountIf on a Limiter with a leased limit, with an error that names
+// the limit and the fix (through store.SettleChecker); Reserve, Settle and
+// Renew return that error for such a call and make no store call. No
+// other answer keeps the promises. A charge spent from a lease was debited
+// from the shared window before the call, in a batch with other calls'
+// units, so the inner store holds no charge of the call to settle.
+// Refunding it into the shared window (or passing the whole call to the
+// inner store, whose refund does the same) would make the window's
+// Remaining rise, which every instance's local refusals assume it never
+// does within a window. Taking the leased units and the InFlight slot in
+// two steps would break all or nothing across the call's limits. And an
+// error found only at request time would go to the error policy, which
+// fails open by default: the limit would be silently off.
+//
+// Over an inner store that is no store.Settler, Reserve, Settle and Renew
+// return an error, and ratekit.New and Middleware refuse a Limiter that
+// needs them, as they do for a wrapping deny cache or fallback store.
+//
 // # Faults
 //
 //   - An instance that dies holding a lease loses its units for the rest

@@ -12,17 +12,32 @@ import (
 	"github.com/ratekit/ratekit/store/storetest"
 )
 
-// counting is a store that counts the calls that reach it and the units
-// they asked for.
+// counting is a memstore that counts the Takes that reach it and the
+// units they asked for, and its settling calls (Reserve, Settle, Renew).
 type counting struct {
-	ratekit.Store
-	takes, units atomic.Int64
+	*memstore.Store
+	takes, units, settling atomic.Int64
 }
 
 func (c *counting) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
 	c.takes.Add(1)
 	c.units.Add(cost)
 	return c.Store.Take(ctx, key, limits, cost)
+}
+
+func (c *counting) Reserve(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
+	c.settling.Add(1)
+	return c.Store.Reserve(ctx, key, limits, cost)
+}
+
+func (c *counting) Settle(ctx context.Context, key string, limits []ratekit.Limit, r *ratekit.Receipt, cost int64) error {
+	c.settling.Add(1)
+	return c.Store.Settle(ctx, key, limits, r, cost)
+}
+
+func (c *counting) Renew(ctx context.Context, key string, limits []ratekit.Limit, r *ratekit.Receipt) (bool, error) {
+	c.settling.Add(1)
+	return c.Store.Renew(ctx, key, limits, r)
 }
 
 // fixture is a lease store over a counting memstore, both on one fake

@@ -17,7 +17,8 @@ import (
 // Store is a ratekit.Store that takes the quota of its leased limits from
 // an inner store in leases and spends them in process (see the package
 // documentation for what it promises). Calls with other limits go to the
-// inner store as they are.
+// inner store as they are. It is a store.Settler for calls that name no
+// leased limit, when the inner store is one (see Reserve).
 //
 // The zero value is not usable: build a Store with New. A Store is safe
 // for concurrent use. An admission from a lease costs one atomic
@@ -165,7 +166,7 @@ func (s *Store) Peek(ctx context.Context, key string, limits []ratekit.Limit) (r
 // and drops again the lease a call made meanwhile. Leases of other
 // instances are not seen here: they are spent until their window ends.
 func (s *Store) Reset(ctx context.Context, key string, limits []ratekit.Limit) error {
-	if key == "" || !s.sharesLimit(limits) {
+	if key == "" || s.shared(limits) < 0 {
 		return s.inner.Reset(ctx, key, limits)
 	}
 	sub := subject.Key(key)
@@ -188,17 +189,18 @@ func (s *Store) leased(limits []ratekit.Limit) bool {
 	return true
 }
 
-// sharesLimit reports whether limits and the leased limits share one.
-func (s *Store) sharesLimit(limits []ratekit.Limit) bool {
-	for _, l := range limits {
+// shared returns the index in limits of the first of them that is a
+// leased limit (the same state: the same Spec().ID), or -1.
+func (s *Store) shared(limits []ratekit.Limit) int {
+	for i, l := range limits {
 		id := l.Spec().ID
 		for _, own := range s.ids {
 			if id == own {
-				return true
+				return i
 			}
 		}
 	}
-	return false
+	return -1
 }
 
 // unused is a Store that is never called: New validates limits with

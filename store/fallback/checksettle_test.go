@@ -1,0 +1,57 @@
+package fallback_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store/fallback"
+	"github.com/ratekit/ratekit/store/lease"
+	"github.com/ratekit/ratekit/store/memstore"
+)
+
+// takeOnly hides every method of a store but those of ratekit.Store.
+type takeOnly struct{ ratekit.Store }
+
+// TestCheckSettleAsksBothStores: ratekit.New refuses a Limiter with an
+// InFlight limit on a fallback store whose primary or local store cannot
+// settle, or cannot settle those limits (a lease store, for its leased
+// limit), with the error a settling call would return at request time;
+// it accepts one both can settle.
+func TestCheckSettleAsksBothStores(t *testing.T) {
+	ms := memstore.New()
+	defer ms.Close()
+	rate, slots := ratekit.FixedWindow(1000, time.Minute).Named("rate"), ratekit.InFlight(3).Named("slots")
+	ls, err := lease.New(ms, []ratekit.Limit{rate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name           string
+		primary, local ratekit.Store
+		limits         []ratekit.Limit
+		want           string // "" when accepted
+	}{
+		{"memstores", ms, memstore.New(), []ratekit.Limit{rate, slots}, ""},
+		{"primary no settler", takeOnly{ms}, memstore.New(), []ratekit.Limit{slots}, "fallback: a store cannot settle"},
+		{"local no settler", ms, takeOnly{memstore.New()}, []ratekit.Limit{slots}, "fallback: a store cannot settle"},
+		{"leased limit", ls, memstore.New(), []ratekit.Limit{rate, slots}, `limit "rate" is leased`},
+		{"beside a leased limit", ls, memstore.New(), []ratekit.Limit{slots}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fb, err := fallback.New(c.primary, c.local, fallback.Config{Instances: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = ratekit.New(fb, c.limits...)
+			switch {
+			case c.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case c.want != "" && (!errors.Is(err, ratekit.ErrInvalidLimit) || !strings.Contains(err.Error(), c.want)):
+				t.Fatalf("New: %v; want ErrInvalidLimit saying %q", err, c.want)
+			}
+		})
+	}
+}
