@@ -18,11 +18,13 @@ const defaultLease = 10 * time.Second
 // Reservation.Settle or Release. n is at most 10,000.
 //
 // Each slot is a lease that expires unless renewed: a Reservation renews
-// its slots every third of the lease while the request runs, so a slow
-// request keeps its slot while its instance lives, and the slots of an
-// instance that dies come back within one lease (10 s unless Lease says
-// otherwise). A denial's RetryAfter is 1 s, the shortest Retry-After: a
-// slot comes back when a request ends, which no store can foresee.
+// its slots every quarter of the lease while the request runs, each renewal
+// given at most that quarter (and 1 s) to reach the store, so a slow
+// request keeps its slot while its instance lives, through two failed
+// renewals in a row, and the slots of an instance that dies come back
+// within one lease (10 s unless Lease says otherwise). A denial's
+// RetryAfter is 1 s, the shortest Retry-After: a slot comes back when a
+// request ends, which no store can foresee.
 //
 // An InFlight limit reports no window: RateLimit-Policy describes it with
 // qu="concurrent-requests", and RateLimit gives the slots left (r) without
@@ -34,7 +36,7 @@ func InFlight(n int64) Limit {
 
 // Lease returns a copy of an InFlight limit whose slots are leased for d
 // (whole milliseconds, at least 10 ms): the bound on how long a slot held by
-// a dead instance stays taken, and three times the interval at which a
+// a dead instance stays taken, and four times the interval at which a
 // live request renews it. Longer leases cost fewer renewals; shorter ones
 // give slots back sooner after a crash.
 func (l Limit) Lease(d time.Duration) Limit {
@@ -43,7 +45,7 @@ func (l Limit) Lease(d time.Duration) Limit {
 	return c.limit()
 }
 
-// minLease is the shortest lease: renewals every third of it must have
+// minLease is the shortest lease: renewals every quarter of it must have
 // time to reach the store.
 const minLease = 10 * time.Millisecond
 

@@ -41,6 +41,7 @@ func (l *Limiter) Reserve(ctx context.Context, key string, cost int64) (*Reserva
 		}
 		return &Reservation{Decision: d, limiter: l, store: st, key: key}, nil
 	}
+	sent := time.Now() // the slots live at least a lease from here
 	d, err := st.Reserve(ctx, key, l.enforced, cost)
 	if err != nil {
 		return nil, err
@@ -54,7 +55,7 @@ func (l *Limiter) Reserve(ctx context.Context, key string, cost int64) (*Reserva
 		r.receipt = *d.Receipt
 		if r.receipt.Lease != "" && l.lease > 0 {
 			r.mu.Lock() // the first renewal may run before the assignment
-			r.timer = time.AfterFunc(l.lease/3, r.renew)
+			r.renewed, r.timer = sent, time.AfterFunc(time.Until(sent.Add(l.lease/4)), r.renew)
 			r.mu.Unlock()
 		}
 	}
@@ -81,6 +82,7 @@ type Reservation struct {
 	mu       sync.Mutex
 	receipt  Receipt     // Cost is what stands charged; Lease "" once released
 	timer    *time.Timer // renews the slots while held
+	renewed  time.Time   // when the last Reserve or Renew that held the slots was sent
 	released func()      // reports the slots gone to an observer, once; may be nil
 }
 
@@ -203,15 +205,23 @@ func (r *Reservation) settle(ctx context.Context, cost int64, release bool) erro
 // renew renews the reservation's slots and arms the next renewal, until
 // they are released or lost (a lease that lapsed while its store could not
 // be reached is not taken again: its slot may be another request's now).
+//
+// A renewal sent at s that holds the slots keeps them until at least
+// s + lease (the store sets their expiry when it runs, after s). The
+// attempts fall on a grid from s, every quarter of the lease, whatever they
+// take, and each ends by the next point: the third ends by s + lease, so
+// the slots outlast two failed renewals in a row.
 func (r *Reservation) renew() {
 	r.mu.Lock()
-	rc := r.receipt
+	rc, renewed := r.receipt, r.renewed
 	r.mu.Unlock()
 	if rc.Lease == "" {
 		return
 	}
-	every := r.limiter.lease / 3
-	ctx, cancel := context.WithTimeout(context.Background(), min(every, time.Second))
+	every := r.limiter.lease / 4
+	sent := time.Now()
+	next := renewed.Add((max(sent.Sub(renewed)/every, 1) + 1) * every) // after this attempt's point (a late timer skips points)
+	ctx, cancel := context.WithDeadline(context.Background(), sent.Add(min(next.Sub(sent), time.Second)))
 	held, err := r.store.Renew(ctx, r.key, r.limiter.enforced, &rc)
 	cancel()
 	r.mu.Lock()
@@ -229,8 +239,11 @@ func (r *Reservation) renew() {
 		_ = r.store.Settle(ctx, r.key, r.limiter.enforced, &rc, rc.Cost)
 		cancel()
 		return
-	default:
-		r.timer.Reset(every)
+	case err == nil:
+		r.renewed = sent
+		r.timer.Reset(time.Until(sent.Add(every)))
+	default: // failed: tried again at the next point
+		r.timer.Reset(time.Until(next))
 	}
 	r.mu.Unlock()
 }
