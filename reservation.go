@@ -72,7 +72,8 @@ func (l *Limiter) Reserve(ctx context.Context, key string, cost int64) (*Reserva
 // concurrent use.
 type Reservation struct {
 	// Decision is the Limiter's decision on the call. Its Receipt is nil
-	// when the call charged nothing (a denial, or a cost of 0).
+	// for a denial; an admission of cost 0 has one too, so that its charge
+	// can be settled upward, and holds its InFlight slots.
 	Decision Decision
 
 	limiter *Limiter

@@ -108,11 +108,15 @@ func (s *Store) reserve(n int) bool {
 	}
 }
 
-// missing counts the limits of p that have no state among a subject's
-// slots: the entries that charging them adds.
+// missing counts the limits of p that an admitted call stores and that
+// have no state among a subject's slots: the entries that charging them
+// adds.
 func missing(slots []slot, p []pending) int {
 	n := 0
 	for i := range p {
+		if !p[i].keep {
+			continue
+		}
 		if j := find(slots, p[i].sp.ID); j < 0 || !slots[j].has {
 			n++
 		}

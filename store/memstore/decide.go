@@ -12,11 +12,17 @@ type pending struct {
 	sp    ratekit.Spec
 	next  entry
 	lease int64 // InFlight: the id of the lease a charge takes
+	// keep reports that an admitted call stores next: every limit when
+	// the call charges a cost above 0, the InFlight limits alone for a
+	// reserve of cost 0.
+	keep bool
 }
 
 // decide checks limits for key and, when charge is set and every limit
 // admits cost, charges them all, writing the Decision to d (left zero on an
-// error). A call with one limit gets a Decision without States and
+// error). A call that charges takes a slot in each InFlight limit whatever
+// its cost (a Reserve of cost 0 too); its other limits are charged only a
+// cost above 0. A call with one limit gets a Decision without States and
 // allocates nothing once its subject has state.
 func (s *Store) decide(d *ratekit.Decision, key string, limits []ratekit.Limit, cost int64, charge bool, rc *ratekit.Receipt) error {
 	if key == "" {
@@ -55,18 +61,21 @@ func (s *Store) decide(d *ratekit.Decision, key string, limits []ratekit.Limit, 
 // run decides limits for key as decide does, writing each limit's state to
 // states; p is as long as limits, and zero.
 func (s *Store) run(key string, limits []ratekit.Limit, cost int64, charge bool, states []ratekit.LimitState, p []pending, rc *ratekit.Receipt) error {
+	hold := charge // InFlight slots are taken whatever the cost
+	charge = charge && cost > 0
 	var draw, lease int64
 	drawn := false
 	for i := range limits {
 		p[i].sp = limits[i].Spec()
+		p[i].keep = charge
 		switch {
 		case p[i].sp.Algorithm == store.Suppressed && !drawn:
 			draw, drawn = store.DrawBits(s.random()), true // one per call, as redisstore
-		case p[i].sp.Algorithm == store.InFlight && charge:
+		case p[i].sp.Algorithm == store.InFlight && hold:
 			if lease == 0 {
 				lease = s.leases.Add(1)
 			}
-			p[i].lease = lease
+			p[i].lease, p[i].keep = lease, true
 		}
 	}
 	sub := subject.Key(key)
@@ -81,14 +90,14 @@ func (s *Store) run(key string, limits []ratekit.Limit, cost int64, charge bool,
 	allowed := true
 	for i := range limits {
 		var err error
-		slots, err = s.checkLimit(sh, sub, slots, &limits[i], &p[i], &states[i], cost, charge, nowUS, draw)
+		slots, err = s.checkLimit(sh, sub, slots, &limits[i], &p[i], &states[i], cost, p[i].keep, nowUS, draw)
 		if err != nil {
 			return err
 		}
 		allowed = allowed && states[i].Allowed
 	}
 	switch {
-	case !charge:
+	case !hold:
 	case allowed:
 		if s.maxEntries > 0 && missing(slots, p) > 0 { // a subject with state for every limit needs no room
 			if !s.admit(sh, sub, nowMS, func() int { return missing(sh.subjects[sub], p) }) {
@@ -98,6 +107,9 @@ func (s *Store) run(key string, limits []ratekit.Limit, cost int64, charge bool,
 			slots = sh.subjects[sub]
 		}
 		for i := range p {
+			if !p[i].keep {
+				continue
+			}
 			if p[i].sp.Algorithm == store.Suppressed {
 				b := p[i].next.buckets
 				b[len(b)-1].a += cost // the call's bucket is last

@@ -13,7 +13,7 @@ import (
 // charge in the Decision.
 func (s *Store) Reserve(_ context.Context, key string, limits []ratekit.Limit, cost int64) (d ratekit.Decision, err error) {
 	var rc ratekit.Receipt
-	err = s.decide(&d, key, limits, cost, cost > 0, &rc)
+	err = s.decide(&d, key, limits, cost, true, &rc)
 	return d, err
 }
 
@@ -62,7 +62,7 @@ func (s *Store) Settle(_ context.Context, key string, limits []ratekit.Limit, rc
 			giveBack(&sp, e, rc, i, -delta, nowUS)
 		} else if delta > 0 {
 			next, ok := extra(&sp, e, delta, nowUS)
-			if ok && (e != nil || s.room(sh, sub, []pending{{sp: sp}}, nowUS/1000)) {
+			if ok && (e != nil || s.room(sh, sub, []pending{{sp: sp, keep: true}}, nowUS/1000)) {
 				sh.setState(sub, sh.subjects[sub], sp.ID, &next, false)
 				rc.Ends[i] = endOf(&sp, &next)
 			}

@@ -61,7 +61,7 @@ func (e *Engine) parseReserve(reply any, limits []ratekit.Limit, cost int64, lea
 		return ratekit.Decision{}, e.errorf("reserve reply's time %v is not a positive integer", at)
 	}
 	d, err := e.parseDecision(reply, limits)
-	if err != nil || !d.Allowed || cost == 0 {
+	if err != nil || !d.Allowed { // a reserve of cost 0 has a receipt too: it may be settled upward
 		return d, err
 	}
 	rc := &ratekit.Receipt{Cost: cost, At: us, Ends: make([]int64, n), Lease: lease}

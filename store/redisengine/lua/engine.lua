@@ -262,15 +262,15 @@ algorithms.token = algorithms.gcra
 algorithms.leaky = algorithms.gcra
 
 -- inflight: a sorted set of leases, score the lease's expiry µs, member the
--- lease (named by the caller); a lease past its expiry holds nothing. An
--- admitted call takes one slot whatever its cost; a denial's retry is 1 s,
+-- lease (named by the caller); a lease past its expiry holds nothing. A
+-- reserve takes one slot whatever its cost (0 too); a denial's retry is 1 s,
 -- as no one can tell when a request ends.
 function algorithms.inflight(key, slots, lease_ms)
   local now = clock()
   local live = redis.call('ZCOUNT', key, '(' .. int(now), '+inf')
   local remaining = math.max(slots - live, 0)
-  if cost > 0 and live >= slots then return false, remaining, 0, 1000000, 0 end
-  if not charge then return true, remaining, 0, 0, 0 end
+  if (cost > 0 or lease) and live >= slots then return false, remaining, 0, 1000000, 0 end
+  if not (charge or lease) then return true, remaining, 0, 0, 0 end
   return true, remaining, 0, 0, 0, remaining - 1, 0, 0, 'lease', now, lease_ms
 end
 
@@ -488,8 +488,8 @@ local function decide(keys, args)
   end
 
   -- commit phase: charge every limit, or none; a 'supp' write counts the call
-  -- either way
-  if charge then
+  -- either way (a reserve of cost 0 has writes only for its slots)
+  if charge or lease then
     for i = 1, n do
       local w = 9 * (i - 1)
       local op = writes[w + 1]
