@@ -187,7 +187,7 @@ func (r *Reservation) settle(ctx context.Context, cost int64, release bool) erro
 	if rc.Lease != "" && r.timer != nil {
 		r.timer.Stop()
 	}
-	rc.Ends = append([]int64(nil), rc.Ends...) // the store updates its copy
+	rc.Ends, rc.Held = append([]int64(nil), rc.Ends...), append([]int64(nil), rc.Held...) // the store updates its copy
 	if err := r.store.Settle(ctx, r.key, r.limiter.enforced, &rc, cost); err != nil {
 		if release && r.receipt.Lease != "" {
 			r.slotsGone() // no longer renewed: the slots lapse within one lease
@@ -233,7 +233,7 @@ func (r *Reservation) renew() {
 		// limits were just renewed: release them (below, outside the
 		// lock) rather than let them stay taken for one more lease.
 		rc = r.receipt
-		rc.Ends = append([]int64(nil), rc.Ends...)
+		rc.Ends, rc.Held = append([]int64(nil), rc.Ends...), append([]int64(nil), rc.Held...)
 		r.slotsGone()
 		r.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), min(every, time.Second))

@@ -34,11 +34,16 @@ type Receipt struct {
 	Cost int64
 	// At is the store's clock at the charge, in microseconds.
 	At int64
-	// Ends holds, for each limit of the call in order, when the charge
-	// leaves that limit's state, in microseconds on the store's clock: the
+	// Ends holds, for each limit of the call in order, where the charge
+	// sits in that limit's state, in microseconds on the store's clock: the
 	// end of a FixedWindow's window, a bucket's theoretical arrival time
-	// after the charge; 0 where At says enough (SlidingWindow, SlidingLog).
+	// after the charge, the time a SlidingWindow or SlidingLog counts it
+	// at; 0 for a limit that holds none of it.
 	Ends []int64
+	// Held holds, for each limit of the call in order, how much of the
+	// charge that limit holds at Ends: at most one quota (a bucket's
+	// burst), so that a refund gives back only the call's own charge.
+	Held []int64
 	// Lease names the call's in-flight slots; "" when it holds none.
 	Lease string
 	// Fallback reports a charge made by a fallback store (store/fallback),

@@ -67,7 +67,7 @@ func CheckReceipt(rc *ratekit.Receipt, n int) error {
 	if rc == nil {
 		return errors.New("ratekit: no receipt to settle")
 	}
-	if len(rc.Ends) != n || rc.Cost < 0 {
+	if len(rc.Ends) != n || len(rc.Held) != n || rc.Cost < 0 {
 		return fmt.Errorf("ratekit: a receipt of %d limits and cost %d does not fit a call with %d limits", len(rc.Ends), rc.Cost, n)
 	}
 	return nil

@@ -13,19 +13,21 @@ import (
 // that does not.
 type Settler interface {
 	ratekit.Store
-	// Reserve is Take that, when it admits a call of cost > 0, records what
-	// it charged in Decision.Receipt, and takes one lease in each InFlight
-	// limit (Receipt.Lease), which expires one lease from now.
+	// Reserve is Take that, when it admits a call, records what it charged
+	// in Decision.Receipt (a call of cost 0 too, which charges nothing but
+	// may be settled upward), and takes one lease in each InFlight limit
+	// whatever the cost (Receipt.Lease), which expires one lease from now.
 	Reserve(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error)
 	// Settle moves the charge r records, for the same key and limits, to
-	// cost, atomically: a lower cost refunds what each limit still holds of
-	// the charge (nothing once a window has passed, after a bucket's refill,
-	// never below zero, never a block); a higher one charges the extra to
-	// the limit's current state, past its quota if need be (by at most one
-	// quota, or a bucket's burst). It releases r's
-	// lease in every InFlight limit. Suppressed and custom algorithms are
-	// left as they are. It updates r to record the charge as it stands
-	// (Cost, and Ends where the charge moved).
+	// cost, atomically. Each limit holds at most one quota (a bucket's
+	// burst) of a call's charge. A lower cost refunds, in each limit, only
+	// what r records the limit holds (Held), as far as its state still has
+	// it (nothing once a window has passed, after a bucket's refill, never
+	// below zero, never a block), so a settlement never gives back another
+	// call's charge; a higher one charges the extra past the quota if need
+	// be. It releases r's lease in every InFlight limit. Suppressed and
+	// custom algorithms are left as they are. It updates r to record the
+	// charge as it stands (Cost, Ends and Held).
 	Settle(ctx context.Context, key string, limits []ratekit.Limit, r *ratekit.Receipt, cost int64) error
 	// Renew extends r's lease in every InFlight limit to one lease from now
 	// and reports whether every one still held it (a lease that lapsed is

@@ -247,7 +247,7 @@ func inFlight(sp *ratekit.Spec, e *entry, ok bool, cost int64, charge bool, nowU
 		live = liveLeases(e.log, nowUS)
 	}
 	*st = ratekit.LimitState{Remaining: max(sp.Quota-live, 0)}
-	if cost > 0 && live+1 > sp.Quota {
+	if (cost > 0 || charge) && live+1 > sp.Quota { // a reserve takes a slot whatever its cost
 		st.RetryAfter = store.RetryInFlight
 		return
 	}

@@ -26,13 +26,13 @@ func receiptOf(rc *ratekit.Receipt, allowed bool) *ratekit.Receipt {
 }
 
 // fillReceipt records a charge of cost at nowUS to the limits of p, whose
-// states are p[i].next, and the lease it took (0: none).
+// states are p[i].next, and the lease it took (0: none): see settled.
 func fillReceipt(rc *ratekit.Receipt, p []pending, cost, nowUS, lease int64) {
 	rc.Cost, rc.At = cost, nowUS
-	rc.Ends = make([]int64, len(p))
+	rc.Ends, rc.Held = make([]int64, len(p)), make([]int64, len(p))
 	for i := range p {
-		if p[i].sp.Algorithm != store.SlidingLog { // a log's end is an extra charge's
-			rc.Ends[i] = endOf(&p[i].sp, &p[i].next)
+		if cost > 0 && settles(p[i].sp.Algorithm) {
+			rc.Ends[i], rc.Held[i] = endOf(&p[i].sp, &p[i].next, nowUS), cost
 		}
 	}
 	if lease != 0 {
@@ -40,8 +40,18 @@ func fillReceipt(rc *ratekit.Receipt, p []pending, cost, nowUS, lease int64) {
 	}
 }
 
+// settles reports whether Settle moves the charges of algorithm a.
+func settles(a string) bool {
+	return a == store.FixedWindow || a == store.SlidingWindow || a == store.SlidingLog || store.Bucket(a)
+}
+
 // Settle implements store.Settler: it moves the charge recorded by rc to
 // cost in every limit and releases rc's lease, at once, and updates rc.
+// Each limit holds at most one quota (a bucket's burst) of a call's charge;
+// a refund gives back only what rc records the limit holds (Held), as far
+// as the limit's state still has it, so a settlement never gives back
+// another call's charge. lua/settle.lua in store/redisengine holds the
+// same rules.
 func (s *Store) Settle(_ context.Context, key string, limits []ratekit.Limit, rc *ratekit.Receipt, cost int64) error {
 	c, err := s.settling(key, limits, rc, cost)
 	if err != nil {
@@ -52,19 +62,27 @@ func (s *Store) Settle(_ context.Context, key string, limits []ratekit.Limit, rc
 	for i := range limits {
 		sp := limits[i].Spec()
 		e := c.live(sp.ID)
-		if sp.Algorithm == store.InFlight {
+		switch {
+		case sp.Algorithm == store.InFlight:
 			if e != nil && lease != 0 {
 				e.log = dropLease(e.log, lease)
 			}
 			continue
+		case !settles(sp.Algorithm):
+			continue
 		}
-		if delta := cost - rc.Cost; delta < 0 && e != nil {
-			giveBack(&sp, e, rc, i, -delta, nowUS)
-		} else if delta > 0 {
-			next, ok := extra(&sp, e, delta, nowUS)
-			if ok && (e != nil || s.room(sh, sub, []pending{{sp: sp, keep: true}}, nowUS/1000)) {
+		was, now := min(rc.Cost, sp.Quota), min(cost, sp.Quota)
+		switch {
+		case now < was:
+			if e != nil {
+				giveBack(&sp, e, &rc.Ends[i], min(was-now, rc.Held[i]), nowUS)
+			}
+			rc.Held[i] = max(rc.Held[i]-(was-now), 0)
+		case now > was:
+			next, end, held := extra(&sp, e, rc.Ends[i], rc.Held[i], now-was, nowUS)
+			if e != nil || s.room(sh, sub, []pending{{sp: sp, keep: true}}, nowUS/1000) {
 				sh.setState(sub, sh.subjects[sub], sp.ID, &next, false)
-				rc.Ends[i] = endOf(&sp, &next)
+				rc.Ends[i], rc.Held[i] = end, held
 			}
 		}
 	}
@@ -72,19 +90,17 @@ func (s *Store) Settle(_ context.Context, key string, limits []ratekit.Limit, rc
 	return nil
 }
 
-// endOf is what a Receipt records of limit sp's state e after a charge.
-func endOf(sp *ratekit.Spec, e *entry) int64 {
+// endOf is where a charge made at nowUS sits in limit sp's state e after
+// it (Receipt.Ends): a FixedWindow's window end, a bucket's theoretical
+// arrival time, a SlidingWindow's or SlidingLog's time of the charge (µs).
+func endOf(sp *ratekit.Spec, e *entry, nowUS int64) int64 {
 	switch a := sp.Algorithm; {
 	case a == store.FixedWindow:
 		return e.expireMS * 1000
 	case store.Bucket(a):
 		return e.value
-	case a == store.SlidingLog: // an extra charge's time
-		if len(e.log) > 0 {
-			return e.log[len(e.log)-1]
-		}
 	}
-	return 0
+	return nowUS
 }
 
 // A settling is one Settle or Renew call about a subject, whose shard it
@@ -130,90 +146,133 @@ func (s *Store) checkSettle(key string, limits []ratekit.Limit, rc *ratekit.Rece
 	return store.CheckReceipt(rc, len(limits))
 }
 
-// giveBack gives back n of the charge rc recorded in limit i, as far as e,
-// its live state, still holds it: see settle.lua.
-func giveBack(sp *ratekit.Spec, e *entry, rc *ratekit.Receipt, i int, n, nowUS int64) {
+// sameWindow reports whether a FixedWindow whose window ends at endMS is
+// the one a receipt records ending at endUS: two windows of one subject end
+// at least a window apart, and the Redis engine reads a window's end to the
+// millisecond, so the ends match within half a window.
+func sameWindow(sp *ratekit.Spec, endMS, endUS int64) bool {
+	d := endMS*1000 - endUS
+	return max(d, -d) < sp.Window.Microseconds()/2
+}
+
+// giveBack gives back n units of a charge that sits at *end in limit sp's
+// live state e, as far as e still holds them; n is at most what the
+// receipt records the limit holds. It never takes a count below zero.
+func giveBack(sp *ratekit.Spec, e *entry, end *int64, n, nowUS int64) {
 	switch a := sp.Algorithm; {
 	case a == store.FixedWindow:
-		if e.expireMS*1000 == rc.Ends[i] { // the window charged
+		if e.expireMS > nowUS/1000 && sameWindow(sp, e.expireMS, *end) {
 			e.value = max(e.value-n, 0)
 		}
 	case a == store.SlidingWindow:
-		idx := rc.At / 1000 / sp.Precision.Milliseconds()
+		idx := *end / 1000 / sp.Precision.Milliseconds()
 		for k := range e.buckets {
 			if e.buckets[k].idx == idx {
 				e.buckets[k].n = max(e.buckets[k].n-n, 0)
 			}
 		}
-	case a == store.SlidingLog: // the extra charge's entries (at Ends) first
-		for _, at := range [2]int64{rc.Ends[i], rc.At} {
-			for k := len(e.log) - 1; k >= 0 && n > 0 && at > 0; k-- {
-				if e.log[k] == at {
-					e.log = append(e.log[:k], e.log[k+1:]...)
-					n--
-				}
-			}
+	case a == store.SlidingLog:
+		if *end > nowUS-sp.Window.Microseconds() {
+			e.log = dropAt(e.log, *end, n)
 		}
 	case store.Bucket(a):
 		if e.value > nowUS {
-			held := max(min(n*sp.Interval.Microseconds(), rc.Ends[i]-nowUS), 0)
+			held := max(min(n*sp.Interval.Microseconds(), *end-nowUS), 0)
 			e.value = max(e.value-held, nowUS)
-			rc.Ends[i] -= held
+			*end -= held
 		}
 	}
 }
 
-// extra returns limit sp's state e (nil: none live) with n more charged at
-// nowUS, past the limit if need be, and whether the algorithm takes it.
-func extra(sp *ratekit.Spec, e *entry, n, nowUS int64) (entry, bool) {
+// dropAt removes up to n entries at time at from a log, the last first.
+func dropAt(log []int64, at, n int64) []int64 {
+	for k := len(log) - 1; k >= 0 && n > 0; k-- {
+		if log[k] == at {
+			log = append(log[:k], log[k+1:]...)
+			n--
+		}
+	}
+	return log
+}
+
+// countAt counts a log's entries at time at.
+func countAt(log []int64, at int64) int64 {
+	n := int64(0)
+	for _, t := range log {
+		if t == at {
+			n++
+		}
+	}
+	return n
+}
+
+// extra returns limit sp's state e (nil: none live) with n more of a
+// charge charged at nowUS, past the limit if need be, and where the charge
+// then sits and how much of it the limit holds, given where it sat (end)
+// and how much the limit held there (held). A FixedWindow adds n to the
+// charged window while it lives, else starts a window; a bucket moves its
+// arrival time; a SlidingWindow or SlidingLog moves what it still holds of
+// the charge to now, with the n more, so that the charge sits in one place.
+func extra(sp *ratekit.Spec, e *entry, end, held, n, nowUS int64) (next entry, at, holds int64) {
 	var none entry
 	if e == nil {
 		e = &none
 	}
 	nowMS := nowUS / 1000
-	n = min(n, sp.Quota) // at most one quota (a bucket's burst): no limit owes more
 	switch a := sp.Algorithm; {
 	case a == store.FixedWindow:
 		if e.expireMS > nowMS {
-			return entry{value: e.value + n, expireMS: e.expireMS}, true
+			if !sameWindow(sp, e.expireMS, end) {
+				held = 0
+			}
+			return entry{value: e.value + n, expireMS: e.expireMS}, e.expireMS * 1000, held + n
 		}
-		return entry{value: n, expireMS: nowMS + sp.Window.Milliseconds()}, true
+		next = entry{value: n, expireMS: nowMS + sp.Window.Milliseconds()}
+		return next, next.expireMS * 1000, n
 	case a == store.SlidingWindow:
 		width, windowMS := sp.Precision.Milliseconds(), sp.Window.Milliseconds()
-		c := nowMS / width
+		c, from := nowMS/width, end/1000/width
 		o := c - windowMS/width
-		next := entry{expireMS: (c+1)*width + windowMS}
-		added := false
+		next = entry{expireMS: (c+1)*width + windowMS}
+		moved := int64(0)
 		for _, b := range e.buckets {
 			if b.idx >= o {
-				if b.idx == c {
-					b.n += n
-					added = true
-				}
 				next.buckets = append(next.buckets, b)
 			}
 		}
-		if !added {
-			next.buckets = append(next.buckets, bucket{idx: c, n: n})
+		for k := range next.buckets {
+			if b := &next.buckets[k]; b.idx == from {
+				moved = min(held, b.n)
+				b.n -= moved
+			}
 		}
-		return next, true
+		if k := len(next.buckets) - 1; k >= 0 && next.buckets[k].idx == c {
+			next.buckets[k].n += moved + n
+		} else {
+			next.buckets = append(next.buckets, bucket{idx: c, n: moved + n})
+		}
+		return next, nowUS, moved + n
 	case a == store.SlidingLog:
-		from := nowUS - sp.Window.Microseconds()
-		next := entry{expireMS: nowMS + sp.Window.Milliseconds()}
+		start := nowUS - sp.Window.Microseconds()
+		next = entry{expireMS: nowMS + sp.Window.Milliseconds()}
 		for _, t := range e.log {
-			if t > from {
+			if t > start {
 				next.log = append(next.log, t)
 			}
 		}
-		for range n {
+		moved := int64(0)
+		if end > start {
+			moved = min(held, countAt(next.log, end))
+			next.log = dropAt(next.log, end, moved)
+		}
+		for range moved + n {
 			next.log = append(next.log, nowUS)
 		}
-		return next, true
-	case store.Bucket(a):
-		tat := max(e.value, nowUS) + n*sp.Interval.Microseconds()
-		return entry{value: tat, expireMS: nowMS + (tat-nowUS+999)/1000}, true
+		return next, nowUS, moved + n
 	}
-	return none, false
+	// a bucket
+	tat := max(e.value, nowUS) + n*sp.Interval.Microseconds()
+	return entry{value: tat, expireMS: nowMS + (tat-nowUS+999)/1000}, tat, held + n
 }
 
 // Renew implements store.Settler: it extends rc's lease in every InFlight

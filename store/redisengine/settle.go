@@ -64,14 +64,20 @@ func (e *Engine) parseReserve(reply any, limits []ratekit.Limit, cost int64, lea
 	if err != nil || !d.Allowed { // a reserve of cost 0 has a receipt too: it may be settled upward
 		return d, err
 	}
-	rc := &ratekit.Receipt{Cost: cost, At: us, Ends: make([]int64, n), Lease: lease}
+	rc := &ratekit.Receipt{Cost: cost, At: us, Ends: make([]int64, n), Held: make([]int64, n), Lease: lease}
 	for i, l := range limits {
+		if cost == 0 {
+			break // nothing charged: nothing held
+		}
 		reset := d.ResetAfter
 		if d.States != nil {
 			reset = d.States[i].ResetAfter
 		}
-		if a := l.Spec().Algorithm; a == store.FixedWindow || store.Bucket(a) {
-			rc.Ends[i] = us + reset.Microseconds()
+		switch a := l.Spec().Algorithm; {
+		case a == store.FixedWindow || store.Bucket(a):
+			rc.Ends[i], rc.Held[i] = us+reset.Microseconds(), cost
+		case a == store.SlidingWindow || a == store.SlidingLog:
+			rc.Ends[i], rc.Held[i] = us, cost
 		}
 	}
 	d.Receipt = rc
@@ -84,11 +90,13 @@ func (e *Engine) Settle(ctx context.Context, c Conn, key string, limits []rateki
 	if err := store.CheckCost(cost); err != nil {
 		return err
 	}
-	ends, err := e.settle(ctx, c, key, limits, rc, "settle", cost-rc.Cost)
+	r, err := e.settle(ctx, c, key, limits, rc, "settle", cost)
 	if err != nil {
 		return err
 	}
-	copy(rc.Ends, ends)
+	for i := range limits {
+		rc.Ends[i], rc.Held[i] = r[2*i], r[2*i+1]
+	}
 	rc.Cost = cost
 	return nil
 }
@@ -96,7 +104,7 @@ func (e *Engine) Settle(ctx context.Context, c Conn, key string, limits []rateki
 // Renew extends rc's lease in every InFlight limit by one lease from now,
 // and reports whether every one still held it; see store.Settler.
 func (e *Engine) Renew(ctx context.Context, c Conn, key string, limits []ratekit.Limit, rc *ratekit.Receipt) (bool, error) {
-	held, err := e.settle(ctx, c, key, limits, rc, "renew", 0)
+	held, err := e.settle(ctx, c, key, limits, rc, "renew", rc.Cost)
 	if err != nil {
 		return false, err
 	}
@@ -108,8 +116,10 @@ func (e *Engine) Renew(ctx context.Context, c Conn, key string, limits []ratekit
 	return true, nil
 }
 
-// settle runs lua/settle.lua in mode for rc and returns its n integers.
-func (e *Engine) settle(ctx context.Context, c Conn, key string, limits []ratekit.Limit, rc *ratekit.Receipt, mode string, delta int64) ([]int64, error) {
+// settle runs lua/settle.lua in mode for rc, moving its charge to cost,
+// and returns its integers: each limit's end and held (settle), or whether
+// it holds its lease (renew).
+func (e *Engine) settle(ctx context.Context, c Conn, key string, limits []ratekit.Limit, rc *ratekit.Receipt, mode string, cost int64) ([]int64, error) {
 	if err := store.CheckReceipt(rc, len(limits)); err != nil {
 		return nil, err
 	}
@@ -121,11 +131,14 @@ func (e *Engine) settle(ctx context.Context, c Conn, key string, limits []rateki
 	if err != nil {
 		return nil, err
 	}
-	args := make([]string, 0, 4+2*len(limits))
-	args = append(args, mode, itoa(delta), itoa(rc.At), rc.Lease)
+	args := make([]string, 0, 4+3*len(limits))
+	args = append(args, mode, itoa(rc.Cost), itoa(cost), rc.Lease)
 	args = append(args, sh.static...)
 	for _, end := range rc.Ends {
 		args = append(args, itoa(end))
+	}
+	for _, held := range rc.Held {
+		args = append(args, itoa(held))
 	}
 	cmd := &Command{head: args, ints: true}
 	cmd.Keys = e.keys(t, sh, cmd)
@@ -133,7 +146,10 @@ func (e *Engine) settle(ctx context.Context, c Conn, key string, limits []rateki
 	if err != nil {
 		return nil, err
 	}
-	return e.parseInts(reply, len(limits), "settle")
+	if mode == "renew" {
+		return e.parseInts(reply, len(limits), mode)
+	}
+	return e.parseInts(reply, 2*len(limits), mode)
 }
 
 // parseInts checks a reply of n integers.

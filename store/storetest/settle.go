@@ -35,6 +35,80 @@ func runSettle(t *testing.T, newHarness func(t *testing.T) Harness) {
 			})
 		}
 	})
+	t.Run("SettleGivesBackOnlyItsOwn", func(t *testing.T) {
+		// A reserves 10, B 50; A settles far above the quota (a limit holds
+		// at most one quota of a call's charge), then back to 10: B's 50
+		// stay charged.
+		for _, l := range Algorithms(100, time.Hour) {
+			t.Run(l.Name(), func(t *testing.T) {
+				_, s := settlable(t)
+				a := reserve(t, s, "k", 10, l)
+				reserve(t, s, "k", 50, l)
+				settle(t, s, "k", a, 150, l)
+				if got := peek(t, Harness{Store: s}, "k", l).Remaining; got != 0 {
+					t.Fatalf("A settled to 150: remaining %d, want 0", got)
+				}
+				settle(t, s, "k", a, 10, l)
+				if got := peek(t, Harness{Store: s}, "k", l).Remaining; got != 40 {
+					t.Fatalf("A settled to 150 then 10: remaining %d, want 40 (B's 50 and A's 10 charged)", got)
+				}
+				settle(t, s, "k", a, 0, l)
+				if got := peek(t, Harness{Store: s}, "k", l).Remaining; got != 50 {
+					t.Fatalf("A settled to 0: remaining %d, want 50 (B's 50 charged)", got)
+				}
+			})
+		}
+	})
+	t.Run("SettleCapsEachLimitByItsOwnQuota", func(t *testing.T) {
+		small, big := ratekit.SlidingWindow(2, time.Hour).Named("small"), ratekit.GCRA(10, time.Hour, 10).Named("big")
+		_, s := settlable(t)
+		rc := reserve(t, s, "k", 1, small, big)
+		settle(t, s, "k", rc, 8, small, big)
+		d := peek(t, Harness{Store: s}, "k", small, big)
+		if len(d.States) != 2 || d.States[0].Remaining != 0 || d.States[1].Remaining != 2 {
+			t.Fatalf("reserved 1, settled to 8: %+v; want small 0 left, big 2 left", d.States)
+		}
+		settle(t, s, "k", rc, 1, small, big)
+		d = peek(t, Harness{Store: s}, "k", small, big)
+		if len(d.States) != 2 || d.States[0].Remaining != 1 || d.States[1].Remaining != 9 {
+			t.Fatalf("settled back to 1: %+v; want small 1 left, big 9 left", d.States)
+		}
+	})
+	t.Run("ZeroEstimateSettlesUpward", func(t *testing.T) {
+		for _, l := range Algorithms(100, time.Hour) {
+			t.Run(l.Name(), func(t *testing.T) {
+				_, s := settlable(t)
+				rc := reserve(t, s, "k", 0, l)
+				if got := peek(t, Harness{Store: s}, "k", l).Remaining; got != 100 {
+					t.Fatalf("reserved 0: remaining %d, want 100", got)
+				}
+				settle(t, s, "k", rc, 30, l)
+				if got := peek(t, Harness{Store: s}, "k", l).Remaining; got != 70 {
+					t.Fatalf("reserved 0, settled to 30: remaining %d, want 70", got)
+				}
+				settle(t, s, "k", rc, 0, l)
+				if got := peek(t, Harness{Store: s}, "k", l).Remaining; got != 100 {
+					t.Fatalf("settled back to 0: remaining %d, want 100", got)
+				}
+			})
+		}
+	})
+	t.Run("ZeroCostHoldsASlot", func(t *testing.T) {
+		l := ratekit.InFlight(2).Named("conc")
+		_, s := settlable(t)
+		var held []*ratekit.Receipt
+		for range 2 {
+			held = append(held, reserve(t, s, "k", 0, l))
+		}
+		d, err := s.Reserve(context.Background(), "k", []ratekit.Limit{l}, 0)
+		if err != nil || d.Allowed {
+			t.Fatalf("a third Reserve of cost 0 on InFlight(2): %+v, %v; want a denial", d, err)
+		}
+		settle(t, s, "k", held[0], 0, l)
+		if d, err := s.Reserve(context.Background(), "k", []ratekit.Limit{l}, 0); err != nil || !d.Allowed {
+			t.Fatalf("after one slot was released: %+v, %v; want an admission", d, err)
+		}
+	})
 	t.Run("SettleConcurrently", func(t *testing.T) {
 		for _, l := range Algorithms(10_000, time.Hour) {
 			t.Run(l.Name(), func(t *testing.T) {
@@ -149,7 +223,7 @@ func reserve(t *testing.T, s store.Settler, key string, cost int64, limits ...ra
 	d, err := s.Reserve(context.Background(), key, limits, cost)
 	if err != nil || !d.Allowed || d.Receipt == nil {
 		t.Errorf("Reserve(%q, %d): %+v, %v; want an admission with a receipt", key, cost, d, err)
-		return &ratekit.Receipt{Ends: make([]int64, len(limits))}
+		return &ratekit.Receipt{Ends: make([]int64, len(limits)), Held: make([]int64, len(limits))}
 	}
 	return d.Receipt
 }

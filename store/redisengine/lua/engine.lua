@@ -355,6 +355,21 @@ local function log_add(key, at, n, window_ms, from)
   redis.call('PEXPIRE', key, int(window_ms))
 end
 
+-- log_drop removes up to n entries at time at (µs) from a log, those with
+-- the highest numbers, so that the members at that time stay at:1 .. at:k.
+local function log_drop(key, at, n)
+  local k = redis.call('ZCOUNT', key, int(at), int(at))
+  local names = {}
+  for j = k, math.max(k - n + 1, 1), -1 do
+    names[#names + 1] = int(at) .. ':' .. int(j)
+    if #names >= 2000 then
+      redis.call('ZREM', key, unpack(names))
+      names = {}
+    end
+  end
+  if #names > 0 then redis.call('ZREM', key, unpack(names)) end
+end
+
 -- commit applies one write; admitted tells a 'supp' write whether the call
 -- was admitted.
 local function commit(key, op, a, b, c, admitted)
