@@ -163,6 +163,9 @@ func giveBack(sp *ratekit.Spec, e *entry, end *int64, n, nowUS int64) {
 	case a == store.FixedWindow:
 		if e.expireMS > nowUS/1000 && sameWindow(sp, e.expireMS, *end) {
 			e.value = max(e.value-n, 0)
+			if e.value == 0 { // an emptied window is no window: the next charge starts one
+				e.expireMS = 0
+			}
 		}
 	case a == store.SlidingWindow:
 		idx := *end / 1000 / sp.Precision.Milliseconds()

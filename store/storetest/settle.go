@@ -74,6 +74,25 @@ func runSettle(t *testing.T, newHarness func(t *testing.T) Harness) {
 			t.Fatalf("settled back to 1: %+v; want small 1 left, big 9 left", d.States)
 		}
 	})
+	t.Run("EmptiedWindowIsNoWindow", func(t *testing.T) {
+		// A fixed window that a refund empties is gone: Peek reports no
+		// window, and the next charge starts a whole new one.
+		l := ratekit.FixedWindow(10, time.Minute)
+		h, s := settlable(t)
+		rc := reserve(t, s, "k", 5, l)
+		settle(t, s, "k", rc, 0, l)
+		if d := peek(t, h, "k", l); d.Remaining != 10 || d.ResetAfter != 0 {
+			t.Fatalf("after a full refund: %+v; want 10 left, no window (ResetAfter 0)", d)
+		}
+		if !h.Exact {
+			return
+		}
+		h.Advance(time.Second)
+		d, err := s.Take(context.Background(), "k", []ratekit.Limit{l}, 1)
+		if err != nil || !d.Allowed || d.ResetAfter != time.Minute {
+			t.Fatalf("a charge a second after the refund: %+v, %v; want a new window (ResetAfter 1m)", d, err)
+		}
+	})
 	t.Run("ZeroEstimateSettlesUpward", func(t *testing.T) {
 		for _, l := range Algorithms(100, time.Hour) {
 			t.Run(l.Name(), func(t *testing.T) {

@@ -312,7 +312,9 @@ local function fixed_take(key, quota, window_ms)
     return true, quota - count, window_ms * 1000, 0, 0, true
   end
   local ttl = redis.call('PTTL', key)
-  if ttl < 0 then -- a counter without a TTL starts afresh, as the check does
+  if ttl <= 0 then
+    -- the window has ended (a key lives through the millisecond its PTTL
+    -- reads 0), or a counter has no TTL: a new window, as the check says
     redis.call('SET', key, ARGV[1], 'PX', window_ms)
     return true, quota - cost, window_ms * 1000, 0, 0, true
   end

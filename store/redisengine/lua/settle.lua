@@ -76,7 +76,11 @@ for i = 1, n do
         if pttl > 0 and math.abs(now + pttl * 1000 - e) < p2 * 500 then
           local v = tonumber(redis.call('GET', key)) or 0
           r = math.min(r, v)
-          if r > 0 then redis.call('DECRBY', key, r) end
+          if r >= v then
+            redis.call('DEL', key) -- an emptied window is no window: the next charge starts one
+          elseif r > 0 then
+            redis.call('DECRBY', key, r)
+          end
         end
       elseif a == 'sliding' then -- p3 bucket width ms
         local field = int(math.floor(e / 1000 / p3))
