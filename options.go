@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit/internal/throttle"
-	"github.com/ratekit/ratekit/internal/wallclock"
 	"github.com/ratekit/ratekit/observe"
 )
 
@@ -53,7 +52,7 @@ type config struct {
 	cost        func(r *http.Request) int64
 	skip        func(r *http.Request) bool
 	timeout     time.Duration
-	now         func() time.Time // WithHeaderClock; nil: the wall clock (wallclock.Now)
+	now         func() time.Time // WithHeaderClock; nil: time.Now
 	observer    observe.Observer
 	settle      bool // WithSettle
 	countIf     func(status int) bool
@@ -141,9 +140,7 @@ func WithSkip(f func(r *http.Request) bool) Option {
 // less means only the request's own context bounds it. A call that runs out
 // of time follows the error policy. A store that never blocks
 // (store.NonBlocking, such as store/memstore) is called without a timeout.
-// The call ends at its timeout or up to 1 ms after it (calls share one timer
-// per millisecond). It sees the
-// request context's values but not its cancellation: when a client goes
+// The call sees the request context's values but not its cancellation: when a client goes
 // away, its store call runs to its answer or its timeout rather than being
 // cut off mid-reply, which would cost a Redis client the connection.
 func WithTimeout(d time.Duration) Option {
@@ -151,20 +148,12 @@ func WithTimeout(d time.Duration) Option {
 }
 
 // bound applies the store timeout of WithTimeout to ctx, and the deadline of
-// a request's budget (Guard.Budget) when it comes first.
-//
-// The timeout's context is a boundContext (see deadline.go): a deadline
-// shared per millisecond, which keeps ctx's values but not its cancellation.
+// a request's budget (Guard.Budget) when it comes first. The timeout keeps
+// ctx's values but not its cancellation (see WithTimeout).
 func (c *config) bound(ctx context.Context) (context.Context, context.CancelFunc) {
 	d, ok := budget(ctx)
-	if c.timeout > 0 {
-		now := time.Now()
-		if !ok || d.Sub(now) > c.timeout {
-			if b := bounded(ctx, now, c.timeout); b != nil {
-				return b, noCancel
-			}
-			return context.WithTimeout(ctx, c.timeout)
-		}
+	if c.timeout > 0 && (!ok || time.Until(d) > c.timeout) {
+		return context.WithTimeout(context.WithoutCancel(ctx), c.timeout)
 	}
 	if ok {
 		return context.WithDeadline(ctx, d)
@@ -197,7 +186,7 @@ func WithHeaderClock(now func() time.Time) Option {
 // clock returns the time X-RateLimit-Reset counts from.
 func (c *config) clock() time.Time {
 	if c.now == nil {
-		return wallclock.Now()
+		return time.Now()
 	}
 	return c.now()
 }

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
-	"unsafe"
 
 	"github.com/ratekit/ratekit"
 )
@@ -88,7 +87,7 @@ func (e *Engine) keys(t string, sh *shape, cmd *Command) []string {
 	for _, i := range sh.blocks {
 		add(sh.ids[i], true)
 	}
-	all := unsafe.String(unsafe.SliceData(buf), len(buf)) // buf is never written again
+	all := string(buf)
 	var keys []string
 	if cmd != nil && len(out) <= len(cmd.k) {
 		keys = cmd.k[:len(out)]
