@@ -12,7 +12,8 @@ import (
 // admitted, and the handler calls ReservationFrom(r.Context()).Settle with
 // the cost it found (tokens generated, bytes sent), which refunds the
 // difference or charges the extra. A request whose handler does not settle
-// keeps its estimate. Settling costs one store call more per request.
+// keeps its estimate. Settling costs one store call more per request. The
+// rate-limit headers are written at admission, so they show the estimate.
 func WithSettle() Option {
 	return optionFunc(func(c *config) { c.settle = true })
 }
