@@ -8,7 +8,8 @@
 // for a real 3-master Redis Cluster (REDIS_CLUSTER_ADDRS, or redis-server and
 // redis-cli on PATH). miniredis, whose keys never expire in real time, is
 // used only by fake-clock tests, which start their own and drive it with
-// NewClock.
+// NewClock, or NewRedisClock, which expires keys at the millisecond a real
+// Redis does.
 //
 // The clients that Server and Cluster make (NewClient, Masters) set
 // ContextTimeoutEnabled, which redisstore.New requires; NewClientAsGiven
