@@ -141,11 +141,11 @@ func (e *Engine) decide(ctx context.Context, c Conn, key string, limits []rateki
 	cmd.h = [2]string{costString(cost), mode}
 	cmd.head = cmd.h[:]
 	var lease string
-	if charging := mode == "take" && cost > 0; receipt || charging && sh.inflight {
+	reserve := receipt || mode == "take" && cost > 0 && sh.inflight
+	if reserve {
 		// a call that takes leases names them, and says when it charged
 		lease = e.lease(sh)
 		cmd.head = []string{cmd.h[0], "reserve", lease}
-		receipt = true
 	}
 	if sh.suppressed {
 		cmd.t[0] = itoa(store.DrawBits(e.random()))
@@ -155,10 +155,14 @@ func (e *Engine) decide(ctx context.Context, c Conn, key string, limits []rateki
 	if err != nil {
 		return ratekit.Decision{}, err
 	}
-	if receipt {
-		return e.parseReserve(reply, limits, cost, lease)
+	if !reserve {
+		return e.parseDecision(reply, limits)
 	}
-	return e.parseDecision(reply, limits)
+	d, err := e.parseReserve(reply, limits, cost, lease)
+	if !receipt {
+		d.Receipt = nil // a Take holds no receipt, as memstore's
+	}
+	return d, err
 }
 
 // costs are the strings of the usual costs, made once.

@@ -22,19 +22,19 @@ var differentialReplays = []struct {
 	sets  [][]ratekit.Limit
 	ops   []dop
 }{
-	{"fixed window at PTTL 0 admits into a window that ends at once", "fixed-pttl-zero", 0,
+	{"fixed window at PTTL 0 admits into a window that ends at once", "", 0,
 		[][]ratekit.Limit{{ratekit.FixedWindow(2, 5*ms)}},
 		[]dop{{kind: opTake, cost: 1}, {adv: 5 * ms, kind: opTake, cost: 1}}},
-	{"fixed window at PTTL 0 denies with RetryAfter 0", "fixed-pttl-zero", 0,
+	{"fixed window at PTTL 0 denies with RetryAfter 0", "", 0,
 		[][]ratekit.Limit{{ratekit.FixedWindow(1, 5*ms)}},
 		[]dop{{kind: opTake, cost: 1}, {adv: 5 * ms, kind: opTake, cost: 1}}},
-	{"fixed window at PTTL 0 in Reserve", "fixed-pttl-zero", 0,
+	{"fixed window at PTTL 0 in Reserve", "", 0,
 		[][]ratekit.Limit{{ratekit.FixedWindow(3, 5*ms), ratekit.GCRA(1, 5*ms, 1)}},
 		[]dop{{kind: opReserve, cost: 1}, {adv: 5 * ms, kind: opReserve, cost: 1}}},
-	{"a charge after a refund emptied a fixed window", "fixed-emptied-window", 0,
+	{"a charge after a refund emptied a fixed window", "", 0,
 		[][]ratekit.Limit{{ratekit.FixedWindow(3, 10*ms)}},
 		[]dop{{kind: opReserve, cost: 2}, {adv: 4 * ms, kind: opSettle, cost: 0, rc: 0}, {kind: opTake, cost: 1}}},
-	{"another limit denies after a refund emptied a fixed window", "fixed-emptied-window", 0,
+	{"another limit denies after a refund emptied a fixed window", "", 0,
 		[][]ratekit.Limit{
 			{ratekit.FixedWindow(3, 10*ms), ratekit.SlidingLog(1, 10*ms)},
 			{ratekit.FixedWindow(3, 10*ms)},
@@ -46,7 +46,7 @@ var differentialReplays = []struct {
 			{kind: opTake, set: 0, cost: 1},                       // the log denies: Redis DELs the window
 			{kind: opTake, set: 1, cost: 1},
 		}},
-	{"Take with an InFlight limit", "take-inflight-receipt", 0,
+	{"Take with an InFlight limit", "", 0,
 		[][]ratekit.Limit{{ratekit.InFlight(1)}},
 		[]dop{{kind: opTake, cost: 1}}},
 }
