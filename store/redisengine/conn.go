@@ -47,7 +47,7 @@ type Command struct {
 	static []string  // arguments prepared once per set of limits
 	tail   []string  // after static: a Suppressed call's draw
 	k      [2]string // room for the keys of a call of one or two keys
-	h      [2]string // room for head
+	h      [4]string // room for head
 	t      [1]string // room for tail
 }
 

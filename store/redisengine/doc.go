@@ -43,6 +43,19 @@
 // limit. lua/engine.lua documents the contract in full, and custom
 // algorithms (Options.Algorithms) follow it.
 //
+// A reserve call (Engine.Reserve, and a Take with an InFlight limit) sends
+// the mode "reserve", its lease and its caller's deadline on Redis's clock
+// (µs, 0 for none) before the limits, and its reply ends with Redis's time.
+// Redis runs a call that comes past that deadline without a write and
+// replies with the error "LATE ...", which the engine returns as a
+// context.DeadlineExceeded: a call written to a Redis that stalled, and
+// given up by its caller, takes no slot and charges nothing when Redis
+// resumes. The engine learns how far Redis's clock is from its own from the
+// times of the replies (the least of Redis's time minus the time of sending,
+// over the last one to two seconds) and sends the deadline 2 ms late; a
+// call refused while its caller still waits proves the estimate stale (a
+// clock step), and is sent again, once, without a deadline.
+//
 // # Conn
 //
 // A Conn sends one Command (FCALL, EVALSHA or EVAL) to the node of its keys,

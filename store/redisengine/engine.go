@@ -50,6 +50,7 @@ type Engine struct {
 	leaseOnce   sync.Once    // makes leasePrefix
 	leasePrefix string       // random, per engine: leases from other engines never collide
 	leases      atomic.Int64 // the last lease number handed out
+	offset      *offsets     // Redis's clock against the engine's, for reserve deadlines
 
 	mode   atomic.Int32 // modeUnknown, modeFunctions or modeScripts
 	loadMu sync.Mutex   // one FUNCTION LOAD at a time
@@ -58,7 +59,7 @@ type Engine struct {
 
 // New returns an Engine, or an error for a bad prefix or custom algorithm.
 func New(o Options) (*Engine, error) {
-	e := &Engine{name: o.Name, prefix: o.Prefix, random: o.Random, custom: map[string]bool{}}
+	e := &Engine{name: o.Name, prefix: o.Prefix, random: o.Random, custom: map[string]bool{}, offset: newOffsets(nil)}
 	if e.name == "" {
 		e.name = "redisengine"
 	}
@@ -138,27 +139,34 @@ func (e *Engine) decide(ctx context.Context, c Conn, key string, limits []rateki
 	}
 	cmd := &Command{static: sh.static, ints: sh.ints}
 	cmd.Keys = e.keys(t, sh, cmd)
-	cmd.h = [2]string{costString(cost), mode}
-	cmd.head = cmd.h[:]
+	cmd.h[0], cmd.h[1] = costString(cost), mode
+	cmd.head = cmd.h[:2]
 	var lease string
+	var sent int64
 	reserve := receipt || mode == "take" && cost > 0 && sh.inflight
 	if reserve {
-		// a call that takes leases names them, and says when it charged
+		// a call that takes leases names them, says when it charged, and
+		// takes nothing once its caller has given up (see reserveLate)
 		lease = e.lease(sh)
-		cmd.head = []string{cmd.h[0], "reserve", lease}
+		sent = e.offset.now()
+		cmd.h[1], cmd.h[2], cmd.h[3] = "reserve", lease, itoa(e.offset.deadline(ctx))
+		cmd.head = cmd.h[:]
 	}
 	if sh.suppressed {
 		cmd.t[0] = itoa(store.DrawBits(e.random()))
 		cmd.tail = cmd.t[:]
 	}
 	reply, err := e.run(ctx, c, progDecide, cmd)
+	if receipt && err != nil && late(err) {
+		reply, err = e.reserveLate(ctx, c, cmd, err, &sent)
+	}
 	if err != nil {
 		return ratekit.Decision{}, err
 	}
 	if !reserve {
 		return e.parseDecision(reply, limits)
 	}
-	d, err := e.parseReserve(reply, limits, cost, lease)
+	d, err := e.parseReserve(reply, limits, cost, lease, sent)
 	if !receipt {
 		d.Receipt = nil // a Take holds no receipt, as memstore's
 	}

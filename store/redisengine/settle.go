@@ -36,10 +36,12 @@ func (e *Engine) lease(sh *shape) string {
 	return e.leasePrefix + strconv.FormatInt(e.leases.Add(1), 10)
 }
 
-// parseReserve reads the reply of a reserve call: the decision and, after
-// its integers, the call's time, from which it makes the Receipt of an
-// admitted charge.
-func (e *Engine) parseReserve(reply any, limits []ratekit.Limit, cost int64, lease string) (ratekit.Decision, error) {
+// parseReserve reads the reply of a reserve call sent at sent (the engine's
+// time, see offsets): the decision
+// and, after its integers, the call's time, from which it makes the Receipt
+// of an admitted charge, and learns how far Redis's clock is from the
+// engine's.
+func (e *Engine) parseReserve(reply any, limits []ratekit.Limit, cost int64, lease string, sent int64) (ratekit.Decision, error) {
 	n := len(limits)
 	var at any
 	switch r := reply.(type) {
@@ -60,6 +62,7 @@ func (e *Engine) parseReserve(reply any, limits []ratekit.Limit, cost int64, lea
 	if !ok || us <= 0 {
 		return ratekit.Decision{}, e.errorf("reserve reply's time %v is not a positive integer", at)
 	}
+	e.offset.observe(sent, us)
 	d, err := e.parseDecision(reply, limits)
 	if err != nil || !d.Allowed { // a reserve of cost 0 has a receipt too: it may be settled upward
 		return d, err

@@ -7,15 +7,20 @@
 --             and reply with the charge's time), "peek" (never charge) or
 --             "reset" (delete every key)
 -- ARGV[3]     reserve only: the lease an admitted call takes in every
---             inflight limit; the limits then start at ARGV[4] (base 3)
--- ARGV[2+i]   limit i, one string: "<algorithm> <p1> <p2> <p3> <block ms>"
+--             inflight limit
+-- ARGV[4]     reserve only: the caller's deadline on Redis's clock (µs), 0
+--             for none. A call that runs past it writes nothing, for any
+--             limit, and replies with the error 'LATE ...': its caller has
+--             given up, and what it took nobody would hold or release. The
+--             limits then start at ARGV[5] (base 4; else base 2)
+-- ARGV[base+i] limit i, one string: "<algorithm> <p1> <p2> <p3> <block ms>"
 --     fixed    quota, window ms, -          sliding  quota, window ms, bucket ms
 --     log      quota, window ms, -          gcra, token, leaky  interval µs, burst, max wait µs (0: meter)
 --     suppressed  soft, hard, window ms     inflight  slots, lease ms, -
 --     custom algorithms: their own three parameters
 --     A service sends the same few strings over and over: each is parsed
 --     once while the library lives (see spec).
--- ARGV[n+3]   optional: a uniform draw, an integer k in [0, 2^53) for the
+-- ARGV[base+n+1] optional: a uniform draw, an integer k in [0, 2^53) for the
 --             value k / 2^53, made by the caller (Redis seeds math.random
 --             the same way for every script); one per call, upvalue draw
 --
@@ -23,8 +28,9 @@
 -- reset µs, retry-after µs, flags (1: the cost can never pass, 2: blocked,
 -- 4: declined by a draw), delay µs (queue mode), effective window µs (0:
 -- implied by remaining and reset). A reserve call adds one integer, the
--- call's time (µs). When any limit reports a suppression factor, n strings
--- follow ('%.17g', '0' for the others).
+-- call's time (µs), which its deadline was checked against (the engine
+-- learns Redis's clock from it). When any limit reports a suppression
+-- factor, n strings follow ('%.17g', '0' for the others).
 --
 -- An algorithm is a function(key, p1, p2, p3) that writes nothing and
 -- returns, as things stand: allowed, remaining, reset µs, retry µs, flags;
@@ -423,10 +429,19 @@ local function decide(keys, args)
     return {}
   end
   cost = num(ARGV[1])
-  local base = 2
+  local base, reserve = 2, mode == 'reserve'
   lease = nil
-  if mode == 'reserve' then base, lease = 3, ARGV[3] end
-  charge = (mode == 'take' or base == 3) and cost > 0
+  if reserve then
+    base, lease = 4, ARGV[3]
+    -- first, before any write (a block too): a reserve past its deadline
+    -- takes nothing (not num: every deadline is a new string)
+    local by = tonumber(ARGV[4])
+    if not by then return redis.error_reply('ratekit: malformed deadline ' .. tostring(ARGV[4])) end
+    if by > 0 and clock() > by then
+      return redis.error_reply('LATE the reserve call ran after its deadline: it took nothing')
+    end
+  end
+  charge = (mode == 'take' or reserve) and cost > 0
   local n = #ARGV - base
   local sp = n > 0 and spec(ARGV[n + base]) -- the last limit, or a draw
   draw = nil
@@ -439,7 +454,7 @@ local function decide(keys, args)
     -- the most common call, answered at once: without the bookkeeping of
     -- several limits it costs Redis about 15% less CPU (BenchmarkTake/fixed)
     local ok, remaining, reset, retry, flags = fixed_take(KEYS[1], sp[2], sp[3])
-    if base == 3 then return { ok and 1 or 0, remaining, reset, retry, flags, 0, 0, clock() } end
+    if reserve then return { ok and 1 or 0, remaining, reset, retry, flags, 0, 0, clock() } end
     return { ok and 1 or 0, remaining, reset, retry, flags, 0, 0 }
   end
 
@@ -528,7 +543,7 @@ local function decide(keys, args)
     end
   end
   local at = 0
-  if base == 3 then
+  if reserve then
     at = 1
     reply[7 * n + 1] = clock()
   end
