@@ -67,3 +67,6 @@ func (l *limitDef) validateInFlight() error {
 
 // inFlight reports whether l is an InFlight limit.
 func (l Limit) inFlight() bool { return l.def().alg == algInFlight }
+
+// errInFlightAllow is AllowN's error on a Limiter with InFlight limits.
+var errInFlightAllow = fmt.Errorf("%w: a Limiter with an InFlight limit admits requests through Reserve, whose Reservation releases the slot; use Reserve (Middleware does)", ErrInvalidLimit)
