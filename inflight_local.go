@@ -11,8 +11,13 @@ import (
 // nobody can foresee, and 1 s is the shortest Retry-After.
 const retryInFlight = time.Second
 
-// gateShards is how many locks a gate spreads its subjects over.
-const gateShards = 32
+const (
+	// gateShards is how many locks a gate spreads its subjects over.
+	gateShards = 32
+	// gateCompactMin is the peak size below which a shard's map is never
+	// rebuilt: a small map costs little, and rebuilding it would churn.
+	gateCompactMin = 256
+)
 
 // A gate counts, per subject, this instance's requests that hold one of the
 // Limiter's InFlight slots or are asking the store for one: the Reservations
@@ -23,8 +28,9 @@ const gateShards = 32
 // at most n calls at a time, whatever happens to them (a call that times
 // out keeps its place until its request ends). A subject's entry exists
 // while its count is above 0: memory is bounded by the requests in flight.
-// A gate is safe for concurrent use; a Limiter without InFlight limits has
-// none.
+// A shard's map, which Go never shrinks, is rebuilt once it holds less than
+// an eighth of its peak. A gate is safe for concurrent use; a Limiter
+// without InFlight limits has none.
 type gate struct {
 	n      int64
 	denial Decision // a refusal, as a store gives it for the binding limit
@@ -36,7 +42,8 @@ type gate struct {
 type gateShard struct {
 	mu   sync.Mutex
 	held map[string]int64
-	_    [48]byte // a cache line of its own
+	peak int      // the largest len(held) since held was made
+	_    [40]byte // a cache line of its own
 }
 
 // newGate returns the gate of the InFlight limits among limits, nil when
@@ -75,6 +82,7 @@ func (g *gate) enter(key string) bool {
 		sh.held = make(map[string]int64)
 	}
 	sh.held[key] = c + 1
+	sh.peak = max(sh.peak, len(sh.held))
 	return true
 }
 
@@ -85,8 +93,15 @@ func (g *gate) leave(key string) {
 	defer sh.mu.Unlock()
 	if c := sh.held[key]; c > 1 {
 		sh.held[key] = c - 1
-	} else {
-		delete(sh.held, key)
+		return
+	}
+	delete(sh.held, key)
+	if n := len(sh.held); sh.peak > gateCompactMin && n < sh.peak/8 {
+		m := make(map[string]int64, n)
+		for k, c := range sh.held {
+			m[k] = c
+		}
+		sh.held, sh.peak = m, n
 	}
 }
 
