@@ -62,6 +62,7 @@ func BenchmarkMiddleware(b *testing.B) {
 		{"fixed/observed", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour)}, []ratekit.Option{ratekit.WithObserver(observe.Func(func(context.Context, observe.Event) {}))}},
 		{"fixed/shadow", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour).Shadow()}, nil},
 		{"fixed+gcra", []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour), ratekit.GCRA(1e6, time.Second, 1<<40)}, nil},
+		{"inflight", []ratekit.Limit{ratekit.InFlight(10_000)}, nil},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			l, err := ratekit.New(memstore.New(), tc.limits...)
@@ -72,4 +73,43 @@ func BenchmarkMiddleware(b *testing.B) {
 		})
 	}
 	b.Run("baseline-no-middleware", func(b *testing.B) { benchHandler(b, noop) })
+}
+
+// BenchmarkReserve measures Limiter.Reserve and Release over memstore on
+// every core, 10,000 subjects, every call admitted: an InFlight limit (a
+// slot taken and given back, and a place in the Limiter's count of
+// in-flight requests) and, for comparison, a FixedWindow.
+func BenchmarkReserve(b *testing.B) {
+	for _, tc := range []struct {
+		name  string
+		limit ratekit.Limit
+	}{
+		{"inflight", ratekit.InFlight(10_000)},
+		{"fixed", ratekit.FixedWindow(1<<40, time.Hour)},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			l, err := ratekit.New(memstore.New(), tc.limit)
+			if err != nil {
+				b.Fatal(err)
+			}
+			keys := make([]string, 10_000)
+			for i := range keys {
+				keys[i] = "k" + strconv.Itoa(i)
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				i := 0
+				for pb.Next() {
+					r, err := l.Reserve(ctx, keys[i%len(keys)], 1)
+					if err != nil || !r.Decision.Allowed {
+						b.Fatal(r, err)
+					}
+					_ = r.Release(ctx)
+					i++
+				}
+			})
+		})
+	}
 }

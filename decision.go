@@ -45,8 +45,10 @@ type Decision struct {
 	// Fallback reports a decision made by a fallback store while the primary
 	// store was unavailable (store/fallback).
 	Fallback bool
-	// Cached reports a denial answered by a local deny cache, without asking
-	// the store (store/denycache).
+	// Cached reports a denial answered in-process, without asking the
+	// store: by a local deny cache (store/denycache), or by the Limiter
+	// when the instance already has as many requests of the subject in
+	// flight as an InFlight limit allows (see Limiter.Reserve).
 	Cached bool
 	// Receipt is, for a call admitted by Limiter.Reserve (or a Store's
 	// Reserve), what the store charged, kept to settle it later; nil
@@ -56,7 +58,10 @@ type Decision struct {
 	// call had more than one limit; in a Limiter that mixes enforced and
 	// shadow limits, the enforced ones'. It is nil when the call had one
 	// limit: the Decision's own fields are then that limit's state, and a
-	// decision costs no allocation.
+	// decision costs no allocation. A refusal by the Limiter's count of
+	// in-flight requests (Cached, see Limiter.Reserve) has none either: the
+	// instance knows the state of its InFlight limit alone, whose state the
+	// Decision's own fields are.
 	States []LimitState
 
 	policy string // RateLimit-Policy value, set by the Limiter

@@ -8,3 +8,19 @@ func (l Limit) Validate() error { return l.validate() }
 
 // Fingerprint is the hash of the parameters at the end of the storage ID.
 func (l Limit) Fingerprint() string { return l.def().fingerprint() }
+
+// GateEntries is how many subjects the Limiter's count of in-flight
+// requests holds (see Reserve): 0 when none is in flight.
+func (l *Limiter) GateEntries() int {
+	if l.gate == nil {
+		return 0
+	}
+	n := 0
+	for i := range l.gate.shards {
+		sh := &l.gate.shards[i]
+		sh.mu.Lock()
+		n += len(sh.held)
+		sh.mu.Unlock()
+	}
+	return n
+}

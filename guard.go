@@ -25,8 +25,13 @@ type Verdict struct {
 	// Response is the 429, 400 or 503 to send when Pass is false.
 	Response *ErrorResponse
 	// Reservation holds the request's charge and InFlight slots when the
-	// Guard reserves (see Reserving); the caller ends it with Finish once
-	// the request is handled. nil otherwise.
+	// Guard reserves (see Reserving) and the request passes; the caller
+	// ends it with Finish (or Run) once the request is handled. A request
+	// that passes on a store error (fail open) of a Limiter with InFlight
+	// limits gets one too, with a zero Decision: it holds the request's
+	// place among this instance's in-flight requests of its subject, which
+	// the Limiter keeps to at most n (see Limiter.Reserve), and must be
+	// ended all the same. nil otherwise.
 	Reservation *Reservation
 }
 
@@ -96,9 +101,13 @@ func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64,
 		case requestErr && c.keyPolicy == FailClosed:
 			return Verdict{Err: err, Response: KeyErrorResponse(err)}
 		case !requestErr && c.policy == FailClosed:
+			res.leaveGate()
 			return Verdict{Err: err, Response: UnavailableResponse(c.closedRetry)}
 		}
-		return Verdict{Pass: true, Err: err}
+		// Failing open, a request of a Limiter with InFlight limits still
+		// holds its place among this instance's in-flight requests (res),
+		// until it ends: n per instance while the store fails.
+		return Verdict{Pass: true, Err: err, Reservation: res}
 	}
 	writeHeaders(h, &d, c.headers, c.clock())
 	if d.Allowed {
@@ -209,10 +218,10 @@ func (g *Guard) decide(ctx context.Context, key string, keyErr error, cost int64
 		ctx, cancel = g.cfg.bound(ctx)
 		defer cancel()
 	}
-	r, err := g.limiter.Reserve(ctx, key, cost)
+	r, err := g.limiter.reserve(ctx, key, cost, true)
+	*res = r // on a store error, r holds the request's place among the in-flight ones, if any
 	if err != nil {
 		return Decision{}, err
 	}
-	*res = r
 	return r.Decision, nil
 }

@@ -26,6 +26,19 @@ const defaultLease = 10 * time.Second
 // RetryAfter is 1 s, the shortest Retry-After: a slot comes back when a
 // request ends, which no store can foresee.
 //
+// Each instance also counts its own requests of a subject that hold a slot
+// or are asking the store for one, and refuses, without a store call, a
+// request that would make them more than n (the smallest n of the
+// Limiter's InFlight limits): a burst on one subject costs the store at
+// most n calls at a time from each instance, so it cannot make the very
+// store calls time out that enforce the limit. Such a refusal answers as
+// the store's does (429, Retry-After 1 s), with Decision.Cached set. When
+// the store fails or times out, the error policy decides as for any limit,
+// with one difference: a request that fails open still holds its place in
+// that count until it ends, so an InFlight limit whose store fails never
+// admits without bound: it falls back to n per instance. Failing closed,
+// such a request gets a 503.
+//
 // An InFlight limit reports no window: RateLimit-Policy describes it with
 // qu="concurrent-requests", and RateLimit gives the slots left (r) without
 // t. It takes no Block and no Shadow mode.
@@ -67,3 +80,6 @@ func (l *limitDef) validateInFlight() error {
 
 // inFlight reports whether l is an InFlight limit.
 func (l Limit) inFlight() bool { return l.def().alg == algInFlight }
+
+// errInFlightAllow is AllowN's error on a Limiter with InFlight limits.
+var errInFlightAllow = fmt.Errorf("%w: a Limiter with an InFlight limit admits requests through Reserve, whose Reservation releases the slot; use Reserve (Middleware does)", ErrInvalidLimit)

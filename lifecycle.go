@@ -41,13 +41,16 @@ func (g *Guard) Reserving() bool { return g.reserving }
 // Finish ends the reservation of a request that passed Check once its
 // handler has returned; status is its response status (0 when unknown,
 // which counts). Under WithCountIf a status that does not count refunds the
-// whole charge; the request's InFlight slots are released. The store call is
-// bounded by WithTimeout and made even when ctx has ended. Finish does
-// nothing for a nil Reservation.
+// whole charge; the request's InFlight slots are released, and then its
+// place among the instance's in-flight requests of its subject (see
+// Limiter.Reserve), also for the Reservation of a request that failed open.
+// The store call is bounded by WithTimeout and made even when ctx has
+// ended. Finish does nothing for a nil Reservation.
 func (g *Guard) Finish(ctx context.Context, res *Reservation, status int) error {
 	if res == nil {
 		return nil
 	}
+	defer res.leaveGate() // the request has ended; its store slots go first
 	// its own timeout: the request's deadline and Budget are spent by now
 	ctx, cancel := g.cfg.bound(context.WithValue(context.WithoutCancel(ctx), budgetKey{}, nil))
 	defer cancel()
@@ -97,4 +100,16 @@ func (g *Guard) Run(ctx context.Context, res *Reservation, report func(error), n
 		}
 	}()
 	code = next(context.WithValue(ctx, reservationKey{}, res))
+}
+
+// reservationKey carries a request's Reservation in its context.
+type reservationKey struct{}
+
+// ReservationFrom returns the Reservation of the request whose context is
+// ctx, made by Middleware (or an adapter) when its Limiter has InFlight
+// limits or WithSettle or WithCountIf is set; nil otherwise. A handler
+// settles the request's real cost with it.
+func ReservationFrom(ctx context.Context) *Reservation {
+	r, _ := ctx.Value(reservationKey{}).(*Reservation)
+	return r
 }

@@ -21,9 +21,12 @@ type Limiter struct {
 	policy   string  // RateLimit-Policy header value, computed once
 	names    string  // every limit's name, comma-separated, for observers
 	// lease is the shortest lease of the InFlight limits, 0 when none: a
-	// Reservation renews its slots every third of it.
+	// Reservation renews its slots every quarter of it.
 	lease time.Duration
 	held  string // the InFlight limits' names, comma-separated, for observers
+	// gate counts this instance's in-flight requests per subject (see
+	// Reserve); nil without InFlight limits.
+	gate *gate
 }
 
 // New returns a Limiter enforcing limits through store. It checks every

@@ -23,7 +23,23 @@ var errCannotSettle = errors.New("ratekit: the store cannot settle charges or ho
 // nothing to settle. The store must support settling (store/memstore and
 // the Redis stores do); shadow limits are charged as by AllowN and never
 // settled.
+//
+// With InFlight limits, the Limiter counts this instance's Reservations of
+// each key that are not yet ended, and its Reserve calls under way: a call
+// that would make that count exceed n (the smallest n of its InFlight
+// limits) is refused without a store call, with the Decision the store
+// gives when that limit has no slot left (Cached set). So one instance never
+// holds more slots of a subject than the limit has, and a burst on one
+// subject costs the store at most n calls at a time.
 func (l *Limiter) Reserve(ctx context.Context, key string, cost int64) (*Reservation, error) {
+	return l.reserve(ctx, key, cost, false)
+}
+
+// reserve is Reserve. A guarded reservation (a Guard's) leaves the gate
+// only when Guard.Finish ends it, not when its handler settles it, and a
+// store error returns, with the error, a Reservation that holds the
+// request's place in the gate when it has one, for the Guard to end.
+func (l *Limiter) reserve(ctx context.Context, key string, cost int64, guarded bool) (*Reservation, error) {
 	if err := bounds.CheckCost(cost); err != nil {
 		return nil, err
 	}
@@ -41,16 +57,30 @@ func (l *Limiter) Reserve(ctx context.Context, key string, cost int64) (*Reserva
 		}
 		return &Reservation{Decision: d, limiter: l, store: st, key: key}, nil
 	}
+	r := &Reservation{limiter: l, store: st, key: key, guarded: guarded}
+	if l.gate != nil {
+		if !l.gate.enter(key) {
+			r.Decision = l.gate.refusal(l.policy)
+			return r, nil
+		}
+		r.gated = true
+	}
 	sent := time.Now() // the slots live at least a lease from here
 	d, err := st.Reserve(ctx, key, l.enforced, cost)
 	if err != nil {
+		if r.gated && guarded {
+			return r, err
+		}
+		r.leaveGate()
 		return nil, err
 	}
 	d.policy = l.policy
-	if d.Allowed && len(l.shadow) > 0 {
+	if !d.Allowed {
+		r.leaveGate()
+	} else if len(l.shadow) > 0 {
 		_ = l.addShadow(ctx, key, cost, false, &d) // the charge is made: a shadow error changes nothing
 	}
-	r := &Reservation{Decision: d, limiter: l, store: st, key: key}
+	r.Decision = d
 	if d.Receipt != nil {
 		r.receipt = *d.Receipt
 		if r.receipt.Lease != "" && l.lease > 0 {
@@ -85,6 +115,11 @@ type Reservation struct {
 	timer    *time.Timer // renews the slots while held
 	renewed  time.Time   // when the last Reserve or Renew that held the slots was sent
 	released func()      // reports the slots gone to an observer, once; may be nil
+	// gated reports that the request holds a place in its Limiter's gate
+	// (see Reserve), until its Reservation ends; guarded, that only
+	// Guard.Finish ends it (a Guard's request ends when its handler
+	// returns, even when the handler settled before).
+	gated, guarded bool
 }
 
 // onRelease has f called once when the reservation's slots are released or
@@ -122,11 +157,22 @@ func (r *Reservation) slotsGone() {
 // Settle keeps ctx's values but not its cancellation, and ctx's deadline
 // only as a bound of at least DefaultTimeout: work done for a client that
 // went away is still settled, so a handler may pass the request's context.
+//
+// The first Settle or Release ends the request for the Limiter's count of
+// in-flight requests (see Limiter.Reserve), but that of a Reservation made
+// by Middleware, an adapter or a Guard, whose request ends when its handler
+// returns.
 func (r *Reservation) Settle(ctx context.Context, cost int64) error {
 	if err := bounds.CheckCost(cost); err != nil {
 		return err
 	}
-	if r == nil || r.Decision.Receipt == nil {
+	if r == nil {
+		return nil
+	}
+	if !r.guarded {
+		defer r.leaveGate() // after the store's slots: never fewer counted here than held there
+	}
+	if r.Decision.Receipt == nil {
 		return nil
 	}
 	ctx, cancel := detached(ctx)
@@ -137,33 +183,21 @@ func (r *Reservation) Settle(ctx context.Context, cost int64) error {
 // Release releases the request's InFlight slots and keeps the charge as it
 // stands. It does nothing once the slots are released. When the store
 // cannot be reached the slots are no longer renewed, and lapse within one
-// lease. Like Settle, it is not cut short by ctx's end.
+// lease. Like Settle, it is not cut short by ctx's end, and ends the
+// request for the Limiter's count of in-flight requests.
 func (r *Reservation) Release(ctx context.Context) error {
-	if r == nil || r.Decision.Receipt == nil {
+	if r == nil {
+		return nil
+	}
+	if !r.guarded {
+		defer r.leaveGate()
+	}
+	if r.Decision.Receipt == nil {
 		return nil
 	}
 	ctx, cancel := detached(ctx)
 	defer cancel()
 	return r.settle(ctx, -1, true)
-}
-
-// detached is ctx without its cancellation: an ending request does not
-// undo its settlement. A deadline of ctx still bounds it, but never to less
-// than DefaultTimeout from now.
-func detached(ctx context.Context) (context.Context, context.CancelFunc) {
-	d, ok := ctx.Deadline()
-	if !ok {
-		return context.WithoutCancel(ctx), noCancel
-	}
-	return context.WithDeadline(context.WithoutCancel(ctx), later(d, time.Now().Add(DefaultTimeout)))
-}
-
-// later returns the later of a and b.
-func later(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
 }
 
 // settle moves the charge to cost (-1: leaves it) and, when release is set,
@@ -248,18 +282,3 @@ func (r *Reservation) renew() {
 	}
 	r.mu.Unlock()
 }
-
-// reservationKey carries a request's Reservation in its context.
-type reservationKey struct{}
-
-// ReservationFrom returns the Reservation of the request whose context is
-// ctx, made by Middleware (or an adapter) when its Limiter has InFlight
-// limits or WithSettle or WithCountIf is set; nil otherwise. A handler
-// settles the request's real cost with it.
-func ReservationFrom(ctx context.Context) *Reservation {
-	r, _ := ctx.Value(reservationKey{}).(*Reservation)
-	return r
-}
-
-// errInFlightAllow is AllowN's error on a Limiter with InFlight limits.
-var errInFlightAllow = fmt.Errorf("%w: a Limiter with an InFlight limit admits requests through Reserve, whose Reservation releases the slot; use Reserve (Middleware does)", ErrInvalidLimit)

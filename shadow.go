@@ -27,6 +27,7 @@ func newLimiter(store Store, limits []Limit) *Limiter {
 		}
 	}
 	l.names = strings.Join(names, ",")
+	l.gate = newGate(l.enforced)
 	if len(l.enforced) > 0 {
 		l.policy = policyHeader(l.enforced)
 	} else {

@@ -60,8 +60,10 @@ type Event struct {
 	// Fallback reports a decision made by a fallback store while the
 	// primary store was unavailable (store/fallback).
 	Fallback bool
-	// Cached reports a denial answered by a local deny cache without asking
-	// the store (store/denycache); Latency is then the cache's.
+	// Cached reports a denial answered in-process without asking the store,
+	// by a local deny cache (store/denycache) or by a Limiter whose
+	// instance already has as many of the subject's requests in flight as
+	// an InFlight limit allows; Latency is then the local answer's.
 	Cached bool
 	// Held names the InFlight limits (ratekit.InFlight) whose slots the
 	// request took, on the event that admitted it (Allowed, or

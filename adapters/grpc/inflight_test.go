@@ -2,10 +2,12 @@ package ratekitgrpc_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 
 	"github.com/ratekit/ratekit"
 	ratekitgrpc "github.com/ratekit/ratekit/adapters/grpc"
+	"github.com/ratekit/ratekit/store/memstore"
 )
 
 // waitFree waits (2 s at most) until l's InFlight limit "conc" has want
@@ -62,8 +65,13 @@ func (h *holder) hold(t *testing.T, conn *grpc.ClientConn, i int) chan reply {
 	t.Helper()
 	out := make(chan reply, 1)
 	go func() { out <- call(context.Background(), conn, "hold "+strconv.Itoa(i)) }()
-	if got := <-h.entered; got != i {
-		t.Fatalf("handler %d entered, want %d", got, i)
+	select {
+	case got := <-h.entered:
+		if got != i {
+			t.Fatalf("handler %d entered, want %d", got, i)
+		}
+	case r := <-out:
+		t.Fatalf("call %d ended before its handler held it: %v", i, r.err)
 	}
 	return out
 }
@@ -113,22 +121,61 @@ func TestInFlightUnary(t *testing.T) {
 
 // TestInFlightWithRateRefusal: a refusal a rate limit took part in is no
 // in-flight refusal, even when the InFlight limit binds (its 1 s is the
-// longer wait): its ErrorInfo has no quota_unit.
+// longer wait): its ErrorInfo has no quota_unit. The slot and the window's
+// one request are taken by another instance, so that the store decides
+// (this instance, holding the slot itself, would refuse on its own, by the
+// InFlight limit alone: TestInFlightLocalRefusal).
 func TestInFlightWithRateRefusal(t *testing.T) {
-	l, _ := limiter(t, ratekit.InFlight(1).Named("conc"), ratekit.FixedWindow(1, 500*time.Millisecond).Named("api"))
-	h := newHolder()
-	conn := serveEcho(t, &echoServer{unaryHook: h.hook}, []grpc.ServerOption{grpc.UnaryInterceptor(
+	limits := []ratekit.Limit{ratekit.InFlight(1).Named("conc"), ratekit.FixedWindow(1, 500*time.Millisecond).Named("api")}
+	mem := memstore.New(memstore.WithClock((&clock{now: start}).Now))
+	l, err := ratekit.New(mem, limits...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := ratekit.New(mem, limits...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := other.Reserve(context.Background(), "127.0.0.1", 1)
+	if err != nil || !held.Decision.Allowed {
+		t.Fatalf("the other instance: %+v, %v", held.Decision, err)
+	}
+	defer held.Release(context.Background())
+	conn := serveEcho(t, &echoServer{}, []grpc.ServerOption{grpc.UnaryInterceptor(
 		ratekitgrpc.UnaryServerInterceptor(l, ratekitgrpc.ByIP()))})
-	first := h.hold(t, conn, 1)
 	r := call(context.Background(), conn, "x")
 	ri, qf, ei := details(t, r.err)
 	if status.Code(r.err) != codes.ResourceExhausted || ri == nil || ri.RetryDelay.AsDuration() != time.Second ||
 		qf == nil || len(qf.Violations) != 2 || qf.Violations[0].QuotaId != "conc" {
-		t.Fatalf("second call: %v, RetryInfo %v QuotaFailure %v", r.err, ri, qf)
+		t.Fatalf("a call: %v, RetryInfo %v QuotaFailure %v", r.err, ri, qf)
 	}
 	if ei == nil || ei.Metadata != nil {
-		t.Errorf("second call: ErrorInfo %v, want no metadata", ei)
+		t.Errorf("a call: ErrorInfo %v, want no metadata", ei)
 	}
+}
+
+// TestInFlightLocalRefusal: a call refused by this instance, which holds
+// every slot of its subject, gets the in-flight refusal the store gives,
+// beside a rate limit too: the instance answers by the InFlight limit,
+// whose state alone it knows.
+func TestInFlightLocalRefusal(t *testing.T) {
+	l, clk := limiter(t, ratekit.InFlight(1).Named("conc"), ratekit.FixedWindow(100, time.Minute).Named("api"))
+	h := newHolder()
+	conn := serveEcho(t, &echoServer{unaryHook: h.hook}, []grpc.ServerOption{grpc.UnaryInterceptor(
+		ratekitgrpc.UnaryServerInterceptor(l, ratekitgrpc.ByIP(), ratekitgrpc.WithHeaderClock(clk.Now)))})
+	first := h.hold(t, conn, 1)
+	r := call(context.Background(), conn, "x")
+	ri, qf, ei := details(t, r.err)
+	if status.Code(r.err) != codes.ResourceExhausted || ri == nil || ri.RetryDelay.AsDuration() != time.Second ||
+		qf == nil || len(qf.Violations) != 1 || qf.Violations[0].QuotaId != "conc" || qf.Violations[0].QuotaValue != 1 {
+		t.Fatalf("second call: %v, RetryInfo %v QuotaFailure %v", r.err, ri, qf)
+	}
+	if ei == nil || ei.Reason != "RATE_LIMITED" || ei.Metadata["quota_unit"] != "concurrent-requests" {
+		t.Errorf("second call: ErrorInfo %v, want quota_unit concurrent-requests", ei)
+	}
+	checkMD(t, "trailer", r.trailer, map[string]string{"ratelimit-policy": `"conc";q=1;qu="concurrent-requests", "api";q=100;w=60`,
+		"ratelimit": `"conc";r=0`, "x-ratelimit-limit": "1", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "1800000000",
+		"retry-after": "1", "grpc-retry-pushback-ms": "1000"})
 	close(h.release[1])
 	if r := <-first; r.err != nil {
 		t.Fatal(r.err)
@@ -228,5 +275,92 @@ func TestInFlightStream(t *testing.T) {
 	waitFree(t, l, 1)
 	if n := e.streams.Load(); n != 2 {
 		t.Errorf("handler ran %d times, want 2", n)
+	}
+}
+
+// downSettler fails every call, as brokenStore does, and can hold slots,
+// so that a Limiter with an InFlight limit can be built on it.
+type downSettler struct{ brokenStore }
+
+func (downSettler) Reserve(context.Context, string, []ratekit.Limit, int64) (ratekit.Decision, error) {
+	return ratekit.Decision{}, errDown
+}
+func (downSettler) Settle(context.Context, string, []ratekit.Limit, *ratekit.Receipt, int64) error {
+	return errDown
+}
+func (downSettler) Renew(context.Context, string, []ratekit.Limit, *ratekit.Receipt) (bool, error) {
+	return false, errDown
+}
+
+// TestInFlightFailOpen: while the store fails, a unary call or a stream of
+// an InFlight(1) limit fails open holding its place on the instance until
+// its handler returns: a second one meanwhile is refused (ResourceExhausted,
+// RetryInfo 1 s) without a store call, and one after it passes.
+func TestInFlightFailOpen(t *testing.T) {
+	l, err := ratekit.New(downSettler{}, ratekit.InFlight(1).Named("conc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reported atomic.Int64
+	report := ratekitgrpc.WithErrorHandler(func(_ context.Context, err error) {
+		if errors.Is(err, errDown) {
+			reported.Add(1)
+		}
+	})
+	h := newHolder()
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	e := &echoServer{unaryHook: h.hook, streamHook: func(ss grpc.ServerStream) error {
+		if ratekit.ReservationFrom(ss.Context()) == nil {
+			return status.Error(codes.Internal, "the stream's context lacks the Reservation")
+		}
+		entered <- struct{}{}
+		<-release
+		return nil
+	}}
+	conn := serveEcho(t, e, []grpc.ServerOption{
+		grpc.UnaryInterceptor(ratekitgrpc.UnaryServerInterceptor(l, ratekitgrpc.ByIP(), report)),
+		grpc.StreamInterceptor(ratekitgrpc.StreamServerInterceptor(l, ratekitgrpc.ByIP(), report))})
+	var unaryOnce, streamOnce sync.Once
+	freeUnary := func() { unaryOnce.Do(func() { close(h.release[1]) }) }
+	freeStream := func() { streamOnce.Do(func() { close(release) }) }
+	t.Cleanup(func() { freeUnary(); freeStream() }) // before the server stops, which waits for its handlers
+	refused := func(what string, err error) {
+		t.Helper()
+		ri, _, _ := details(t, err)
+		if status.Code(err) != codes.ResourceExhausted || ri == nil || ri.RetryDelay.AsDuration() != time.Second {
+			t.Fatalf("%s: %v, RetryInfo %v; want ResourceExhausted, 1 s", what, err, ri)
+		}
+	}
+
+	first := h.hold(t, conn, 1)
+	refused("a unary call while one is held", call(context.Background(), conn, "x").err)
+	freeUnary()
+	if r := <-first; r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r := call(context.Background(), conn, "x"); r.err != nil {
+		t.Fatalf("a unary call once the held one returned: %v", r.err)
+	}
+
+	ctx := context.Background()
+	s1, err := conn.NewStream(ctx, streamDesc, streamMethod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-entered
+	s2, err := conn.NewStream(ctx, streamDesc, streamMethod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused("a stream while one is held", s2.RecvMsg(new(wrapperspb.StringValue)))
+	freeStream()
+	if err := s1.CloseSend(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s1.RecvMsg(new(wrapperspb.StringValue)); err != io.EOF {
+		t.Fatalf("the held stream: %v", err)
+	}
+	if n := reported.Load(); n != 3 { // the held call, the call after it, the held stream
+		t.Fatalf("%d store errors reported, want 3 (none for a refusal)", n)
 	}
 }

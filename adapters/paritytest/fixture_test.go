@@ -42,6 +42,20 @@ func (brokenStore) Peek(context.Context, string, []ratekit.Limit) (ratekit.Decis
 }
 func (brokenStore) Reset(context.Context, string, []ratekit.Limit) error { return errDown }
 
+// downSettler fails every call, as brokenStore does, and is a settler, so
+// that a Limiter with an InFlight limit can be built on it.
+type downSettler struct{ brokenStore }
+
+func (downSettler) Reserve(context.Context, string, []ratekit.Limit, int64) (ratekit.Decision, error) {
+	return ratekit.Decision{}, errDown
+}
+func (downSettler) Settle(context.Context, string, []ratekit.Limit, *ratekit.Receipt, int64) error {
+	return errDown
+}
+func (downSettler) Renew(context.Context, string, []ratekit.Limit, *ratekit.Receipt) (bool, error) {
+	return false, errDown
+}
+
 // hungStore answers nothing until the call's context ends, as a Redis that
 // accepts connections and never replies.
 type hungStore struct{ brokenStore }
@@ -62,17 +76,18 @@ var trust = []ratekit.IPOption{
 // Groups: /api (skip /api/health, cost 2 for /api/heavy and 5 for
 // /api/huge), /open and /closed (a failing store under FailOpen and
 // FailClosed), /keyed (keyed by X-Api-Key), /login (problem+json,
-// TOO_MANY_ATTEMPTS, IETF headers only), /conc (2 in flight), /counted
-// (statuses below 500 count), /tokens (cost 100, settled by the handler).
+// TOO_MANY_ATTEMPTS, IETF headers only), /conc (2 in flight), /downslots (2
+// in flight on a failing store, failing open), /counted (statuses below 500
+// count), /tokens (cost 100, settled by the handler).
 type fixture struct {
 	clock  *clock
 	errors atomic.Int64     // errors the error policy reported
 	obs    observe.Observer // every group's observer, when set
 
 	api, keyed, login, broken, hung *ratekit.Limiter
-	conc, counted, tokens           *ratekit.Limiter
+	conc, concDown, counted, tokens *ratekit.Limiter
 
-	entered chan string      // /conc/hold/<i> sends i when its handler runs
+	entered chan string      // /conc/hold/<i> (and /downslots/hold/<i>) sends i when its handler runs
 	release [3]chan struct{} // and holds it until release[i] is closed
 }
 
@@ -93,6 +108,7 @@ func newFixture(t *testing.T) *fixture {
 	f.broken = must(ratekit.New(brokenStore{}, ratekit.FixedWindow(3, time.Minute).Named("api")))
 	f.hung = must(ratekit.New(hungStore{}, ratekit.FixedWindow(3, time.Minute).Named("api")))
 	f.conc = must(ratekit.New(store, ratekit.InFlight(2).Named("conc")))
+	f.concDown = must(ratekit.New(downSettler{}, ratekit.InFlight(2).Named("conc")))
 	f.counted = must(ratekit.New(store, ratekit.FixedWindow(10, time.Minute).Named("counted")))
 	f.tokens = must(ratekit.New(store, ratekit.FixedWindow(1000, time.Minute).Named("tokens")))
 	f.entered = make(chan string, len(f.release))
@@ -160,8 +176,9 @@ func tokensOpts[O any](f *fixture, o options[O]) []O {
 // answers code, /tokens settles the request's cost at used.
 func (f *fixture) handle(ctx context.Context, path, used string) int {
 	switch {
-	case strings.HasPrefix(path, "/conc/hold/"):
-		i, _ := strconv.Atoi(strings.TrimPrefix(path, "/conc/hold/"))
+	case strings.HasPrefix(path, "/conc/hold/") || strings.HasPrefix(path, "/downslots/hold/"):
+		_, n, _ := strings.Cut(path, "/hold/")
+		i, _ := strconv.Atoi(n)
 		f.entered <- strconv.Itoa(i)
 		<-f.release[i]
 	case strings.HasPrefix(path, "/counted/"):

@@ -15,8 +15,14 @@ type held chan result
 // runs; the response comes on the channel once release[i] is closed.
 func hold(t *testing.T, f *fixture, do client, i int) held {
 	t.Helper()
+	return holdAt(t, f, do, "/conc", i)
+}
+
+// holdAt is hold on the group at prefix.
+func holdAt(t *testing.T, f *fixture, do client, prefix string, i int) held {
+	t.Helper()
 	out := make(held, 1)
-	go func() { out <- do(t, request(step{path: "/conc/hold/" + strconv.Itoa(i), xff: clientA})) }()
+	go func() { out <- do(t, request(step{path: prefix + "/hold/" + strconv.Itoa(i), xff: clientA})) }()
 	if got := <-f.entered; got != strconv.Itoa(i) {
 		t.Fatalf("handler %s entered, want %d", got, i)
 	}
@@ -92,6 +98,52 @@ func TestReservedParity(t *testing.T) {
 			}
 			if n := f.errors.Load(); n != 0 {
 				t.Errorf("%d errors reported, want 0", n)
+			}
+			if want == nil {
+				want = got
+				return
+			}
+			for i := range got {
+				if d := diff(want[i], got[i]); d != "" {
+					t.Errorf("response %d differs from %s:\n%s", i+1, targets[0].name, d)
+				}
+			}
+		})
+	}
+}
+
+// TestFailOpenInFlightParity: on every framework, requests of an InFlight(2)
+// limit whose store fails pass (fail open) holding their places on the
+// instance until their handlers return: with two held open, a third is
+// refused as the store would refuse it (429, Retry-After 1, "conc";r=0),
+// without a store call (two errors reported, not three); once a handler
+// returns, the next request passes again.
+func TestFailOpenInFlightParity(t *testing.T) {
+	var want []result
+	for _, tg := range targets {
+		t.Run(tg.name, func(t *testing.T) {
+			f := newFixture(t)
+			do := tg.build(f)
+			get := func() result { return do(t, request(step{path: "/downslots/x", xff: clientA})) }
+			first, second := holdAt(t, f, do, "/downslots", 1), holdAt(t, f, do, "/downslots", 2)
+			got := []result{get()}
+			if r := got[0]; r.status != 429 || r.header.Get("Retry-After") != "1" || r.header.Get("Ratelimit") != `"conc";r=0` {
+				t.Errorf("a third request: %d %v, want 429, Retry-After 1, RateLimit \"conc\";r=0", r.status, r.header)
+			}
+			if n := f.errors.Load(); n != 2 {
+				t.Errorf("%d errors reported with two requests held, want 2", n)
+			}
+			close(f.release[1])
+			got = append(got, <-first, get())
+			close(f.release[2])
+			got = append(got, <-second)
+			for i, r := range got[1:] {
+				if r.status != 200 || r.header.Get("Ratelimit") != "" {
+					t.Errorf("response %d: %d %v, want 200 without rate-limit headers (fail open)", i+2, r.status, r.header)
+				}
+			}
+			if n := f.errors.Load(); n != 3 {
+				t.Errorf("%d errors reported, want 3", n)
 			}
 			if want == nil {
 				want = got

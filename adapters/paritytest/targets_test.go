@@ -73,6 +73,7 @@ func netHTTPApp(f *fixture) client {
 		_, _ = w.Write(okBody(r.URL.Path))
 	})
 	mux.Handle("/conc/", ratekit.Middleware(f.conc, key, concOpts(f, o)...)(held))
+	mux.Handle("/downslots/", ratekit.Middleware(f.concDown, key, openOpts(f, o)...)(held))
 	mux.Handle("/counted/", ratekit.Middleware(f.counted, key, countedOpts(f, o)...)(held))
 	mux.Handle("/tokens/", ratekit.Middleware(f.tokens, key, tokensOpts(f, o)...)(held))
 	return recorder(mux)
@@ -109,6 +110,7 @@ func ginApp(f *fixture) client {
 		c.Data(status, textPlain, okBody(c.Request.URL.Path))
 	}
 	e.Group("/conc", ratekitgin.Middleware(f.conc, key, concOpts(f, o)...)).GET("/*p", held)
+	e.Group("/downslots", ratekitgin.Middleware(f.concDown, key, openOpts(f, o)...)).GET("/*p", held)
 	e.Group("/counted", ratekitgin.Middleware(f.counted, key, countedOpts(f, o)...)).GET("/*p", held)
 	e.Group("/tokens", ratekitgin.Middleware(f.tokens, key, tokensOpts(f, o)...)).GET("/*p", held)
 	return recorder(e)
@@ -145,6 +147,7 @@ func echoApp(f *fixture) client {
 		return c.Blob(status, textPlain, okBody(r.URL.Path))
 	}
 	e.Group("/conc", ratekitecho.Middleware(f.conc, key, concOpts(f, o)...)).GET("/*", held)
+	e.Group("/downslots", ratekitecho.Middleware(f.concDown, key, openOpts(f, o)...)).GET("/*", held)
 	e.Group("/counted", ratekitecho.Middleware(f.counted, key, countedOpts(f, o)...)).GET("/*", held)
 	e.Group("/tokens", ratekitecho.Middleware(f.tokens, key, tokensOpts(f, o)...)).GET("/*", held)
 	return recorder(e)
@@ -184,6 +187,7 @@ func fiberApp(f *fixture) client {
 		return c.Status(status).Send(okBody(c.Path()))
 	}
 	app.Group("/conc", ratekitfiber.Middleware(f.conc, key, concOpts(f, o)...)).Get("/*", held)
+	app.Group("/downslots", ratekitfiber.Middleware(f.concDown, key, openOpts(f, o)...)).Get("/*", held)
 	app.Group("/counted", ratekitfiber.Middleware(f.counted, key, countedOpts(f, o)...)).Get("/*", held)
 	app.Group("/tokens", ratekitfiber.Middleware(f.tokens, key, tokensOpts(f, o)...)).Get("/*", held)
 	return func(t *testing.T, req *http.Request) result {

@@ -1,0 +1,130 @@
+package ratekit
+
+import (
+	"hash/maphash"
+	"sync"
+	"time"
+)
+
+// retryInFlight is the RetryAfter of an InFlight denial, as the stores give
+// it (store.RetryInFlight): a slot comes back when a request ends, which
+// nobody can foresee, and 1 s is the shortest Retry-After.
+const retryInFlight = time.Second
+
+const (
+	// gateShards is how many locks a gate spreads its subjects over.
+	gateShards = 32
+	// gateCompactMin is the peak size below which a shard's map is never
+	// rebuilt: a small map costs little, and rebuilding it would churn.
+	gateCompactMin = 256
+)
+
+// A gate counts, per subject, this instance's requests that hold one of the
+// Limiter's InFlight slots or are asking the store for one: the Reservations
+// not yet ended and the Reserve calls under way. It refuses a request that
+// would make the count exceed n, the smallest n of the Limiter's InFlight
+// limits, so that an instance never holds, nor asks for, more slots of a
+// subject than that limit has, and a burst on one subject costs the store
+// at most n calls at a time, whatever happens to them (a call that times
+// out keeps its place until its request ends). A subject's entry exists
+// while its count is above 0: memory is bounded by the requests in flight.
+// A shard's map, which Go never shrinks, is rebuilt once it holds less than
+// an eighth of its peak. A gate is safe for concurrent use; a Limiter
+// without InFlight limits has none.
+type gate struct {
+	n      int64
+	denial Decision // a refusal, as a store gives it for the binding limit
+	seed   maphash.Seed
+	shards [gateShards]gateShard
+}
+
+// gateShard holds the counts of the subjects that hash to it.
+type gateShard struct {
+	mu   sync.Mutex
+	held map[string]int64
+	peak int      // the largest len(held) since held was made
+	_    [40]byte // a cache line of its own
+}
+
+// newGate returns the gate of the InFlight limits among limits, nil when
+// there are none.
+func newGate(limits []Limit) *gate {
+	var g *gate
+	for _, l := range limits {
+		if !l.inFlight() {
+			continue
+		}
+		if g == nil || l.def().quota < g.n {
+			if g == nil {
+				g = &gate{seed: maphash.MakeSeed()}
+			}
+			g.n = l.def().quota
+			// what the store says when this limit has no slot left: a
+			// Decision of this limit alone (the others' numbers only the
+			// store knows), nothing left, Retry-After 1 s
+			g.denial = Decision{Limit: l, RetryAfter: retryInFlight, Cached: true}
+		}
+	}
+	return g
+}
+
+// enter counts one more request of key, and reports false, counting
+// nothing, when n of them are already counted.
+func (g *gate) enter(key string) bool {
+	sh := &g.shards[maphash.String(g.seed, key)%gateShards]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	c := sh.held[key]
+	if c >= g.n {
+		return false
+	}
+	if sh.held == nil {
+		sh.held = make(map[string]int64)
+	}
+	sh.held[key] = c + 1
+	sh.peak = max(sh.peak, len(sh.held))
+	return true
+}
+
+// leave counts one request of key fewer, for each enter that reported true.
+func (g *gate) leave(key string) {
+	sh := &g.shards[maphash.String(g.seed, key)%gateShards]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if c := sh.held[key]; c > 1 {
+		sh.held[key] = c - 1
+		return
+	}
+	delete(sh.held, key)
+	if n := len(sh.held); sh.peak > gateCompactMin && n < sh.peak/8 {
+		m := make(map[string]int64, n)
+		for k, c := range sh.held {
+			m[k] = c
+		}
+		sh.held, sh.peak = m, n
+	}
+}
+
+// refusal is a local refusal's Decision: what the store answers when the
+// binding InFlight limit has no slot left, marked Cached (answered without
+// the store).
+func (g *gate) refusal(policy string) Decision {
+	d := g.denial
+	d.policy = policy
+	return d
+}
+
+// leaveGate gives back the reservation's place in its Limiter's gate, once:
+// its request has ended. It does nothing for a reservation that holds none.
+func (r *Reservation) leaveGate() {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	held := r.gated
+	r.gated = false
+	r.mu.Unlock()
+	if held {
+		r.limiter.gate.leave(r.key)
+	}
+}
