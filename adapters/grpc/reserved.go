@@ -16,8 +16,8 @@ import (
 // ratekit.Middleware serves a request: handler's context carries res, where
 // ratekit.ReservationFrom finds it; once handler returns, res is finished
 // with the HTTPStatus of its error's code (a panic counts as 500 and goes
-// on); the call's InFlight slots are released as soon as ctx, the call's
-// context, ends, even while handler runs.
+// on) and the call's InFlight slots are released then, when handler
+// returns, even if the call's context ended before.
 func (s *server) serve(ctx context.Context, res *ratekit.Reservation, handler func(ctx context.Context) error) {
 	report := func(err error) { s.cfg.Report(s.g, ctx, nil, err) }
 	s.g.Run(ctx, res, report, func(ctx context.Context) int {
