@@ -48,7 +48,8 @@ type Config struct {
 	Observer observe.Observer
 }
 
-// A Decision is the answer of a Lockout. The zero Decision denies nothing.
+// A Decision is the answer of a Lockout, a plain value. The zero Decision,
+// which a call that failed returns, allows nothing and names no window.
 type Decision struct {
 	// Allowed reports whether the attempt may proceed.
 	Allowed bool
@@ -163,8 +164,9 @@ func (lo *Lockout) Check(ctx context.Context, key string) (Decision, error) {
 }
 
 // Refund gives back the attempt that d, a decision of Attempt, recorded,
-// for an attempt that turned out not to count. It never lifts a block. It
-// does nothing for a decision that recorded no attempt.
+// for an attempt that turned out not to count. It never lifts a block, and
+// like ratekit.Reservation.Settle it is not cut short by ctx's end. It does
+// nothing for a decision that recorded no attempt.
 func (lo *Lockout) Refund(ctx context.Context, d Decision) error {
 	if d.attempt == nil {
 		return nil
@@ -237,7 +239,7 @@ func (lo *Lockout) decision(rd ratekit.Decision) Decision {
 		d.Counts[i] = w.Attempts - left
 	}
 	if !rd.Allowed {
-		w := lo.window(rd.Limit.Name())
+		w := lo.cfg.Windows[lo.index(rd.Limit.Name())]
 		d.Scope, d.Limit, d.RetryAfter = w.Scope, w.Attempts, rd.RetryAfter
 	}
 	return d
@@ -264,41 +266,6 @@ func (lo *Lockout) event(d Decision, err error, key string, latency time.Duratio
 	}
 	return e
 }
-
-// Enforce is the one-call form for handlers: it records an attempt and
-// returns nil when it may proceed, or an *ErrorResponse to send: 429
-// TOO_MANY_ATTEMPTS with the block's Retry-After, 503 SERVICE_UNAVAILABLE
-// when the store fails (nil instead when FailOpen), 400 for an empty key.
-// Write it with its Write or ServeHTTP method.
-func (lo *Lockout) Enforce(ctx context.Context, key string) error {
-	if e := lo.Response(lo.Attempt(ctx, key)); e != nil {
-		return e
-	}
-	return nil
-}
-
-// Response maps the result of Attempt (or Check) to the response to send, or
-// nil to go on: 429 TOO_MANY_ATTEMPTS when denied ("Too many attempts. Try
-// again in N seconds.", with context.retryAfter, the window's attempts as
-// limit and its scope as policy), 503 when the store failed (nil when
-// FailOpen), 400 for an empty key.
-func (lo *Lockout) Response(d Decision, err error) *ratekit.ErrorResponse {
-	switch {
-	case errors.Is(err, ratekit.ErrEmptyKey):
-		return ratekit.BadRequestResponse()
-	case err != nil && lo.cfg.FailOpen:
-		return nil
-	case err != nil:
-		return ratekit.UnavailableResponse(time.Second)
-	case !d.Allowed:
-		limit := lo.limits[lo.index(d.Scope)]
-		return ratekit.DeniedResponse(ratekit.Decision{Limit: limit, RetryAfter: d.RetryAfter, Blocked: true}, ratekit.CodeTooManyAttempts)
-	}
-	return nil
-}
-
-// window returns the window reported as scope.
-func (lo *Lockout) window(scope string) Window { return lo.cfg.Windows[lo.index(scope)] }
 
 // index returns the index of the window reported as scope (the first when
 // none is).
