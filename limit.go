@@ -101,7 +101,10 @@ func (l Limit) Named(name string) Limit {
 
 // Block returns a copy of l that, once it denies a request, keeps denying
 // the subject for d (a penalty), whatever its counters say. Requests during a
-// block are not recorded. The block's TTL in the store is its truth.
+// block are not recorded. The block's TTL in the store is its truth. A
+// denial's RetryAfter is the longer of the block left and the wait of l's
+// own counters, which decide once the block ends: from the block's start to
+// its end, a request at the RetryAfter passes.
 func (l Limit) Block(d time.Duration) Limit {
 	c := *l.def()
 	c.block = d

@@ -1,9 +1,14 @@
 package lockout_test
 
 import (
+	"context"
+	"errors"
 	"io"
 	"net/http"
 	"testing"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store/memstore"
 )
 
 // ok is the protected handler of the HTTP tests.
@@ -26,4 +31,14 @@ func get(t *testing.T, url string) response {
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
 	return response{res.StatusCode, res.Header, string(b)}
+}
+
+// downStore fails every Reserve, so every Attempt, as an unreachable Redis
+// does; errDown's text must never reach a client.
+type downStore struct{ *memstore.Store }
+
+var errDown = errors.New("dial tcp: secret")
+
+func (downStore) Reserve(context.Context, string, []ratekit.Limit, int64) (ratekit.Decision, error) {
+	return ratekit.Decision{}, errDown
 }

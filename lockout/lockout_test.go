@@ -18,7 +18,7 @@ import (
 	"github.com/ratekit/ratekit/store/storetest"
 )
 
-func newLockout(t *testing.T, s lockout.Store, failOpen bool) *lockout.Lockout {
+func newLockout(t *testing.T, s ratekit.Store, failOpen bool) *lockout.Lockout {
 	t.Helper()
 	lo, err := lockout.New(s, lockout.Config{Name: "login", FailOpen: failOpen, Windows: []lockout.Window{
 		{Scope: "temp", Attempts: 3, Window: time.Minute, Block: 15 * time.Minute},
@@ -64,24 +64,17 @@ func TestEnforceResponse(t *testing.T) {
 	}
 }
 
-// downLockout fails every call, as an unreachable store does.
-type downLockout struct{}
-
-func (downLockout) Lockout(context.Context, string, *lockout.Policy, lockout.Op, string) (lockout.Decision, error) {
-	return lockout.Decision{}, errors.New("dial tcp: secret")
-}
-
 // TestLockoutFailsClosed: with the store down a lockout answers 503 unless
 // it is FailOpen.
 func TestLockoutFailsClosed(t *testing.T) {
 	var e *ratekit.ErrorResponse
-	if err := newLockout(t, downLockout{}, false).Enforce(context.Background(), "alice"); !errors.As(err, &e) || e.Status != 503 || strings.Contains(e.Message, "secret") {
+	if err := newLockout(t, downStore{memstore.New()}, false).Enforce(context.Background(), "alice"); !errors.As(err, &e) || e.Status != 503 || strings.Contains(e.Message, "secret") {
 		t.Fatalf("store down: %v", err)
 	}
-	if err := newLockout(t, downLockout{}, true).Enforce(context.Background(), "alice"); err != nil {
+	if err := newLockout(t, downStore{memstore.New()}, true).Enforce(context.Background(), "alice"); err != nil {
 		t.Fatalf("store down, FailOpen: %v", err)
 	}
-	h := newLockout(t, downLockout{}, false).Middleware(ratekit.ByFormValue("username"))(ok)
+	h := newLockout(t, downStore{memstore.New()}, false).Middleware(ratekit.ByFormValue("username"))(ok)
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, login("alice", "x"))
 	if rec.Code != 503 || rec.Header().Get("Retry-After") != "1" {
@@ -196,3 +189,95 @@ func TestOtherStatusesRefund(t *testing.T) {
 		t.Fatalf("after 10 requests answered 400: %+v, want nothing counted", d)
 	}
 }
+
+// TestRetryAfterWaitsForTheLog: a block shorter than its window answers
+// with the time until the log has room, from the block's start to its end,
+// and an attempt at that time passes.
+func TestRetryAfterWaitsForTheLog(t *testing.T) {
+	start := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	clock := storetest.NewClock(start)
+	lo, err := lockout.New(memstore.New(memstore.WithClock(clock.Now)), lockout.Config{Name: "verify", Windows: []lockout.Window{
+		{Scope: "code", Attempts: 3, Window: 10 * time.Minute, Block: time.Minute},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	at := func(d time.Duration) { clock.Advance(start.Add(d).Sub(clock.Now())) }
+	for i := range 3 { // at 0, 1 and 2 min: the first leaves the log at 10 min
+		at(time.Duration(i) * time.Minute)
+		if d, err := lo.Attempt(ctx, "alice"); err != nil || !d.Allowed || d.Counts[0] != int64(i+1) {
+			t.Fatalf("attempt %d: %+v %v", i+1, d, err)
+		}
+	}
+	for _, s := range []struct{ at, retry time.Duration }{
+		{3 * time.Minute, 7 * time.Minute},                               // the block starts: 1 min
+		{3*time.Minute + 30*time.Second, 6*time.Minute + 30*time.Second}, // in the block
+		{5 * time.Minute, 5 * time.Minute},                               // past the block (it ended at 4 min): the full log starts it again
+	} {
+		at(s.at)
+		d, err := lo.Attempt(ctx, "alice")
+		if err != nil || d.Allowed || d.Scope != "code" || d.Limit != 3 || d.RetryAfter != s.retry {
+			t.Fatalf("at %s: %+v %v, want denied by code, Retry-After %s", s.at, d, err, s.retry)
+		}
+	}
+	at(10*time.Minute - time.Millisecond)
+	if d, _ := lo.Check(ctx, "alice"); d.Allowed {
+		t.Fatalf("1 ms before the Retry-After: %+v", d)
+	}
+	at(10 * time.Minute)
+	if d, err := lo.Attempt(ctx, "alice"); err != nil || !d.Allowed || d.Counts[0] != 3 {
+		t.Fatalf("at the Retry-After: %+v %v, want allowed, 3 counted", d, err)
+	}
+}
+
+// TestLockoutsKeepApart: two lockouts with alike windows on one store count
+// apart, and Reset clears one only.
+func TestLockoutsKeepApart(t *testing.T) {
+	s := memstore.New()
+	windows := []lockout.Window{{Scope: "temp", Attempts: 1, Window: time.Hour, Block: time.Hour}}
+	login, err := lockout.New(s, lockout.Config{Name: "login", Windows: windows})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verify, err := lockout.New(s, lockout.Config{Name: "verify", Windows: windows})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, lo := range []*lockout.Lockout{login, verify} {
+		if d, err := lo.Attempt(ctx, "alice"); err != nil || !d.Allowed {
+			t.Fatalf("first attempt: %+v %v", d, err)
+		}
+	}
+	if err := login.Reset(ctx, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := login.Attempt(ctx, "alice"); !d.Allowed {
+		t.Fatalf("login after its Reset: %+v", d)
+	}
+	if d, _ := verify.Attempt(ctx, "alice"); d.Allowed || d.RetryAfter != time.Hour {
+		t.Fatalf("verify's second attempt: %+v, want blocked for 1h", d)
+	}
+}
+
+// TestNewRefuses: New reports every problem at once, each saying how to fix
+// it, as errors matching ratekit.ErrInvalidLimit.
+func TestNewRefuses(t *testing.T) {
+	_, err := lockout.New(takeOnly{}, lockout.Config{Name: "login", Windows: []lockout.Window{
+		{Scope: "temp", Attempts: 0, Window: time.Minute, Block: time.Minute},
+		{Scope: "temp", Attempts: 5, Window: time.Hour, Block: 1500 * time.Microsecond},
+	}})
+	want := []string{
+		`ratekit: invalid limit "login": store (lockout_test.takeOnly) cannot refund attempts; pass memstore.New(), a Redis store or a wrapper of them`,
+		`ratekit: invalid limit "login": window 1 attempts must be between 1 and 10000 (got 0)`,
+		`ratekit: invalid limit "login": window 2 scope "temp" names an earlier window too; give each window a scope of its own`,
+		`ratekit: invalid limit "login": window 2 block must be whole milliseconds from 1ms to 8784h0m0s (got 1.5ms)`,
+	}
+	if !errors.Is(err, ratekit.ErrInvalidLimit) || err.Error() != strings.Join(want, "\n") {
+		t.Fatalf("New: %v\nwant:\n%s", err, strings.Join(want, "\n"))
+	}
+}
+
+// takeOnly is a ratekit.Store that cannot settle.
+type takeOnly struct{ ratekit.Store }

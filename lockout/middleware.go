@@ -9,8 +9,14 @@ import (
 	"github.com/ratekit/ratekit/internal/throttle"
 )
 
-// An Option configures Lockout.Middleware.
-type Option func(*middleware)
+// An Option configures Lockout.Middleware. Options are values built by the
+// functions of this package, safe to share; a nil Option is a programming
+// error.
+type Option interface{ apply(*middleware) }
+
+type optionFunc func(*middleware)
+
+func (f optionFunc) apply(m *middleware) { f(m) }
 
 type middleware struct {
 	failures []int
@@ -22,25 +28,25 @@ type middleware struct {
 // FailureStatuses sets the response statuses that count as a failed attempt
 // (default 401, 403 and 422).
 func FailureStatuses(codes ...int) Option {
-	return func(m *middleware) { m.failures = codes }
+	return optionFunc(func(m *middleware) { m.failures = codes })
 }
 
 // KeepOnSuccess keeps the counter when an attempt succeeds. Use it for a
 // per-IP lockout beside a per-account one: a success for one account must
 // not clear what the IP did to others.
 func KeepOnSuccess() Option {
-	return func(m *middleware) { m.keep = true }
+	return optionFunc(func(m *middleware) { m.keep = true })
 }
 
 // WithRenderer selects the body renderer (default ratekit.RenderJSON).
 func WithRenderer(r ratekit.Renderer) Option {
-	return func(m *middleware) { m.render = r }
+	return optionFunc(func(m *middleware) { m.render = r })
 }
 
 // WithErrorHandler is called with store and key errors (default: a
 // slog warning at most once per second, with a count).
 func WithErrorHandler(f func(r *http.Request, err error)) Option {
-	return func(m *middleware) { m.onError = f }
+	return optionFunc(func(m *middleware) { m.onError = f })
 }
 
 // Middleware counts failed attempts only. Before the handler it records the
@@ -49,7 +55,8 @@ func WithErrorHandler(f func(r *http.Request, err error)) Option {
 // Retry-After and the handler does not run, so parallel requests cannot
 // slip past the allowance. After the handler, a failure status keeps the
 // attempt; a 2xx status resets the counter (or, with KeepOnSuccess, refunds
-// the attempt); any other status refunds it. Key errors answer 400 (413 for
+// the attempt); any other status refunds it (Refund). A handler that panics
+// keeps the attempt. Key errors answer 400 (413 for
 // ratekit.ErrBodyTooLarge); store errors answer 503 unless the Lockout is
 // FailOpen. Each store call is bounded by the Lockout's Timeout. Chain one
 // per subject kind, e.g. per account and per IP; the per-IP one should
@@ -61,7 +68,7 @@ func (lo *Lockout) Middleware(key ratekit.KeyFunc, opts ...Option) func(http.Han
 	}
 	m := &middleware{failures: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusUnprocessableEntity}}
 	for _, o := range opts {
-		o(m)
+		o.apply(m)
 	}
 	if m.onError == nil {
 		m.onError = throttle.New().Error
@@ -93,7 +100,7 @@ func (lo *Lockout) Middleware(key ratekit.KeyFunc, opts ...Option) func(http.Han
 			case status/100 == 2 && !m.keep:
 				err = lo.Reset(r.Context(), k)
 			default:
-				err = lo.Refund(r.Context(), k, d.Attempt)
+				err = lo.Refund(r.Context(), d)
 			}
 			if err != nil {
 				m.onError(r, err)

@@ -12,12 +12,6 @@ import (
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
-type brokenStore struct{}
-
-func (brokenStore) Lockout(context.Context, string, *lockout.Policy, lockout.Op, string) (lockout.Decision, error) {
-	return lockout.Decision{}, errors.New("unreachable")
-}
-
 // TestLockoutObserver: Attempt and Check report their outcome under the
 // lockout's name, the binding window's numbers and the subject; Reset and
 // Refund report nothing.
@@ -46,7 +40,7 @@ func TestLockoutObserver(t *testing.T) {
 	_, _ = lo.Check(ctx, "alice")
 	_ = lo.Reset(ctx, "alice")
 	_, _ = lo.Attempt(ctx, "")
-	broken, err := lockout.New(brokenStore{}, cfg)
+	broken, err := lockout.New(downStore{memstore.New()}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/lockout"
 	"github.com/ratekit/ratekit/store/memstore"
 )
@@ -40,7 +41,7 @@ func main() {
 }
 
 // newHandler serves POST /verify over a lockout in store.
-func newHandler(store lockout.Store) (http.Handler, error) {
+func newHandler(store ratekit.Store) (http.Handler, error) {
 	lo, err := lockout.New(store, lockout.Config{Name: "verify", Windows: []lockout.Window{
 		{Scope: "temp", Attempts: 3, Window: 10 * time.Minute, Block: 10 * time.Minute},
 	}})

@@ -29,7 +29,7 @@ var defaultLogin = loginLimits{
 
 // loginRoute protects POST /login per account and per IP, counting failures
 // only. When the store is down the route fails closed (503).
-func loginRoute(store lockout.Store, l loginLimits, obs observe.Observer) (http.Handler, []string, error) {
+func loginRoute(store ratekit.Store, l loginLimits, obs observe.Observer) (http.Handler, []string, error) {
 	account, err := lockout.New(store, lockout.Config{Name: "login", Windows: []lockout.Window{l.account, l.accountDay}, Observer: obs})
 	if err != nil {
 		return nil, nil, err

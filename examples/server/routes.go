@@ -63,7 +63,7 @@ func newHandler(s *demoStore, c config) (http.Handler, error) {
 		}
 		mux.Handle(r.Method+" "+r.Path, ratekit.Middleware(limiter, key, append([]ratekit.Option{observers}, r.opts...)...)(h))
 	}
-	login, loginLimits, err := loginRoute(s.lockouts, c.login, metrics)
+	login, loginLimits, err := loginRoute(s.limits, c.login, metrics)
 	if err != nil {
 		return nil, err
 	}

@@ -8,17 +8,15 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/lockout"
 	"github.com/ratekit/ratekit/store/memstore"
 	"github.com/ratekit/ratekit/store/redisstore"
 )
 
 // demoStore is the store behind every route: limits and lockouts.
 type demoStore struct {
-	limits   ratekit.Store
-	lockouts lockout.Store
-	where    string // said in the first log line and on GET /
-	close    func()
+	limits ratekit.Store
+	where  string // said in the first log line and on GET /
+	close  func()
 }
 
 // openStore returns the in-process store, or the Redis store at c.redisURL
@@ -26,7 +24,7 @@ type demoStore struct {
 func openStore(ctx context.Context, c config) (*demoStore, error) {
 	if c.redisURL == "" {
 		m := memstore.New()
-		return &demoStore{limits: m, lockouts: m, where: "in-process store (set -redis or REDIS_URL to share limits through Redis)", close: func() {}}, nil
+		return &demoStore{limits: m, where: "in-process store (set -redis or REDIS_URL to share limits through Redis)", close: func() {}}, nil
 	}
 	opts, err := redis.ParseURL(c.redisURL)
 	if err != nil {
@@ -44,5 +42,5 @@ func openStore(ctx context.Context, c config) (*demoStore, error) {
 		client.Close()
 		return nil, err
 	}
-	return &demoStore{limits: s, lockouts: s, where: "Redis at " + opts.Addr + " (prefix " + c.prefix + ")", close: func() { client.Close() }}, nil
+	return &demoStore{limits: s, where: "Redis at " + opts.Addr + " (prefix " + c.prefix + ")", close: func() { client.Close() }}, nil
 }

@@ -187,7 +187,7 @@ func lockoutAttempts(t *testing.T, setup Setup) {
 	if err != nil || !d.Allowed {
 		t.Fatalf("carol: %+v, %v", d, err)
 	}
-	if err := lo.Refund(ctx, "carol", d.Attempt); err != nil {
+	if err := lo.Refund(ctx, d); err != nil {
 		t.Fatal(err)
 	}
 	if err := lo.Reset(ctx, "alice"); err != nil {

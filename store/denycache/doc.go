@@ -85,6 +85,6 @@
 // denials are rare, gains little from it.
 //
 // Wrap only the store given to ratekit.New (and to packages that take a
-// ratekit.Store, such as plans or levels); lockouts and reputations take
-// the inner store, which implements their interfaces.
+// ratekit.Store, such as plans, levels or lockout); reputations take the
+// inner store, which implements their interface.
 package denycache

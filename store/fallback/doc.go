@@ -78,6 +78,8 @@
 //     subject is decided locally until a probe (on whatever subject comes
 //     next) succeeds.
 //
-// A Store implements ratekit.Store only. Lockouts (lockout.Store) and
-// reputations (reputation.Store) keep their own error policies.
+// A Store implements ratekit.Store and store.Settler, so a lockout may run
+// over it too: while the primary fails, it then counts attempts per instance
+// at the scaled limits instead of failing closed. Reputations
+// (reputation.Store) keep their own error policies.
 package fallback

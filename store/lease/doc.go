@@ -143,6 +143,6 @@
 // taken and the units held now.
 //
 // Wrap only the store given to ratekit.New for the hot limits (and to
-// packages that take a ratekit.Store, such as levels); lockouts and
-// reputations take the inner store.
+// packages that take a ratekit.Store, such as levels); reputations take
+// the inner store.
 package lease

@@ -46,7 +46,7 @@ type victim struct {
 // evict drops up to n limit states of subjects of sh other than sub, among
 // the first evictScan subjects map iteration gives, those that expire
 // first, and returns how many it dropped. It never drops a block, a state
-// that denies (full, see slot), or a lockout or reputation: forgetting a
+// that denies (full, see slot), or a reputation: forgetting a
 // state that admits loses at most what its limit had counted, so a subject
 // can be admitted at most once more per limit its quota over, per eviction
 // of its state (see WithMaxEntries).

@@ -223,7 +223,7 @@ func TestMaxEntriesEvictsWhatAdmits(t *testing.T) {
 // TestMaxEntriesNeverUnlimited: a store full of states that deny refuses a
 // new subject with a denial, nothing charged and a Retry-After of at most a
 // second, never an error that a fail-open policy would turn into "pass":
-// limiting stays on. Lockouts and reputations get ErrFull.
+// limiting stays on, for a lockout's attempt too. Reputations get ErrFull.
 func TestMaxEntriesNeverUnlimited(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
@@ -246,8 +246,8 @@ func TestMaxEntriesNeverUnlimited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := lo.Attempt(ctx, "new"); !errors.Is(err, memstore.ErrFull) {
-		t.Fatalf("new lockout key on a full store: %v, want ErrFull", err)
+	if d, err := lo.Attempt(ctx, "new"); err != nil || d.Allowed || d.RetryAfter <= 0 || d.RetryAfter > time.Second {
+		t.Fatalf("new lockout subject on a full store: %+v %v, want refused within a second, no error", d, err)
 	}
 	if _, err := s.RecordViolation(ctx, "new", reputation.DefaultPolicy()); !errors.Is(err, memstore.ErrFull) {
 		t.Fatalf("new tenant on a full store: %v, want ErrFull", err)

@@ -15,10 +15,3 @@ func TestConformance(t *testing.T) {
 		return storetest.Harness{Store: s, Advance: c.Advance, Exact: true, Draw: d}
 	})
 }
-
-func TestLockoutConformance(t *testing.T) {
-	storetest.RunLockout(t, func(t *testing.T) storetest.Harness {
-		c := newClock()
-		return storetest.Harness{Store: memstore.New(memstore.WithClock(c.Now)), Advance: c.Advance, Exact: true}
-	})
-}

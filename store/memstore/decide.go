@@ -152,24 +152,33 @@ func (s *Store) room(sh *shard, sub string, p []pending, nowMS int64) bool {
 // st and, when charging and the limit admits the call, the state to store
 // to p.next. It honours and sets the limit's block as the engine does: a
 // live block denies; a denial (not an unsatisfiable one) by a limit with a
-// block starts the block when charging. A block is stored even past
-// WithMaxEntries' bound: a denial is never forgotten. It returns sub's
-// slots as they then are.
+// block starts the block when charging. A denial by a block waits for the
+// longer of the block and the limit's own counters, which decide once the
+// block ends, whether the block starts now or is met later. A block is
+// stored even past WithMaxEntries' bound: a denial is never forgotten. It
+// returns sub's slots as they then are.
 func (s *Store) checkLimit(sh *shard, sub string, slots []slot, l *ratekit.Limit, p *pending, st *ratekit.LimitState, cost int64, charge bool, nowUS, draw int64) ([]slot, error) {
 	nowMS := nowUS / 1000
 	sp := &p.sp
 	i := find(slots, sp.ID)
-	block := sp.Block.Milliseconds()
-	if block > 0 && i >= 0 && slots[i].blocked && slots[i].blockMS > nowMS {
-		left := ms(slots[i].blockMS - nowMS)
-		*st = ratekit.LimitState{Limit: *l, ResetAfter: left, RetryAfter: left, Blocked: true}
-		return slots, nil
-	}
 	var none entry
 	e := &none
 	ok := i >= 0 && slots[i].has && slots[i].state.expireMS >= nowMS
 	if ok {
 		e = &slots[i].state
+	}
+	block := sp.Block.Milliseconds()
+	if block > 0 && i >= 0 && slots[i].blocked && slots[i].blockMS > nowMS {
+		left := ms(slots[i].blockMS - nowMS)
+		var own ratekit.LimitState // what the counters say, as things stand
+		if ok {
+			var scratch entry
+			if err := check(sp, e, ok, cost, false, nowUS, draw, 0, &own, &scratch); err != nil {
+				return slots, err
+			}
+		}
+		*st = ratekit.LimitState{Limit: *l, ResetAfter: max(left, own.ResetAfter), RetryAfter: max(left, own.RetryAfter), Blocked: true}
+		return slots, nil
 	}
 	if err := check(sp, e, ok, cost, charge, nowUS, draw, p.lease, st, &p.next); err != nil {
 		return slots, err

@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/ratekit/ratekit"
@@ -67,12 +68,12 @@ func (s *Store) reputation(tenant string, p reputation.Policy, mode repMode) (re
 	s.maybeSweep(sh, nowMS)
 	r, ok := sh.reps[k]
 	if ok && r.expireMS < nowMS {
-		forgetKeyed(s, sh.reps, k)
+		s.forgetRep(sh, k)
 		ok = false
 	}
 	switch {
 	case mode == repReset:
-		forgetKeyed(s, sh.reps, k)
+		s.forgetRep(sh, k)
 		return reputation.Reputation{}, nil
 	case !ok && mode == repGet:
 		return reputation.Reputation{Score: 1}, nil
@@ -94,8 +95,20 @@ func (s *Store) reputation(tenant string, p reputation.Policy, mode repMode) (re
 	if !ok && s.maxEntries > 0 && !s.admit(sh, "", nowMS, func() int { return 1 }) {
 		return reputation.Reputation{}, ErrFull
 	}
-	keep(sh, sh.reps, &sh.peakReps, k, r, r.expireMS)
+	k.subject = strings.Clone(k.subject) // see slotOf
+	sh.reps[k] = r
+	sh.minExpireMS = min(sh.minExpireMS, r.expireMS)
+	sh.peakReps = max(sh.peakReps, len(sh.reps))
 	return r.view(ttl), nil
+}
+
+// forgetRep deletes the reputation under k, if any. The caller holds sh.mu.
+func (s *Store) forgetRep(sh *shard, k entryKey) {
+	n := len(sh.reps)
+	delete(sh.reps, k)
+	if len(sh.reps) != n && s.maxEntries > 0 {
+		s.count.Add(-1)
+	}
 }
 
 // recoverScore applies time-based recovery up to nowUS.

@@ -22,13 +22,13 @@ const (
 )
 
 // ErrFull is returned, when the store holds the number of entries set by
-// WithMaxEntries, by a lockout or reputation call that would add an entry
-// and finds nothing to evict: see WithMaxEntries. Rate-limit calls are
-// denied instead.
+// WithMaxEntries, by a reputation call that would add an entry and finds
+// nothing to evict: see WithMaxEntries. Rate-limit calls (lockouts
+// included) are denied instead.
 var ErrFull = errors.New("ratekit: memstore: the store is full (WithMaxEntries)")
 
-// Store is an in-process ratekit.Store; it also implements lockout.Store and
-// reputation.Store.
+// Store is an in-process ratekit.Store and store.Settler; it also
+// implements reputation.Store.
 //
 // The zero value is not usable: build a Store with New. A Store is safe for
 // concurrent use; each call locks the one shard (of 64) that holds its
@@ -59,22 +59,21 @@ type Store struct {
 // the rest.
 type shard struct {
 	mu       sync.Mutex
-	subjects map[string][]slot      // limit state, by subject (see slot)
-	lockouts map[entryKey]lockState // lockout state, by subject and policy ID
-	reps     map[entryKey]repState  // reputations, by tenant and policy ID
-	held     int                    // the entries in subjects' slots (see slot)
+	subjects map[string][]slot     // limit state, by subject (see slot)
+	reps     map[entryKey]repState // reputations, by tenant and policy ID
+	held     int                   // the entries in subjects' slots (see slot)
 	// nextSweepMS is the earliest store time at which a call sweeps the
 	// shard again; minExpireMS is at most the expiry of every entry and
 	// reputation in it, so that a sweep before then has nothing to drop.
 	nextSweepMS, minExpireMS int64
-	// peakSubjects, peakLockouts and peakReps are the largest sizes of the
-	// maps since they were built: Go maps never shrink, so sweep rebuilds a
-	// map that has shrunk well below its peak.
-	peakSubjects, peakLockouts, peakReps int
+	// peakSubjects and peakReps are the largest sizes of the maps since
+	// they were built: Go maps never shrink, so sweep rebuilds a map that
+	// has shrunk well below its peak.
+	peakSubjects, peakReps int
 }
 
-// entryKey identifies a lockout's state for one subject, or a reputation's
-// for one tenant (as returned by subject: raw, or a digest).
+// entryKey identifies a reputation's state for one tenant (as returned by
+// subject: raw, or a digest).
 type entryKey struct {
 	subject, id string
 }
@@ -127,26 +126,25 @@ const DefaultMaxEntries = 1 << 18
 
 // WithMaxEntries bounds the entries the store holds to n (default
 // DefaultMaxEntries; n <= 0: unbounded). An entry is one limit's state for
-// one subject, one active block, one lockout policy's state for one key, or
-// one reputation policy's state for one tenant; Len counts them.
+// one subject, one active block, or one reputation policy's state for one
+// tenant; Len counts them.
 //
 // At the bound, a call that would add an entry first sweeps the expired
 // entries of its subject's shard. If the store is still full, it evicts the
 // limit states of other subjects of that shard that expire first, among
 // those that admit: never a block, a state that denies (its last decision
-// left nothing), a lockout or a reputation. Forgetting a state that admits
+// left nothing) or a reputation. Forgetting a state that admits
 // loses what that limit had counted for its subject, less than its quota:
 // so each eviction can admit a subject at most quota−1 more requests than
 // its limit allows in that window (for an InFlight limit: as many more in
 // flight at once, until the requests whose slots it forgot end), and
-// evictions happen only as new subjects (or new lockout keys and
-// reputations) arrive at a full store. If nothing can be evicted (the shard
+// evictions happen only as new subjects (or new reputations) arrive at a
+// full store. If nothing can be evicted (the shard
 // holds only denials and blocks), the call is denied, with nothing charged,
 // a Retry-After of at most a second, and the background sweeper is woken to
 // drop what has expired in the other shards: a flood of new subjects never
-// switches limiting off, whatever the error policy. Lockouts and
-// reputations that find no room fail with ErrFull, which lockouts answer
-// closed by default.
+// switches limiting off, whatever the error policy (a lockout's attempt is
+// refused so too). Reputations that find no room fail with ErrFull.
 //
 // A denial is always recorded: a block that a denial starts is stored even
 // past the bound (it follows state the store holds, so blocks can at most
@@ -164,7 +162,6 @@ func New(opts ...Option) *Store {
 	}
 	for i := range s.shards {
 		s.shards[i].subjects = make(map[string][]slot)
-		s.shards[i].lockouts = make(map[entryKey]lockState)
 		s.shards[i].reps = make(map[entryKey]repState)
 		s.shards[i].minExpireMS = math.MaxInt64
 	}
@@ -215,7 +212,7 @@ func (s *Store) Len() int {
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
-		n += sh.held + len(sh.lockouts) + len(sh.reps)
+		n += sh.held + len(sh.reps)
 		sh.mu.Unlock()
 	}
 	return n

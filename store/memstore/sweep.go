@@ -68,14 +68,6 @@ func (s *Store) sweep(sh *shard, nowMS int64, force bool) int {
 	if sh.minExpireMS < nowMS { // something may have expired
 		var low int64
 		dropped, low = sh.sweepSlots(nowMS)
-		for k, e := range sh.lockouts {
-			if e.expireMS < nowMS {
-				delete(sh.lockouts, k)
-				dropped++
-			} else {
-				low = min(low, e.expireMS)
-			}
-		}
 		for k, r := range sh.reps {
 			if r.expireMS < nowMS {
 				delete(sh.reps, k)
@@ -99,7 +91,6 @@ func (s *Store) sweep(sh *shard, nowMS int64, force bool) int {
 // built the peak, so its cost is amortized over them.
 func (sh *shard) compact() {
 	sh.subjects, sh.peakSubjects = rebuilt(sh.subjects, sh.peakSubjects)
-	sh.lockouts, sh.peakLockouts = rebuilt(sh.lockouts, sh.peakLockouts)
 	sh.reps, sh.peakReps = rebuilt(sh.reps, sh.peakReps)
 }
 

@@ -1,6 +1,6 @@
 // Package redisengine is ratekit's Redis engine, written once for every Redis
 // client: the Lua programs (lua/engine.lua, lua/suppressed.lua,
-// lua/lockout.lua, lua/reputation.lua), the key schema, the arguments of each
+// lua/settle.lua, lua/reputation.lua), the key schema, the arguments of each
 // call (prepared once per set of limits), the checks of every reply, and the
 // handling of replies that prove a call did not run. It uses the standard
 // library only and talks to Redis through Conn, which a client module

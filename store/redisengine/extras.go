@@ -4,12 +4,11 @@ import (
 	"context"
 	"time"
 
-	"github.com/ratekit/ratekit/lockout"
 	"github.com/ratekit/ratekit/reputation"
 )
 
-// Extras implements lockout.Store and reputation.Store with an Engine and a
-// Conn, so that a client module gets both by embedding it in its store.
+// Extras implements reputation.Store with an Engine and a Conn, so that a
+// client module gets it by embedding Extras in its store.
 // Explain, when set, turns each failure of a call that started at start
 // into the store's error (adding what the client knows of it). An Extras is
 // a plain value, safe for concurrent use when its Engine and Conn are; the
@@ -20,23 +19,13 @@ type Extras struct {
 	Explain func(ctx context.Context, start time.Time, err error) error
 }
 
-var (
-	_ lockout.Store    = Extras{}
-	_ reputation.Store = Extras{}
-)
+var _ reputation.Store = Extras{}
 
 func (x Extras) explain(ctx context.Context, start time.Time, err error) error {
 	if err == nil || x.Explain == nil {
 		return err
 	}
 	return x.Explain(ctx, start, err)
-}
-
-// Lockout implements lockout.Store (see Engine.Lockout).
-func (x Extras) Lockout(ctx context.Context, key string, p *lockout.Policy, op lockout.Op, attempt string) (lockout.Decision, error) {
-	start := time.Now()
-	d, err := x.Engine.Lockout(ctx, x.Conn, key, p, op, attempt)
-	return d, x.explain(ctx, start, err)
 }
 
 // RecordViolation implements reputation.Store.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/lockout"
+	"github.com/ratekit/ratekit/store"
 )
 
 // ProbeSubject returns the i-th subject a store's Ping may decide about (a
@@ -32,16 +32,15 @@ func probeLimits() []ratekit.Limit {
 
 // A ProbeStore is a store Probe can try: both stores of the kit.
 type ProbeStore interface {
-	ratekit.Store
-	lockout.Store
+	store.Settler
 }
 
 // Probe tries, for a store's Ping, every kind of call the engine makes
-// about subject through s, a store on e: three Takes of one limit of each
-// algorithm (the first admits and writes, the second denies and starts a
-// block, the third meets the block), a Peek, a Reset, and a lockout's
-// attempts, block and reset. Its keys live a second at most and are deleted
-// at once. A refusal by Redis's access control comes back with its fix,
+// about subject through s, a store on e: a Reserve of one limit of each
+// algorithm and its Settle (a refund, as a lockout's Middleware makes),
+// three Takes (the first admits and writes, the second denies and starts a
+// block, the third meets the block), a Peek and a Reset. Its keys live a
+// second at most and are deleted at once. A refusal by Redis's access control comes back with its fix,
 // e.g. "Redis refuses the store's calls: the Redis user may not use the
 // store's keys: allow them with the key pattern ~ratekit:* (…)"; the store
 // prefixes its name.
@@ -59,6 +58,15 @@ func (e *Engine) Probe(ctx context.Context, s ProbeStore, subject string) error 
 // probe makes Probe's calls.
 func probe(ctx context.Context, s ProbeStore, subject string) error {
 	limits := probeLimits()
+	d, err := s.Reserve(ctx, subject, limits, 1)
+	if err != nil {
+		return err
+	}
+	if d.Receipt != nil {
+		if err := s.Settle(ctx, subject, limits, d.Receipt, 0); err != nil {
+			return err
+		}
+	}
 	for range 3 {
 		if _, err := s.Take(ctx, subject, limits, 1); err != nil {
 			return err
@@ -67,25 +75,12 @@ func probe(ctx context.Context, s ProbeStore, subject string) error {
 	if _, err := s.Peek(ctx, subject, limits); err != nil {
 		return err
 	}
-	if err := s.Reset(ctx, subject, limits); err != nil {
-		return err
-	}
-	lo, err := lockout.New(s, lockout.Config{Name: "ratekit-ping", Windows: []lockout.Window{
-		{Scope: "ping", Attempts: 1, Window: time.Second, Block: time.Second}}})
-	if err != nil {
-		return err
-	}
-	for range 2 {
-		if _, err := lo.Attempt(ctx, subject); err != nil {
-			return err
-		}
-	}
-	return lo.Reset(ctx, subject)
+	return s.Reset(ctx, subject, limits)
 }
 
 // Commands lists the Redis commands the engine's programs run, for the
 // error that says which a user lacks.
-const Commands = "GET SET DEL PTTL PEXPIRE INCRBY DECRBY TOUCH TIME HGETALL HMGET HSET HKEYS HDEL HINCRBY ZADD ZCOUNT ZRANGE ZRANGEBYSCORE ZREM ZREMRANGEBYRANK ZREMRANGEBYSCORE"
+const Commands = "GET SET DEL PTTL PEXPIRE INCRBY DECRBY TOUCH TIME HGET HGETALL HMGET HSET HKEYS HDEL HINCRBY ZADD ZCOUNT ZRANGE ZRANGEBYSCORE ZREM ZREMRANGEBYSCORE ZSCORE"
 
 // permissionHint returns how to fix err when it is Redis's access control
 // refusing a call of the engine, for a store whose keys start with prefix,

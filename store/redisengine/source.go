@@ -17,9 +17,6 @@ var engineFile string
 //go:embed lua/suppressed.lua
 var suppressedFile string
 
-//go:embed lua/lockout.lua
-var lockoutFile string
-
 //go:embed lua/reputation.lua
 var reputationFile string
 
@@ -43,7 +40,6 @@ func newScript(src string) script {
 // The programs of the engine, by what they run.
 const (
 	progDecide = iota
-	progLockout
 	progReputation
 	progSettle
 	programs
@@ -83,21 +79,19 @@ func buildSources(custom map[string]string) (*sources, error) {
 	}
 	s := &sources{}
 	s.scripts[progDecide] = newScript("local call_keys, call_args = KEYS, ARGV\n" + body + "\nreturn decide(call_keys, call_args)\n")
-	s.scripts[progLockout] = newScript(lockoutFile)
 	s.scripts[progReputation] = newScript(reputationFile)
 	// settle uses the engine's parsing: its script is the engine's body too
 	s.scripts[progSettle] = newScript("local call_keys, call_args = KEYS, ARGV\n" + body +
 		"\nlocal function settle(KEYS, ARGV)\n" + settleFile + "\nend\nreturn settle(call_keys, call_args)\n")
 
-	// The library: the engine's body defines decide; lockout, reputation
-	// and settle become functions of (KEYS, ARGV).
-	code := body + "\nlocal function lockout(KEYS, ARGV)\n" + lockoutFile + "\nend\n" +
-		"\nlocal function reputation(KEYS, ARGV)\n" + reputationFile + "\nend\n" +
+	// The library: the engine's body defines decide; reputation and settle
+	// become functions of (KEYS, ARGV).
+	code := body + "\nlocal function reputation(KEYS, ARGV)\n" + reputationFile + "\nend\n" +
 		"\nlocal function settle(KEYS, ARGV)\n" + settleFile + "\nend\n"
 	sum := sha1.Sum([]byte(code))
 	lib := "ratekit_" + hex.EncodeToString(sum[:8])
 	var reg strings.Builder
-	for i, f := range [programs]string{"decide", "lockout", "reputation", "settle"} {
+	for i, f := range [programs]string{"decide", "reputation", "settle"} {
 		s.functions[i] = lib + "_" + f
 		// No flags: FCALL is refused at once on a full Redis (noeviction),
 		// and the store then runs the script, which decides denials without

@@ -28,26 +28,6 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-// TestLockoutConformance runs the lockout suite in the same places; the
-// concurrent case sends 200 attempts through 4 clients.
-func TestLockoutConformance(t *testing.T) {
-	t.Run("miniredis-fake-clock", func(t *testing.T) {
-		storetest.RunLockout(t, miniHarness)
-	})
-	targets(t, func(t *testing.T, tg target) {
-		storetest.RunLockout(t, func(t *testing.T) storetest.Harness {
-			prefix := redistest.Prefix(t)
-			var stores []*redisstore.Store
-			for range 4 {
-				c := tg.newClient()
-				t.Cleanup(func() { c.Close() })
-				stores = append(stores, newStore(t, c, prefix))
-			}
-			return storetest.Harness{Store: redistest.RoundRobin(stores), Advance: redistest.Sleep}
-		})
-	})
-}
-
 // miniHarness is redisstore over miniredis on a fake clock.
 func miniHarness(t *testing.T) storetest.Harness {
 	m := miniredis.RunT(t)

@@ -27,13 +27,13 @@ func WithLogger(l *slog.Logger) Option {
 //
 // When every node answers, Ping tries every kind of call the engine makes
 // on each master (each shard of a Ring), about a probe subject under the
-// store's prefix whose keys that node holds (Engine.Probe: Takes that
-// admit, deny and meet a block, a Peek, a Reset, a lockout; the keys live a
-// second at most and are deleted at once), which also loads the engine
-// where it is missing. So a Redis user that may not use the store's keys,
-// run its program or the commands inside it fails Ping with the fix, e.g.
-// "...: the Redis user may not use the store's keys: allow them with the
-// key pattern ~ratekit:*", rather than every request later.
+// store's prefix whose keys that node holds (Engine.Probe: a Reserve and
+// its refund, Takes that admit, deny and meet a block, a Peek, a Reset; the
+// keys live a second at most and are deleted at once), which also loads
+// the engine where it is missing. So a Redis user that may not use the
+// store's keys, run its program or the commands inside it fails Ping with
+// the fix, e.g. "...: the Redis user may not use the store's keys: allow
+// them with the key pattern ~ratekit:*", rather than every request later.
 //
 // Ping then reads each node's maxmemory and
 // maxmemory-policy (CONFIG GET; a server that refuses CONFIG is not checked)

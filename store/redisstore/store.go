@@ -11,7 +11,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/lockout"
 	"github.com/ratekit/ratekit/reputation"
 	"github.com/ratekit/ratekit/store/redisengine"
 )
@@ -23,7 +22,7 @@ const DefaultPrefix = redisengine.DefaultPrefix
 // the engine in store/redisengine, which holds the Lua programs, keys and
 // reply checks. It is safe for concurrent use.
 type Store struct {
-	extras // Lockout, RecordViolation, RecordGood, Reputation, ResetReputation, ReputationKey
+	extras // RecordViolation, RecordGood, Reputation, ResetReputation, ReputationKey
 
 	proc   processor
 	eng    *redisengine.Engine
@@ -91,12 +90,11 @@ func New(client redis.Scripter, opts ...Option) (*Store, error) {
 	return s, nil
 }
 
-// extras gives the store the engine's lockout.Store and reputation.Store.
+// extras gives the store the engine's reputation.Store.
 type extras = redisengine.Extras
 
 var (
 	_ ratekit.Store    = (*Store)(nil)
-	_ lockout.Store    = (*Store)(nil)
 	_ reputation.Store = (*Store)(nil)
 )
 

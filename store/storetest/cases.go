@@ -200,6 +200,32 @@ func blockOutlastsWindow(t *testing.T, h Harness, l ratekit.Limit) {
 	}
 }
 
+// blockShorterThanCounters: a block that ends before the limit's own
+// counters would admit answers with the counters' wait, at its start and
+// while it lasts (a request at the block's end would be denied, and start
+// the block again): a request at the Retry-After passes, and a peek 1 ms
+// before it is denied.
+func blockShorterThanCounters(t *testing.T, h Harness, l ratekit.Limit) {
+	short := withWindow(l, 6*time.Second).Block(time.Second)
+	d := fill(t, h, "k", short)
+	if !d.Blocked || d.RetryAfter <= time.Second {
+		t.Fatalf("denial with a 1s block: %+v, want blocked, waiting for the counters (over 1s)", d)
+	}
+	want := d.RetryAfter
+	h.Advance(500 * time.Millisecond)
+	if d := take(t, h, "k", 1, short); d.Allowed || !d.Blocked || d.RetryAfter != want-500*time.Millisecond {
+		t.Fatalf("0.5s into the block: %+v, want blocked with Retry-After %s (the counters')", d, want-500*time.Millisecond)
+	}
+	h.Advance(want - 500*time.Millisecond - time.Millisecond)
+	if p := peek(t, h, "k", short); p.Allowed {
+		t.Fatalf("1 ms before the Retry-After (%s): %+v, want denied by the counters", want, p)
+	}
+	h.Advance(time.Millisecond)
+	if d := take(t, h, "k", 1, short); !d.Allowed {
+		t.Fatalf("at the Retry-After (%s): %+v, want allowed", want, d)
+	}
+}
+
 // withWindow rebuilds l over window w, same quota.
 func withWindow(l ratekit.Limit, w time.Duration) ratekit.Limit {
 	if l.Spec().Algorithm == store.Suppressed {

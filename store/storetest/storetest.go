@@ -66,6 +66,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"RefillsInRealTime", false, refills},
 		{"RetryAfterIsExact", true, retryAfterExact},
 		{"BlockOutlastsWindow", true, blockOutlastsWindow},
+		{"BlockShorterThanCounters", true, blockShorterThanCounters},
 	}
 	fake := newHarness(t).Exact // cases that time to the microsecond need a fake clock
 	for _, c := range cases {

@@ -60,11 +60,13 @@
 -- below 2^53 and is written with string.format('%d'): tostring keeps 14
 -- digits. Denied requests are not recorded, and a denial never depends on a
 -- write: a block that cannot be written (out of memory) leaves the denial to
--- the counters. A blocked call TOUCHes its keys so that eviction by LRU or
--- LFU sees them in use; a fixed window's taker undoes its INCRBY on a denial
--- (DECRBY, in the same atomic call). store/memstore mirrors this
--- arithmetic. No table or closure is made per limit on the common paths:
--- Lua allocation costs as much as a Redis command here.
+-- the counters. A limit in its block waits for the longer of the block and
+-- its counters (read, never written), as when the block starts. A blocked
+-- call TOUCHes its keys so that eviction by LRU or LFU sees them in use; a
+-- fixed window's taker undoes its INCRBY on a denial (DECRBY, in the same
+-- atomic call). store/memstore mirrors this arithmetic. No table or closure
+-- is made per limit on the common paths: Lua allocation costs as much as a
+-- Redis command here.
 
 -- the call's keys, arguments and shared values, set by decide: upvalues of
 -- every algorithm, so nothing is made per call to hand them around
@@ -487,7 +489,14 @@ local function decide(keys, args)
       -- PTTL leaves a key's LRU/LFU clock alone: TOUCH keeps a block that is
       -- asked about, and its counters, from looking idle to eviction
       redis.call('TOUCH', bkey, KEYS[i])
-      ok, remaining, reset, retry, flags = false, 0, blocked * 1000, blocked * 1000, 2
+      -- the counters decide once the block ends: the wait is the longer of
+      -- the two, as when a block starts (read as things stand, no write)
+      local was_charge, was_lease = charge, lease
+      charge, lease = false, nil
+      local _, _, own_reset, own_retry = algorithms[sp[1]](KEYS[i], sp[2], sp[3], sp[4])
+      charge, lease = was_charge, was_lease
+      ok, remaining, flags = false, 0, 2
+      reset, retry = math.max(blocked * 1000, own_reset), math.max(blocked * 1000, own_retry)
     else
       ok, remaining, reset, retry, flags, after_remaining, after_reset, delay, op, wa, wb, wc, factor,
         window, after_window = algorithm(KEYS[i], sp[2], sp[3], sp[4])

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/lockout"
 )
 
 // ExactLimits are the limits of the exactness tests, one per algorithm (the
@@ -50,40 +49,6 @@ func Burst[S ratekit.Store](stores []S, key string, limits []ratekit.Limit, n in
 	close(start)
 	wg.Wait()
 	return a.Load(), e.Load()
-}
-
-// A Store is what RoundRobin spreads calls over: a ratekit.Store that is a
-// lockout.Store too, as the Redis stores are.
-type Store interface {
-	ratekit.Store
-	lockout.Store
-}
-
-// RoundRobin returns a Store that spreads calls over stores, as instances
-// of a service behind a load balancer would. It is safe for concurrent use.
-func RoundRobin[S Store](stores []S) Store { return &roundRobin[S]{stores: stores} }
-
-type roundRobin[S Store] struct {
-	stores []S
-	next   atomic.Int64
-}
-
-func (r *roundRobin[S]) pick() S { return r.stores[int(r.next.Add(1))%len(r.stores)] }
-
-func (r *roundRobin[S]) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
-	return r.pick().Take(ctx, key, limits, cost)
-}
-
-func (r *roundRobin[S]) Peek(ctx context.Context, key string, limits []ratekit.Limit) (ratekit.Decision, error) {
-	return r.pick().Peek(ctx, key, limits)
-}
-
-func (r *roundRobin[S]) Reset(ctx context.Context, key string, limits []ratekit.Limit) error {
-	return r.pick().Reset(ctx, key, limits)
-}
-
-func (r *roundRobin[S]) Lockout(ctx context.Context, key string, p *lockout.Policy, op lockout.Op, attempt string) (lockout.Decision, error) {
-	return r.pick().Lockout(ctx, key, p, op, attempt)
 }
 
 // CheckExactness sends 200 concurrent requests of one subject through

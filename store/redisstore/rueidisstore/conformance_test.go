@@ -20,21 +20,6 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-// TestLockoutConformance runs the lockout suite; the concurrent case sends
-// 200 attempts through 4 clients.
-func TestLockoutConformance(t *testing.T) {
-	targets(t, func(t *testing.T, addrs []string) {
-		storetest.RunLockout(t, func(t *testing.T) storetest.Harness {
-			prefix := redistest.Prefix(t)
-			var stores []*rueidisstore.Store
-			for range 4 {
-				stores = append(stores, newStore(t, newClient(t, addrs...), prefix))
-			}
-			return storetest.Harness{Store: redistest.RoundRobin(stores), Advance: redistest.Sleep}
-		})
-	})
-}
-
 // TestReputationConformance runs the reputation suite.
 func TestReputationConformance(t *testing.T) {
 	targets(t, func(t *testing.T, addrs []string) {

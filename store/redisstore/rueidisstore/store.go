@@ -11,27 +11,25 @@ import (
 	"github.com/redis/rueidis"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/lockout"
 	"github.com/ratekit/ratekit/reputation"
 	"github.com/ratekit/ratekit/store/redisengine"
 )
 
-// Store is a ratekit.Store (and a lockout.Store and a reputation.Store)
+// Store is a ratekit.Store (and a reputation.Store)
 // backed by Redis through a rueidis.Client. It is safe for concurrent use.
 // Build it with New; the zero Store is not usable.
 type Store struct {
-	extras // Lockout, RecordViolation, RecordGood, Reputation, ResetReputation, ReputationKey
+	extras // RecordViolation, RecordGood, Reputation, ResetReputation, ReputationKey
 
 	client rueidis.Client
 	eng    *redisengine.Engine
 }
 
-// extras gives the store the engine's lockout.Store and reputation.Store.
+// extras gives the store the engine's reputation.Store.
 type extras = redisengine.Extras
 
 var (
 	_ ratekit.Store    = (*Store)(nil)
-	_ lockout.Store    = (*Store)(nil)
 	_ reputation.Store = (*Store)(nil)
 )
 

@@ -1,0 +1,41 @@
+package lockout
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/ratekit/ratekit"
+)
+
+// Enforce is the one-call form for handlers: it records an attempt and
+// returns nil when it may proceed, or an *ErrorResponse to send: 429
+// TOO_MANY_ATTEMPTS with the block's Retry-After, 503 SERVICE_UNAVAILABLE
+// when the store fails (nil instead when FailOpen), 400 for an empty key.
+// Write it with its Write or ServeHTTP method.
+func (lo *Lockout) Enforce(ctx context.Context, key string) error {
+	if e := lo.Response(lo.Attempt(ctx, key)); e != nil {
+		return e
+	}
+	return nil
+}
+
+// Response maps the result of Attempt (or Check) to the response to send, or
+// nil to go on: 429 TOO_MANY_ATTEMPTS when denied ("Too many attempts. Try
+// again in N seconds.", with context.retryAfter, the window's attempts as
+// limit and its scope as policy), 503 when the store failed (nil when
+// FailOpen), 400 for an empty key.
+func (lo *Lockout) Response(d Decision, err error) *ratekit.ErrorResponse {
+	switch {
+	case errors.Is(err, ratekit.ErrEmptyKey):
+		return ratekit.BadRequestResponse()
+	case err != nil && lo.cfg.FailOpen:
+		return nil
+	case err != nil:
+		return ratekit.UnavailableResponse(time.Second)
+	case !d.Allowed:
+		limit := lo.limits[lo.index(d.Scope)]
+		return ratekit.DeniedResponse(ratekit.Decision{Limit: limit, RetryAfter: d.RetryAfter, Blocked: true}, ratekit.CodeTooManyAttempts)
+	}
+	return nil
+}
