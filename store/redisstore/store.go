@@ -22,7 +22,7 @@ const DefaultPrefix = redisengine.DefaultPrefix
 // the engine in store/redisengine, which holds the Lua programs, keys and
 // reply checks. It is safe for concurrent use.
 type Store struct {
-	extras // RecordViolation, RecordGood, Reputation, ResetReputation, ReputationKey
+	rep redisengine.Extras // the reputation methods (reputation.go)
 
 	proc   processor
 	eng    *redisengine.Engine
@@ -85,13 +85,10 @@ func New(client redis.Scripter, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	s.eng = eng
-	s.extras = extras{Engine: eng, Conn: (*conn)(s), Explain: s.explain}
+	s.rep = redisengine.Extras{Engine: eng, Conn: (*conn)(s), Explain: s.explain}
 	s.dials.watch(client)
 	return s, nil
 }
-
-// extras gives the store the engine's reputation.Store.
-type extras = redisengine.Extras
 
 var (
 	_ ratekit.Store    = (*Store)(nil)

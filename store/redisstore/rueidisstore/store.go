@@ -19,14 +19,11 @@ import (
 // backed by Redis through a rueidis.Client. It is safe for concurrent use.
 // Build it with New; the zero Store is not usable.
 type Store struct {
-	extras // RecordViolation, RecordGood, Reputation, ResetReputation, ReputationKey
+	rep redisengine.Extras // the reputation methods (reputation.go)
 
 	client rueidis.Client
 	eng    *redisengine.Engine
 }
-
-// extras gives the store the engine's reputation.Store.
-type extras = redisengine.Extras
 
 var (
 	_ ratekit.Store    = (*Store)(nil)
@@ -76,7 +73,7 @@ func New(client rueidis.Client, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{client: client, eng: eng}
-	s.extras = extras{Engine: eng, Conn: (*conn)(s), Explain: func(ctx context.Context, _ time.Time, err error) error { return explain(ctx, err) }}
+	s.rep = redisengine.Extras{Engine: eng, Conn: (*conn)(s), Explain: func(ctx context.Context, _ time.Time, err error) error { return explain(ctx, err) }}
 	return s, nil
 }
 
