@@ -6,15 +6,22 @@ import (
 )
 
 // A LogOption configures Log.
-type LogOption func(*logger)
+type LogOption interface{ apply(*logger) }
+
+// logOptionFunc adapts a function to LogOption.
+type logOptionFunc func(*logger)
+
+func (f logOptionFunc) apply(l *logger) { f(l) }
 
 // LogSubjects makes Log write each Event's subject (an IP, an account) as
 // the "subject" attribute. Subjects are personal data, so by default they
 // are left out.
-func LogSubjects() LogOption { return func(l *logger) { l.subjects = true } }
+func LogSubjects() LogOption { return logOptionFunc(func(l *logger) { l.subjects = true }) }
 
 // LogLevel sets the level of decision logs (default slog.LevelDebug).
-func LogLevel(level slog.Level) LogOption { return func(l *logger) { l.level = level } }
+func LogLevel(level slog.Level) LogOption {
+	return logOptionFunc(func(l *logger) { l.level = level })
+}
 
 // Log returns an Observer that writes one log record per decision to l
 // (slog.Default() when nil), at debug level: message "ratekit decision",
@@ -27,7 +34,9 @@ func LogLevel(level slog.Level) LogOption { return func(l *logger) { l.level = l
 func Log(l *slog.Logger, opts ...LogOption) Observer {
 	lg := &logger{l: l, level: slog.LevelDebug}
 	for _, o := range opts {
-		o(lg)
+		if o != nil {
+			o.apply(lg)
+		}
 	}
 	if lg.l == nil {
 		lg.l = slog.Default()

@@ -12,9 +12,13 @@ import (
 // An Option configures UnaryServerInterceptor and StreamServerInterceptor.
 // The names are ratekit's; options that read the call take its context
 // (grpc.Method(ctx) names the method, peer.FromContext the peer,
-// metadata.FromIncomingContext the metadata). A nil Option is a
-// programming error.
-type Option func(*config)
+// metadata.FromIncomingContext the metadata). A nil Option is ignored.
+type Option interface{ apply(*config) }
+
+// optionFunc adapts a function to Option.
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
 
 // config is what the options set: the adapter's options, shared with the
 // HTTP frameworks, and the ones only gRPC has.
@@ -28,7 +32,9 @@ type config struct {
 func newConfig(opts []Option) *config {
 	c := &config{}
 	for _, o := range opts {
-		o(c)
+		if o != nil {
+			o.apply(c)
+		}
 	}
 	return c
 }
@@ -73,7 +79,9 @@ func WithObserver(obs ...observe.Observer) Option { return core(ratekit.WithObse
 // ratekit.ReservationFrom(ctx).Settle with the cost it found. For a stream,
 // the handler reads the Reservation from ss.Context(); per-message charges
 // (WithMessageCost) are not part of it.
-func WithSettle() Option { return func(c *config) { c.life = append(c.life, ratekit.WithSettle()) } }
+func WithSettle() Option {
+	return optionFunc(func(c *config) { c.life = append(c.life, ratekit.WithSettle()) })
+}
 
 // WithCountIf counts a call only when counts reports true for its status
 // once the handler returns, and refunds it otherwise (see
@@ -82,7 +90,7 @@ func WithSettle() Option { return func(c *config) { c.life = append(c.life, rate
 // Unavailable 503, a handler that panics 500). For a stream, its opening
 // charge is refunded; per-message charges (WithMessageCost) are kept.
 func WithCountIf(counts func(status int) bool) Option {
-	return func(c *config) { c.life = append(c.life, ratekit.WithCountIf(counts)) }
+	return optionFunc(func(c *config) { c.life = append(c.life, ratekit.WithCountIf(counts)) })
 }
 
 // WithSkip lets calls for which f returns true through, uncounted and
@@ -111,7 +119,7 @@ func WithErrorHandler(f func(ctx context.Context, err error)) Option {
 // (/grpc.health.v1.Health/) and to server reflection
 // (/grpc.reflection.v1.ServerReflection/, and v1alpha), which are let
 // through uncounted by default.
-func WithoutDefaultSkips() Option { return func(c *config) { c.allMethods = true } }
+func WithoutDefaultSkips() Option { return optionFunc(func(c *config) { c.allMethods = true }) }
 
 // WithMessageCost charges n for every message a stream's handler receives,
 // under the key the stream opened with, on top of the charge at opening
@@ -124,11 +132,11 @@ func WithoutDefaultSkips() Option { return func(c *config) { c.allMethods = true
 // charges (each of its admissions takes a slot), so the interceptor panics
 // when built with both: limit messages with a second
 // StreamServerInterceptor over a Limiter of rate limits.
-func WithMessageCost(n int64) Option { return func(c *config) { c.messageCost = n } }
+func WithMessageCost(n int64) Option { return optionFunc(func(c *config) { c.messageCost = n }) }
 
 // core is an option of ratekit's own.
 func core(o ratekit.Option) Option { return adapterOption(adapter.Core[context.Context](o)) }
 
 func adapterOption(o adapter.Option[context.Context]) Option {
-	return func(c *config) { c.adapter = append(c.adapter, o) }
+	return optionFunc(func(c *config) { c.adapter = append(c.adapter, o) })
 }

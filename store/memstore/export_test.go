@@ -8,7 +8,7 @@ import (
 
 // WithSweepEvery sets the background sweeper's period (default one second).
 func WithSweepEvery(d time.Duration) Option {
-	return func(s *Store) { s.sweepEvery = d }
+	return optionFunc(func(s *Store) { s.sweepEvery = d })
 }
 
 // Counted returns the count WithMaxEntries keeps and the entries held.

@@ -93,7 +93,12 @@ type entry struct {
 type bucket struct{ idx, n, a int64 }
 
 // Option configures a Store.
-type Option func(*Store)
+type Option interface{ apply(*Store) }
+
+// optionFunc adapts a function to Option.
+type optionFunc func(*Store)
+
+func (f optionFunc) apply(s *Store) { f(s) }
 
 // WithClock makes the store read time from now instead of time.Now. Tests use
 // it to step time deterministically.
@@ -104,7 +109,7 @@ type Option func(*Store)
 // a call or in Sweep. After stepping such a clock, call Sweep to drop what
 // has expired at once.
 func WithClock(now func() time.Time) Option {
-	return func(s *Store) { s.now, s.ownClock = now, true }
+	return optionFunc(func(s *Store) { s.now, s.ownClock = now, true })
 }
 
 // WithRandom sets the source of the uniform draws in [0, 1) that decide
@@ -112,11 +117,11 @@ func WithClock(now func() time.Time) Option {
 // math/rand/v2's Float64); it must be safe for concurrent use. Given the same
 // draws and clock, memstore and redisstore decide alike.
 func WithRandom(f func() float64) Option {
-	return func(s *Store) {
+	return optionFunc(func(s *Store) {
 		if f != nil {
 			s.random = f
 		}
-	}
+	})
 }
 
 // DefaultMaxEntries is the bound of a Store built without WithMaxEntries:
@@ -151,14 +156,16 @@ const DefaultMaxEntries = 1 << 18
 // double n), and only a declined call's count on a Suppressed limit the
 // subject has no state for yet is dropped when the store is full.
 func WithMaxEntries(n int) Option {
-	return func(s *Store) { s.maxEntries = int64(max(n, 0)) }
+	return optionFunc(func(s *Store) { s.maxEntries = int64(max(n, 0)) })
 }
 
 // New returns an empty Store and starts its background sweeper (see Store).
 func New(opts ...Option) *Store {
 	s := &Store{random: rand.Float64, seed: maphash.MakeSeed(), sweepEvery: time.Second, maxEntries: DefaultMaxEntries}
 	for _, o := range opts {
-		o(s)
+		if o != nil {
+			o.apply(s)
+		}
 	}
 	for i := range s.shards {
 		s.shards[i].subjects = make(map[string][]slot)
