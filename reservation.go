@@ -146,7 +146,8 @@ func (r *Reservation) slotsGone() {
 
 // Settle sets the reservation's charge to cost, the real cost: it refunds
 // what was charged beyond it, or charges the extra, and releases the
-// request's InFlight slots. A refund gives back only what the charge still
+// request's InFlight slots (those of a Reservation made by Middleware, an
+// adapter or a Guard are held until its handler returns). A refund gives back only what the charge still
 // holds in each limit (nothing once a FixedWindow's window has passed; a
 // bucket's refill comes first) and never takes a count below zero, nor
 // lifts a block; an extra charge is added to the current state even past
@@ -177,7 +178,7 @@ func (r *Reservation) Settle(ctx context.Context, cost int64) error {
 	}
 	ctx, cancel := detached(ctx)
 	defer cancel()
-	return r.settle(ctx, cost, true)
+	return r.settle(ctx, cost, !r.guarded) // a Guard's request keeps its slots until its handler returns
 }
 
 // Release releases the request's InFlight slots and keeps the charge as it
