@@ -23,8 +23,11 @@
 //     since the store was asked, Remaining as recorded, and Cached set; so
 //     headers, bodies and observers stay truthful (observe.Event.Cached).
 //
-// The exception: a Reset made through another instance, or directly in
-// Redis, is not seen here; this instance keeps denying the subject until
+// The exceptions: a refund (Reservation.Settle to a lower cost, WithCountIf)
+// made through another instance can let a denied request pass sooner, and
+// an extra charge settled through this instance does not lower the
+// Remaining of its cached denials; and a Reset made through another
+// instance, or directly in Redis, is not seen here; this instance keeps denying the subject until
 // the cached Retry-After at most. A Reset through this Store drops the
 // subject's entries for those limits before and after resetting the inner
 // store, and a denial the inner store returns across the Reset is not
