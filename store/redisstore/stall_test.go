@@ -25,21 +25,33 @@ func TestStalledReservesTakeNoSlots(t *testing.T) {
 	srv := redistest.Private(t)
 	c := srv.NewClient(&redis.Options{PoolSize: 2 * requests})
 	t.Cleanup(func() { c.Close() })
-	limiter, err := ratekit.New(newStore(t, c, redistest.Prefix(t)), ratekit.InFlight(4).Lease(3*time.Second).Named("conc"))
-	if err != nil {
-		t.Fatal(err)
+	// Five instances: each sends at most 4 of the subject's requests to
+	// the store at once (InFlight(4)), so the 20 stalled calls come from
+	// 4 requests of each.
+	prefix := redistest.Prefix(t)
+	var limiter *ratekit.Limiter
+	var handlers []http.Handler
+	for range 5 {
+		l, err := ratekit.New(newStore(t, c, prefix), ratekit.InFlight(4).Lease(3*time.Second).Named("conc"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		limiter = l
+		handlers = append(handlers, ratekit.Middleware(l, ratekit.ByHeader("X-Subject"))(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})))
 	}
-	h := ratekit.Middleware(limiter, ratekit.ByHeader("X-Subject"))(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
-	serve := func() int {
+	serve := func(i int) int {
 		r := httptest.NewRequest("GET", "/", nil)
 		r.Header.Set("X-Subject", "stalled")
 		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
+		handlers[i%len(handlers)].ServeHTTP(w, r)
 		return w.Code
 	}
-	// One request loads the library and shows the engine Redis's clock.
-	if code := serve(); code != http.StatusOK {
-		t.Fatalf("first request: %d", code)
+	// Each instance's first request loads the library and shows its engine
+	// Redis's clock.
+	for i := range handlers {
+		if code := serve(i); code != http.StatusOK {
+			t.Fatalf("first request of instance %d: %d", i, code)
+		}
 	}
 	warmPool(t, c, requests) // every stalled request then writes its call at once
 	calls, _ := redistest.ScriptCPU(srv.Addr)
@@ -54,7 +66,7 @@ func TestStalledReservesTakeNoSlots(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			codes[i] = serve()
+			codes[i] = serve(i)
 		}()
 	}
 	wg.Wait()

@@ -33,23 +33,34 @@ func TestStalledReservesTakeNoSlots(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	s := newStore(t, c, redistest.Prefix(t))
-	limiter, err := ratekit.New(s, ratekit.InFlight(4).Lease(3*time.Second).Named("conc"))
-	if err != nil {
-		t.Fatal(err)
+	// Five instances: each sends at most 4 of the subject's reserves to the
+	// store at once (InFlight(4)), so the 20 stalled calls come from 4 of
+	// each.
+	prefix := redistest.Prefix(t)
+	var limiters []*ratekit.Limiter
+	for range 5 {
+		l, err := ratekit.New(newStore(t, c, prefix), ratekit.InFlight(4).Lease(3*time.Second).Named("conc"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		limiters = append(limiters, l)
 	}
-	reserve := func(timeout time.Duration) (*ratekit.Reservation, error) {
+	limiter := limiters[0]
+	reserve := func(i int, timeout time.Duration) (*ratekit.Reservation, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
-		return limiter.Reserve(ctx, "stalled", 1)
+		return limiters[i%len(limiters)].Reserve(ctx, "stalled", 1)
 	}
-	// One call loads the library and shows the engine Redis's clock.
-	r, err := reserve(time.Second)
-	if err != nil || !r.Decision.Allowed {
-		t.Fatalf("first reserve: %+v, %v", r, err)
-	}
-	if err := r.Release(context.Background()); err != nil {
-		t.Fatal(err)
+	// Each instance's first call loads the library and shows its engine
+	// Redis's clock.
+	for i := range limiters {
+		r, err := reserve(i, time.Second)
+		if err != nil || !r.Decision.Allowed {
+			t.Fatalf("first reserve of instance %d: %+v, %v", i, r, err)
+		}
+		if err := r.Release(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	calls, _ := redistest.ScriptCPU(srv.Addr)
 
@@ -63,7 +74,7 @@ func TestStalledReservesTakeNoSlots(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = reserve(100 * time.Millisecond)
+			_, errs[i] = reserve(i, 100*time.Millisecond)
 		}()
 	}
 	wg.Wait()
