@@ -245,11 +245,11 @@ end
 -- gcra, token and leaky share one arithmetic: the state is the theoretical
 -- arrival time tat (µs); the bucket is full again at tat. In queue mode
 -- (max_wait > 0) an admitted request waits until max(tat, now).
-function algorithms.gcra(key, interval, burst, max_wait)
+-- gcra_at decides on stored, the key's value (a number or nil).
+local function gcra_at(stored, interval, burst, max_wait)
   local now = clock()
   local offset = interval * burst
   local tat = now
-  local stored = tonumber(redis.call('GET', key))
   if stored and stored > now then tat = stored end
   local remaining = math.max(math.floor((now - tat + offset) / interval), 0)
   local reset = tat - now
@@ -266,8 +266,36 @@ function algorithms.gcra(key, interval, burst, max_wait)
   return true, remaining, reset, 0, 0, math.floor(diff / interval), new_tat - now, delay,
     'set', int(new_tat), math.ceil((new_tat - now) / 1000)
 end
+
+function algorithms.gcra(key, interval, burst, max_wait)
+  return gcra_at(tonumber(redis.call('GET', key)), interval, burst, max_wait)
+end
 algorithms.token = algorithms.gcra
 algorithms.leaky = algorithms.gcra
+
+-- the taker of gcra, token and leaky (see the contract above). A missing key
+-- is a full bucket (tat = now), which admits any cost up to burst: the
+-- taker writes that charge with SET NX GET, one command instead of GET and
+-- SET, and returns the state after it, then the state before it and the
+-- write 'untake' (DEL). A key that exists is left as it is (NX) and its
+-- value, which GET returns, decided on as gcra does. SET with both NX and
+-- GET needs Redis 7 (redis.REDIS_VERSION_NUM is set from 7.0 on); a failed
+-- SET (out of memory, in a script run without Functions) leaves the
+-- decision to gcra.
+local function gcra_take(key, interval, burst, max_wait)
+  if cost > burst or not redis.REDIS_VERSION_NUM then return algorithms.gcra(key, interval, burst, max_wait) end
+  local now = clock()
+  local offset = interval * burst
+  local new_tat = now + interval * cost
+  local diff = now - (new_tat - offset)
+  if diff < 0 then return algorithms.gcra(key, interval, burst, max_wait) end
+  local stored = redis.pcall('SET', key, int(new_tat), 'PX', int(math.ceil((new_tat - now) / 1000)), 'NX', 'GET')
+  if type(stored) == 'table' and stored.err then return algorithms.gcra(key, interval, burst, max_wait) end
+  if stored then return gcra_at(tonumber(stored), interval, burst, max_wait) end
+  return true, math.floor(diff / interval), new_tat - now, 0, 0,
+    math.max(math.floor((now - now + offset) / interval), 0), 0, 0, 'untake', true
+end
+takers.gcra, takers.token, takers.leaky = gcra_take, gcra_take, gcra_take
 
 -- inflight: a sorted set of leases, score the lease's expiry µs, member the
 -- lease (named by the caller); a lease past its expiry holds nothing. A
