@@ -11,11 +11,11 @@ import (
 
 // WithLogger sets where Ping's warnings go (default slog.Default()).
 func WithLogger(l *slog.Logger) Option {
-	return func(s *Store) {
+	return optionFunc(func(s *Store) {
 		if l != nil {
 			s.logger = l
 		}
-	}
+	})
 }
 
 // Ping checks that Redis answers: it sends PING to the server of a

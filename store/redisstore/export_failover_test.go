@@ -4,5 +4,5 @@ package redisstore
 // client after a failure: TestClusterFailover then measures go-redis on its
 // own, as before the store asked for them.
 func WithoutSlotReload() Option {
-	return func(s *Store) { s.noSlotReload = true }
+	return optionFunc(func(s *Store) { s.noSlotReload = true })
 }

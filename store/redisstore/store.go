@@ -41,14 +41,19 @@ type processor interface {
 	Process(ctx context.Context, cmd redis.Cmder) error
 }
 
-// Option configures a Store.
-type Option func(*Store)
+// An Option configures a Store; build one with a With… function.
+type Option interface{ apply(*Store) }
+
+// optionFunc adapts a function to Option.
+type optionFunc func(*Store)
+
+func (f optionFunc) apply(s *Store) { f(s) }
 
 // WithPrefix sets the first segment of every key (default "ratekit"): 1 to 32
 // printable ASCII characters without space or braces. Use distinct prefixes to
 // keep applications that share a Redis apart.
 func WithPrefix(prefix string) Option {
-	return func(s *Store) { s.opts.Prefix = prefix }
+	return optionFunc(func(s *Store) { s.opts.Prefix = prefix })
 }
 
 // New returns a Store that runs its calls through client: a go-redis
@@ -78,7 +83,9 @@ func New(client redis.Scripter, opts ...Option) (*Store, error) {
 	}
 	s := &Store{proc: proc, dials: &dialWatch{}, logger: slog.Default(), opts: redisengine.Options{Name: "redisstore"}}
 	for _, o := range opts {
-		o(s)
+		if o != nil {
+			o.apply(s)
+		}
 	}
 	eng, err := redisengine.New(s.opts)
 	if err != nil {
@@ -138,12 +145,12 @@ func (s *Store) Keys(subject string, limits []ratekit.Limit) ([]string, error) {
 // 'zadd', and cost, charge and clock() are in scope. A store with custom
 // algorithms runs its own copy of the engine (its own Functions library).
 func WithAlgorithm(name string, source string) Option {
-	return func(s *Store) {
+	return optionFunc(func(s *Store) {
 		if s.opts.Algorithms == nil {
 			s.opts.Algorithms = map[string]string{}
 		}
 		s.opts.Algorithms[name] = source
-	}
+	})
 }
 
 // WithRandom sets the source of the uniform draws in [0, 1) that decide
@@ -152,9 +159,9 @@ func WithAlgorithm(name string, source string) Option {
 // made in Go and passed to the script, because Redis seeds Lua's
 // math.random identically for every script; tests inject draws here.
 func WithRandom(f func() float64) Option {
-	return func(s *Store) {
+	return optionFunc(func(s *Store) {
 		if f != nil {
 			s.opts.Random = f
 		}
-	}
+	})
 }

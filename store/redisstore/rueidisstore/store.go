@@ -30,32 +30,37 @@ var (
 	_ reputation.Store = (*Store)(nil)
 )
 
-// An Option configures a Store.
-type Option func(*redisengine.Options)
+// An Option configures a Store; build one with a With… function.
+type Option interface{ apply(*redisengine.Options) }
+
+// optionFunc adapts a function to Option.
+type optionFunc func(*redisengine.Options)
+
+func (f optionFunc) apply(o *redisengine.Options) { f(o) }
 
 // WithPrefix sets the first segment of every key (default "ratekit"): 1 to
 // 32 printable ASCII characters without space or braces.
 func WithPrefix(prefix string) Option {
-	return func(o *redisengine.Options) { o.Prefix = prefix }
+	return optionFunc(func(o *redisengine.Options) { o.Prefix = prefix })
 }
 
 // WithAlgorithm registers a custom algorithm, run by limits built with
 // ratekit.Custom(name, …): a Lua function following the engine's contract
 // (see redisstore.WithAlgorithm and store/redisengine's lua/engine.lua).
 func WithAlgorithm(name, source string) Option {
-	return func(o *redisengine.Options) {
+	return optionFunc(func(o *redisengine.Options) {
 		if o.Algorithms == nil {
 			o.Algorithms = map[string]string{}
 		}
 		o.Algorithms[name] = source
-	}
+	})
 }
 
 // WithRandom sets the source of uniform draws in [0, 1) for Suppressed
 // limits (default math/rand/v2's Float64); it must be safe for concurrent
 // use.
 func WithRandom(f func() float64) Option {
-	return func(o *redisengine.Options) { o.Random = f }
+	return optionFunc(func(o *redisengine.Options) { o.Random = f })
 }
 
 // New returns a Store that decides through client. It sends nothing to
@@ -66,7 +71,9 @@ func New(client rueidis.Client, opts ...Option) (*Store, error) {
 	}
 	o := redisengine.Options{Name: "rueidisstore"}
 	for _, opt := range opts {
-		opt(&o)
+		if opt != nil {
+			opt.apply(&o)
+		}
 	}
 	eng, err := redisengine.New(o)
 	if err != nil {
