@@ -34,10 +34,8 @@ func differ[T comparable](out []string, field string, a, b T) []string {
 }
 
 // diffDecisions compares two decisions about set, field by field and
-// state by state, and their receipts. It returns a line per difference,
-// the indices of the limits whose states differ, and those whose receipt
-// ends differ.
-func diffDecisions(set []dlimit, a, b ratekit.Decision) (out []string, states, ends []int) {
+// state by state, and their receipts. It returns a line per difference.
+func diffDecisions(set []dlimit, a, b ratekit.Decision) (out []string) {
 	out = differ(out, "Allowed", a.Allowed, b.Allowed)
 	out = differ(out, "Limit", a.Limit.Spec().ID, b.Limit.Spec().ID)
 	out = differ(out, "Remaining", a.Remaining, b.Remaining)
@@ -52,7 +50,7 @@ func diffDecisions(set []dlimit, a, b ratekit.Decision) (out []string, states, e
 	out = differ(out, "Receipt != nil", a.Receipt != nil, b.Receipt != nil)
 	sa, sb := statesOf(a), statesOf(b)
 	if len(sa) != len(sb) {
-		return append(out, fmt.Sprintf("len(States): mem %d, redis %d", len(sa), len(sb))), nil, nil
+		return append(out, fmt.Sprintf("len(States): mem %d, redis %d", len(sa), len(sb)))
 	}
 	for i := range sa {
 		x, y := sa[i], sb[i]
@@ -75,16 +73,11 @@ func diffDecisions(set []dlimit, a, b ratekit.Decision) (out []string, states, e
 		if x != y && len(out) == n {
 			out = append(out, fmt.Sprintf("%s: mem %+v, redis %+v", f, x, y)) // a field added to LimitState
 		}
-		if len(out) > n {
-			states = append(states, i)
-		}
 	}
 	if a.Receipt != nil && b.Receipt != nil {
-		var m []string
-		m, ends = diffReceipts(set, a.Receipt, b.Receipt)
-		out = append(out, m...)
+		out = append(out, diffReceipts(set, a.Receipt, b.Receipt)...)
 	}
-	return out, states, ends
+	return out
 }
 
 // diffReceipts compares two receipts of a charge to set: what each limit
@@ -92,15 +85,14 @@ func diffDecisions(set []dlimit, a, b ratekit.Decision) (out []string, states, e
 // window's end, which the engine reads from PTTL in whole milliseconds
 // (now + PTTL, now in µs) and memstore keeps as the window's end
 // millisecond: they must name the same millisecond. Lease names are each
-// store's own; both have one or neither. It returns a line per difference
-// and the indices of the limits whose ends differ.
-func diffReceipts(set []dlimit, a, b *ratekit.Receipt) (out []string, ends []int) {
+// store's own; both have one or neither. It returns a line per difference.
+func diffReceipts(set []dlimit, a, b *ratekit.Receipt) (out []string) {
 	out = differ(out, "Receipt.Cost", a.Cost, b.Cost)
 	out = differ(out, "Receipt.At", a.At, b.At)
 	out = differ(out, "Receipt.Lease != \"\"", a.Lease != "", b.Lease != "")
 	out = differ(out, "Receipt.Fallback", a.Fallback, b.Fallback)
 	if len(a.Ends) != len(set) || len(b.Ends) != len(set) || len(a.Held) != len(set) || len(b.Held) != len(set) {
-		return append(out, fmt.Sprintf("receipt sizes: mem %d/%d, redis %d/%d, limits %d", len(a.Ends), len(a.Held), len(b.Ends), len(b.Held), len(set))), nil
+		return append(out, fmt.Sprintf("receipt sizes: mem %d/%d, redis %d/%d, limits %d", len(a.Ends), len(a.Held), len(b.Ends), len(b.Held), len(set)))
 	}
 	for i, d := range set {
 		f := fmt.Sprintf("Receipt[%d] (%s).", i, d.l.Name())
@@ -109,14 +101,11 @@ func diffReceipts(set []dlimit, a, b *ratekit.Receipt) (out []string, ends []int
 		if d.l.Spec().Algorithm == store.FixedWindow {
 			ea, eb = floorDiv(ea, 1000), floorDiv(eb, 1000)
 		}
-		if n := len(out); ea != eb {
+		if ea != eb {
 			out = differ(out, f+"Ends", a.Ends[i], b.Ends[i])
-			if len(out) > n {
-				ends = append(ends, i)
-			}
 		}
 	}
-	return out, ends
+	return out
 }
 
 func floorDiv(a, b int64) int64 {

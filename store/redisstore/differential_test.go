@@ -17,7 +17,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/store"
 	"github.com/ratekit/ratekit/store/memstore"
 	"github.com/ratekit/ratekit/store/redisengine"
 	"github.com/ratekit/ratekit/store/redisstore"
@@ -80,7 +79,6 @@ func TestDifferentialRandom(t *testing.T) {
 		n = min(n, 300)
 	}
 	var mu sync.Mutex
-	known := map[string]int{}
 	steps := 0
 	t.Run("workers", func(t *testing.T) {
 		for w := range min(diffWorkers, n) {
@@ -93,9 +91,6 @@ func TestDifferentialRandom(t *testing.T) {
 					r.mem.Close()
 					mu.Lock()
 					steps += len(r.ops)
-					for k, v := range r.known {
-						known[k] += v
-					}
 					mu.Unlock()
 					if t.Failed() {
 						return
@@ -105,13 +100,6 @@ func TestDifferentialRandom(t *testing.T) {
 		}
 	})
 	t.Logf("%d sequences, %d steps", n, steps)
-	for _, k := range knownDivergences {
-		if known[k.name] > 0 {
-			t.Logf("known divergence %s: met %d times (see knownDivergences)", k.name, known[k.name])
-		} else if n >= diffSequences() {
-			t.Logf("known divergence %s did not occur: remove it from knownDivergences if it is fixed", k.name)
-		}
-	}
 }
 
 // A diffEnv is a miniredis and a redisstore on it, reused by the
@@ -150,14 +138,8 @@ type diffRun struct {
 	limits  [][]ratekit.Limit
 	pool    []rpair
 	ops     []dop
-	last    []time.Duration    // the spans of the last decision
-	emptied map[emptyKey]int64 // see noteEmptied
-	known   map[string]int     // known divergences met, by class
+	last    []time.Duration // the spans of the last decision
 	verbose bool
-	// stopKnown stops the sequence at a known divergence, whose class
-	// and differences it keeps in met (replays)
-	stopKnown bool
-	met       string
 }
 
 // An rpair is one receipt of each store for one admitted Reserve: receipt
@@ -166,12 +148,6 @@ type diffRun struct {
 type rpair struct {
 	mem, red *ratekit.Receipt
 	sub, set int
-}
-
-// emptyKey names a fixed window of one subject.
-type emptyKey struct {
-	sub int
-	id  string
 }
 
 // sequence starts random sequence seed on a flushed miniredis and a new
@@ -192,7 +168,7 @@ func (e *diffEnv) startAt(t *testing.T, start time.Time, sets [][]dlimit, verbos
 	clock := redistest.NewRedisClock(start, e.m)
 	r := &diffRun{t: t, env: e, clock: clock, sets: sets,
 		mem:     memstore.New(memstore.WithClock(clock.Now), memstore.WithRandom(e.random)),
-		emptied: map[emptyKey]int64{}, known: map[string]int{}, verbose: verbose}
+		verbose: verbose}
 	for _, s := range sets {
 		ls := limitsOf(s)
 		if _, err := ratekit.New(r.mem, ls...); err != nil {
@@ -250,19 +226,17 @@ func (r *diffRun) next() dop {
 }
 
 // play runs one step on both stores and compares their answers. It
-// reports whether the sequence may go on (it stops at a mismatch that is
-// no known divergence, failing the test).
+// reports whether the sequence may go on (it stops at a mismatch, failing
+// the test).
 func (r *diffRun) play(o dop) bool {
 	r.ops = append(r.ops, o)
 	r.clock.Advance(o.adv)
 	r.env.draw.Store(math.Float64bits(o.draw))
 	ctx := context.Background()
 	sub, ls := diffSubjects[o.sub], r.limits[o.set]
-	pre := r.observe(o.sub, r.sets[o.set])
 	var dm, dr ratekit.Decision
 	var em, er error
 	var msgs []string
-	var states, ends []int
 	switch o.kind {
 	case opTake:
 		dm, em = r.mem.Take(ctx, sub, ls, o.cost)
@@ -282,7 +256,7 @@ func (r *diffRun) play(o dop) bool {
 			cost = p.mem.Cost
 		}
 		em, er = r.mem.Settle(ctx, sub, ls, p.mem, cost), r.env.red.Settle(ctx, sub, ls, p.red, cost)
-		msgs, ends = diffReceipts(r.sets[o.set], p.mem, p.red)
+		msgs = diffReceipts(r.sets[o.set], p.mem, p.red)
 	case opRenew:
 		p := r.pool[o.rc]
 		hm, e1 := r.mem.Renew(ctx, sub, ls, p.mem)
@@ -296,47 +270,18 @@ func (r *diffRun) play(o dop) bool {
 		msgs = append(msgs, fmt.Sprintf("error: mem %v, redis %v", em, er))
 	}
 	if o.kind == opTake || o.kind == opPeek || o.kind == opReserve {
-		var m []string
-		m, states, ends = diffDecisions(r.sets[o.set], dm, dr)
-		msgs = append(msgs, m...)
+		msgs = append(msgs, diffDecisions(r.sets[o.set], dm, dr)...)
 		r.last = decisionSpans(dm)
 	}
 	if r.verbose {
 		r.logStep(o, dm, dr, em, er)
 	}
 	if len(msgs) > 0 {
-		mm := &mismatch{op: o, set: r.sets[o.set], pttlZero: pre, mem: dm, red: dr, states: states, ends: ends, msgs: msgs}
-		mm.emptied = r.emptiedNow(o.sub, r.sets[o.set])
-		if o.kind == opSettle || o.kind == opRelease {
-			mm.rm, mm.rr = r.pool[o.rc].mem, r.pool[o.rc].red
-		}
-		if k := knownDivergence(mm); k != nil {
-			r.known[k.name]++
-			if r.stopKnown {
-				r.met = k.name + ": " + strings.Join(msgs, "; ")
-				return false
-			}
-			if r.verbose {
-				r.t.Logf("known divergence %s: %s", k.name, strings.Join(msgs, "; "))
-			}
-			if k.resync {
-				r.resync(o.sub)
-			}
-			// the step's receipts differ: keep neither
-			if o.kind == opSettle || o.kind == opRelease || o.kind == opRenew {
-				r.pool = append(r.pool[:o.rc], r.pool[o.rc+1:]...)
-			}
-			return true
-		}
 		r.fail(msgs, dm, dr, em, er)
 		return false
 	}
 	r.afterReserve(o, dm, dr)
 	r.afterSettle(o)
-	if o.kind == opReset {
-		r.forgetEmptied(o.sub, r.sets[o.set])
-	}
-	r.noteEmptied(o.sub)
 	return true
 }
 
@@ -360,19 +305,6 @@ func (r *diffRun) afterSettle(o dop) {
 	}
 }
 
-// resync resets subject sub in both stores (every limit), after a known
-// divergence left their states apart.
-func (r *diffRun) resync(sub int) {
-	ctx := context.Background()
-	if err := r.mem.Reset(ctx, diffSubjects[sub], r.limits[0]); err != nil {
-		r.t.Fatal(err)
-	}
-	if err := r.env.red.Reset(ctx, diffSubjects[sub], r.limits[0]); err != nil {
-		r.t.Fatal(err)
-	}
-	r.forgetEmptied(sub, r.sets[0])
-}
-
 func (r *diffRun) fail(msgs []string, dm, dr ratekit.Decision, em, er error) {
 	r.t.Helper()
 	var b strings.Builder
@@ -381,7 +313,7 @@ func (r *diffRun) fail(msgs []string, dm, dr ratekit.Decision, em, er error) {
 	}
 	start := r.clock.Now().Add(-sumAdv(r.ops)).Sub(diffStart)
 	r.t.Fatalf("seed %d, step %d %v: memstore and redisstore differ:\n\t%s\nmem:   %s\nredis: %s\n"+
-		"replay: RATEKIT_DIFF_SEED=%d, or this differentialReplays entry:\n{\"seed %d\", \"\", %s,\n%s,\n\t[]dop{\n%s\t}},",
+		"replay: RATEKIT_DIFF_SEED=%d, or this differentialReplays entry:\n{\"seed %d\", %s,\n%s,\n\t[]dop{\n%s\t}},",
 		r.seed, len(r.ops)-1, r.ops[len(r.ops)-1], strings.Join(msgs, "\n\t"), fmtDecision(dm, em), fmtDecision(dr, er),
 		r.seed, r.seed, durCode(start), setsCode(r.sets), b.String())
 }
@@ -401,56 +333,6 @@ func (r *diffRun) key(sub int, l ratekit.Limit) string {
 		r.t.Fatal(err)
 	}
 	return r.env.prefix + ":{" + tag + "}:" + l.Spec().ID
-}
-
-// observe reports, for each limit of set, whether it is a fixed window
-// whose key for subject sub reads PTTL 0 (miniredis, read directly).
-func (r *diffRun) observe(sub int, set []dlimit) []bool {
-	out := make([]bool, len(set))
-	db := r.env.m.DB(0)
-	for i, d := range set {
-		if d.l.Spec().Algorithm == store.FixedWindow {
-			ttl := db.TTL(r.key(sub, d.l)) // NewRedisClock's 1 ns: PTTL 0
-			out[i] = ttl > 0 && ttl < time.Millisecond
-		}
-	}
-	return out
-}
-
-// noteEmptied records, after a step, each fixed window of subject sub
-// whose count a refund took to 0 while it lives: memstore runs such a
-// window on, until its end, which emptied keeps.
-func (r *diffRun) noteEmptied(sub int) {
-	db := r.env.m.DB(0)
-	nowMS := r.clock.Now().UnixMilli()
-	for _, d := range r.sets[0] {
-		if d.l.Spec().Algorithm != store.FixedWindow {
-			continue
-		}
-		k := r.key(sub, d.l)
-		if v, err := db.Get(k); err == nil && v == "0" {
-			r.emptied[emptyKey{sub, d.l.Spec().ID}] = nowMS + int64(db.TTL(k)/time.Millisecond)
-		}
-	}
-}
-
-// emptiedNow reports, for each limit of set, whether it is a fixed window
-// that a refund emptied and that memstore still runs for subject sub.
-func (r *diffRun) emptiedNow(sub int, set []dlimit) []bool {
-	out := make([]bool, len(set))
-	nowMS := r.clock.Now().UnixMilli()
-	for i, d := range set {
-		out[i] = r.emptied[emptyKey{sub, d.l.Spec().ID}] > nowMS
-	}
-	return out
-}
-
-// forgetEmptied forgets the emptied windows of set's limits for subject
-// sub, which a reset dropped.
-func (r *diffRun) forgetEmptied(sub int, set []dlimit) {
-	for _, d := range set {
-		delete(r.emptied, emptyKey{sub, d.l.Spec().ID})
-	}
 }
 
 // logStep logs a step and both stores' answers.
