@@ -98,24 +98,27 @@ func TestReservedClientGone(t *testing.T) {
 	l, clk := limiter(t, ratekit.InFlight(1).Named("conc"))
 	e := gin.New()
 	e.Use(ratekitgin.Middleware(l, ratekitgin.ByHeader("X-Key"), clk))
-	entered, done := make(chan struct{}), make(chan struct{})
+	entered, gone, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	e.GET("/hold", func(c *gin.Context) {
 		close(entered)
+		<-c.Request.Context().Done() // the client went away; the work goes on
+		close(gone)
 		<-done
 	})
 	srv := httptest.NewServer(e)
 	defer srv.Close()
-	holdPastGone(t, srv.URL+"/hold", entered, done, func() int64 { return remaining(t, l, "a")["conc"] })
+	holdPastGone(t, srv, "/hold", entered, gone, done, func() int64 { return remaining(t, l, "a")["conc"] })
 }
 
-// holdPastGone sends a request to url that its handler holds (it closes
-// entered, then waits for done), cancels it, checks for 50 ms that free
-// reports the slot still taken, lets the handler return (closes done) and
-// waits (2 s at most) until free reports the slot back.
-func holdPastGone(t *testing.T, url string, entered, done chan struct{}, free func() int64) {
+// holdPastGone sends a request to srv's path that its handler holds (it
+// closes entered, then gone once its context ends, then waits for done),
+// cancels it, checks once the handler saw the cancellation that free
+// reports the slot still taken, lets the handler return (closes done),
+// waits for it (srv.Close) and checks that free reports the slot back.
+func holdPastGone(t *testing.T, srv *httptest.Server, path string, entered, gone, done chan struct{}, free func() int64) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+path, nil)
 	req.Header.Set("X-Key", "a")
 	errc := make(chan error, 1)
 	go func() {
@@ -127,6 +130,7 @@ func holdPastGone(t *testing.T, url string, entered, done chan struct{}, free fu
 	}()
 	<-entered
 	if n := free(); n != 0 {
+		close(done)
 		t.Fatalf("%d slots free while the request is held, want 0", n)
 	}
 	cancel()
@@ -134,17 +138,14 @@ func holdPastGone(t *testing.T, url string, entered, done chan struct{}, free fu
 		close(done)
 		t.Fatal("the cancelled request got a response")
 	}
-	for range 10 {
-		if n := free(); n != 0 {
-			close(done)
-			t.Fatalf("%d slots free while the handler of a request whose client went away runs, want 0", n)
-		}
-		time.Sleep(5 * time.Millisecond)
+	<-gone
+	if n := free(); n != 0 {
+		close(done)
+		t.Fatalf("%d slots free while the handler of a request whose client went away runs, want 0", n)
 	}
 	close(done)
-	for deadline := time.Now().Add(2 * time.Second); free() != 1; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the slot is still taken 2 s after the handler returned")
-		}
+	srv.Close() // waits for the handler and the release after it
+	if n := free(); n != 1 {
+		t.Fatalf("%d slots free once the handler returned, want 1", n)
 	}
 }

@@ -184,10 +184,10 @@ func TestInFlightLocalRefusal(t *testing.T) {
 
 // TestInFlightStream: a stream holds its slot for its whole life, and its
 // handler finds the Reservation in ss.Context(); a client that cancels a
-// stream gives the slot back while its handler still runs.
+// stream leaves the slot taken until its handler returns.
 func TestInFlightStream(t *testing.T) {
 	l, clk := limiter(t, ratekit.InFlight(1).Named("conc"))
-	entered, release := make(chan struct{}, 1), make(chan struct{})
+	entered, gone, release := make(chan struct{}, 1), make(chan struct{}, 1), make(chan struct{})
 	e := &echoServer{}
 	var mu sync.Mutex
 	holdNext := false
@@ -198,8 +198,10 @@ func TestInFlightStream(t *testing.T) {
 		mu.Lock()
 		hold := holdNext
 		mu.Unlock()
-		if hold { // ignores its context: only the interceptor can free the slot
+		if hold { // sees its context end, and works on
 			entered <- struct{}{}
+			<-ss.Context().Done()
+			gone <- struct{}{}
 			<-release
 		}
 		return nil
@@ -264,12 +266,10 @@ func TestInFlightStream(t *testing.T) {
 	if err := third.RecvMsg(new(wrapperspb.StringValue)); status.Code(err) != codes.Canceled {
 		t.Fatalf("cancelled stream: %v", err)
 	}
-	for range 10 { // the handler still holds the stream, and its slot
-		if got := left(t, l)["conc"]; got != 0 {
-			close(release)
-			t.Fatalf("%d slots free while the cancelled stream's handler runs, want 0", got)
-		}
-		time.Sleep(5 * time.Millisecond)
+	<-gone // the handler saw the cancellation and still holds the stream, and its slot
+	if got := left(t, l)["conc"]; got != 0 {
+		close(release)
+		t.Fatalf("%d slots free while the cancelled stream's handler runs, want 0", got)
 	}
 	close(release)
 	waitFree(t, l, 1)
