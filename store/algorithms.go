@@ -1,8 +1,6 @@
 package store
 
 import (
-	"time"
-
 	"github.com/ratekit/ratekit/internal/bounds"
 )
 
@@ -26,4 +24,4 @@ func Bucket(alg string) bool { return bounds.Bucket(alg) }
 // RetryInFlight is the RetryAfter of a denial by an InFlight limit: a slot
 // comes back when a request ends, which no store can foresee, and 1 s is
 // the shortest Retry-After.
-const RetryInFlight = time.Second
+const RetryInFlight = bounds.RetryInFlight

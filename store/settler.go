@@ -35,6 +35,21 @@ type Settler interface {
 	Renew(ctx context.Context, key string, limits []ratekit.Limit, r *ratekit.Receipt) (bool, error)
 }
 
+// CheckSettle reports whether inner, the store a wrapper settles through,
+// can settle calls with limits: notSettler when it is no Settler, else what
+// its CheckSettle reports (nil when it has none). Wrapper stores build
+// their SettleChecker on it.
+func CheckSettle(inner ratekit.Store, limits []ratekit.Limit, notSettler error) error {
+	st, ok := inner.(Settler)
+	if !ok {
+		return notSettler
+	}
+	if c, ok := st.(SettleChecker); ok {
+		return c.CheckSettle(limits)
+	}
+	return nil
+}
+
 // A SettleChecker is a Settler that cannot settle the calls of every
 // limit: a wrapper whose inner store is no Settler, or store/lease, whose
 // leased limits are spent in process. ratekit.New refuses a Limiter with

@@ -23,6 +23,11 @@ const (
 	InFlight      = "inflight"
 )
 
+// RetryInFlight is the RetryAfter of a denial by an InFlight limit: a slot
+// comes back when a request ends, which no store can foresee, and 1 s is
+// the shortest Retry-After.
+const RetryInFlight = time.Second
+
 // Builtin lists the kit's algorithm names.
 var Builtin = []string{FixedWindow, SlidingWindow, SlidingLog, TokenBucket, LeakyBucket, GCRA, Suppressed, InFlight}
 

@@ -55,14 +55,7 @@ func (s *Store) Renew(ctx context.Context, key string, limits []ratekit.Limit, r
 // that ratekit.New and Middleware refuse a Limiter whose charges the inner
 // store could not settle.
 func (s *Store) CheckSettle(limits []ratekit.Limit) error {
-	st, ok := s.inner.(store.Settler)
-	if !ok {
-		return errNotSettler
-	}
-	if c, ok := st.(store.SettleChecker); ok {
-		return c.CheckSettle(limits)
-	}
-	return nil
+	return store.CheckSettle(s.inner, limits, errNotSettler)
 }
 
 var (

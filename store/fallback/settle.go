@@ -63,22 +63,10 @@ func (s *Store) settler(r *ratekit.Receipt, limits []ratekit.Limit) (store.Settl
 // local store for the scaled limits), so that ratekit.New and Middleware
 // refuse a Limiter whose charges either could not settle.
 func (s *Store) CheckSettle(limits []ratekit.Limit) error {
-	if err := checkSettle(s.primary, limits); err != nil {
+	if err := store.CheckSettle(s.primary, limits, errNotSettler); err != nil {
 		return err
 	}
-	return checkSettle(s.local, s.scaled.limits(limits))
-}
-
-// checkSettle is st's answer to CheckSettle, or errNotSettler.
-func checkSettle(st ratekit.Store, limits []ratekit.Limit) error {
-	se, ok := st.(store.Settler)
-	if !ok {
-		return errNotSettler
-	}
-	if c, ok := se.(store.SettleChecker); ok {
-		return c.CheckSettle(limits)
-	}
-	return nil
+	return store.CheckSettle(s.local, s.scaled.limits(limits), errNotSettler)
 }
 
 var (

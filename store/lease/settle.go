@@ -55,14 +55,10 @@ func (s *Store) Renew(ctx context.Context, key string, limits []ratekit.Limit, r
 // a leased limit, and an inner store that cannot settle (or that reports
 // limits itself), with the error Reserve would return.
 func (s *Store) CheckSettle(limits []ratekit.Limit) error {
-	st, err := s.settler(limits)
-	if err != nil {
+	if _, err := s.settler(limits); err != nil {
 		return err
 	}
-	if c, ok := st.(store.SettleChecker); ok {
-		return c.CheckSettle(limits)
-	}
-	return nil
+	return store.CheckSettle(s.inner, limits, errNotSettler)
 }
 
 // settler returns the inner store to settle a call with limits in, or why
