@@ -37,9 +37,8 @@ func (e *LimitError) Error() string {
 // Is reports whether target is ErrInvalidLimit.
 func (e *LimitError) Is(target error) bool { return target == ErrInvalidLimit }
 
-// settleError is a store's reason for not settling a Limiter's charges
-// (store.SettleChecker), which matches ErrInvalidLimit and reads as the
-// store wrote it, prefixed once.
+// settleError is New's error for a store chain that cannot settle a
+// Limiter's charges: it matches ErrInvalidLimit and reads as written.
 type settleError struct{ err error }
 
 func (e *settleError) Error() string   { return e.err.Error() }

@@ -65,24 +65,18 @@ type nonBlocking interface {
 
 // NewGuard returns the Guard of l under opts, the options of Middleware. It
 // panics if l is nil, or if WithSettle or WithCountIf is given for a store
-// that cannot settle l's charges (one that is no store.Settler, or whose
-// store.SettleChecker refuses l's limits): those are programming errors
+// that cannot settle l's charges (whose prepared form is no store.Settler):
+// those are programming errors
 // found when the route is built, never at request time.
 func NewGuard(l *Limiter, opts ...Option) *Guard {
 	if l == nil {
 		panic("ratekit: a Guard needs a Limiter; build one with ratekit.New")
 	}
-	nb, ok := l.store.(nonBlocking)
 	cfg := newConfig(opts)
-	if cfg.settle || cfg.countIf != nil {
-		if _, settles := l.store.(settler); !settles {
-			panic("ratekit: WithSettle and WithCountIf need a store that can settle charges (store/memstore, the Redis stores, or a wrapper of them); this Limiter's store cannot")
-		}
-		if err := l.checkSettle(); err != nil {
-			panic(err.Error() + " (WithSettle and WithCountIf settle every request's charge)")
-		}
+	if (cfg.settle || cfg.countIf != nil) && l.settler == nil {
+		panic(errCannotSettle.Error() + " (WithSettle and WithCountIf settle every request's charge)")
 	}
-	return &Guard{limiter: l, cfg: cfg, unbounded: ok && nb.NonBlocking(),
+	return &Guard{limiter: l, cfg: cfg, unbounded: l.unbounded,
 		reserving: l.lease > 0 || cfg.settle || cfg.countIf != nil}
 }
 

@@ -3,6 +3,7 @@ package ratekit_test
 import (
 	"context"
 	"errors"
+	"github.com/ratekit/ratekit/store/storetest"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -18,6 +19,10 @@ import (
 type downStore struct {
 	*memstore.Store
 	n atomic.Int64
+}
+
+func (s *downStore) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, s.Store).Prepare(limits)
 }
 
 var errDown = errors.New("ratekit: test: the store is down")

@@ -3,6 +3,7 @@ package ratekit_test
 import (
 	"context"
 	"errors"
+	"github.com/ratekit/ratekit/store/storetest"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -22,6 +23,10 @@ type heldStore struct {
 	calls chan chan error
 }
 
+func (s *heldStore) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, s.Store).Prepare(limits)
+}
+
 func (s *heldStore) Reserve(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
 	s.n.Add(1)
 	reply := make(chan error)
@@ -29,7 +34,7 @@ func (s *heldStore) Reserve(ctx context.Context, key string, limits []ratekit.Li
 	if err := <-reply; err != nil {
 		return ratekit.Decision{}, err
 	}
-	return s.Store.Reserve(ctx, key, limits, cost)
+	return storetest.Reserve(ctx, s.Store, key, limits, cost)
 }
 
 // reserved is what a Reserve returned.
@@ -163,9 +168,13 @@ type reserveCounter struct {
 	n atomic.Int64
 }
 
+func (s *reserveCounter) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, s.Store).Prepare(limits)
+}
+
 func (s *reserveCounter) Reserve(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
 	s.n.Add(1)
-	return s.Store.Reserve(ctx, key, limits, cost)
+	return storetest.Reserve(ctx, s.Store, key, limits, cost)
 }
 
 // TestInFlightLocalRefusalResponse: through Middleware, a request refused

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ratekit/ratekit/store/storetest"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -144,8 +144,16 @@ func TestInFlightNeedsASettler(t *testing.T) {
 	}
 }
 
-// takeOnly hides every method of a Store but the interface's.
+// takeOnly hides the settling methods of a store's prepared forms.
 type takeOnly struct{ ratekit.Store }
+
+func (s takeOnly) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	p, err := s.Store.Prepare(limits)
+	if err != nil {
+		return nil, err
+	}
+	return struct{ ratekit.Prepared }{p}, nil
+}
 
 // TestInFlightObserved: an admission that takes slots names them (Held),
 // and one Released event follows when the handler returns.
@@ -194,58 +202,6 @@ func TestSettleNeedsASettler(t *testing.T) {
 	}
 }
 
-// picky is a store that settles the calls of every limit but those named
-// "local" (store.SettleChecker), as a lease store does for its leased
-// limits.
-type picky struct{ *memstore.Store }
-
-var errLocal = errors.New(`ratekit: test: limit "local" cannot be settled; give it a Limiter of its own`)
-
-func (picky) CheckSettle(limits []ratekit.Limit) error {
-	for _, l := range limits {
-		if l.Name() == "local" {
-			return errLocal
-		}
-	}
-	return nil
-}
-
-// TestSettleCheckerRefuses: a store that reports the limits it cannot
-// settle has a Limiter with such a limit and an InFlight one refused by
-// New, and WithSettle and WithCountIf on one refused by Middleware, with
-// the store's error as it wrote it; Limiters without such a limit are
-// built.
-func TestSettleCheckerRefuses(t *testing.T) {
-	st := picky{memstore.New()}
-	defer st.Close()
-	local, other := ratekit.FixedWindow(10, time.Minute).Named("local"), ratekit.FixedWindow(10, time.Minute).Named("other")
-	_, err := ratekit.New(st, local, ratekit.InFlight(2))
-	if !errors.Is(err, ratekit.ErrInvalidLimit) || !errors.Is(err, errLocal) || err.Error() != errLocal.Error() {
-		t.Fatalf("New: %v; want the store's error, matching ErrInvalidLimit", err)
-	}
-	if _, err := ratekit.New(st, other, ratekit.InFlight(2)); err != nil {
-		t.Fatalf("New without the limit: %v", err)
-	}
-	l, err := ratekit.New(st, local)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range []ratekit.Option{ratekit.WithSettle(), ratekit.WithCountIf(func(int) bool { return true })} {
-		func() {
-			defer func() {
-				if msg, _ := recover().(string); !strings.HasPrefix(msg, errLocal.Error()) {
-					t.Errorf("Middleware: panic %q; want the store's error", msg)
-				}
-			}()
-			ratekit.Middleware(l, ratekit.ByIP(), o)
-		}()
-	}
-	if l, err = ratekit.New(st, other); err != nil {
-		t.Fatal(err)
-	}
-	ratekit.Middleware(l, ratekit.ByIP(), ratekit.WithSettle()) // does not panic
-}
-
 // TestReleaseFailsLapses: a release the store refuses ends the renewals,
 // so the slot lapses within one lease, and observers hear of it once.
 func TestReleaseFailsLapses(t *testing.T) {
@@ -279,6 +235,10 @@ func TestReleaseFailsLapses(t *testing.T) {
 
 // failingSettle is a store whose Settle always fails.
 type failingSettle struct{ *memstore.Store }
+
+func (f *failingSettle) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(f, f.Store).Prepare(limits)
+}
 
 func (f *failingSettle) Settle(context.Context, string, []ratekit.Limit, *ratekit.Receipt, int64) error {
 	return errors.New("store down")

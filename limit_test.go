@@ -3,6 +3,7 @@ package ratekit_test
 import (
 	"context"
 	"errors"
+	"github.com/ratekit/ratekit/store/storetest"
 	"math"
 	"strings"
 	"testing"
@@ -14,6 +15,10 @@ import (
 
 // countingStore fails the test if any call reaches it.
 type countingStore struct{ calls int }
+
+func (s *countingStore) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, nil).Prepare(limits)
+}
 
 func (s *countingStore) Take(context.Context, string, []ratekit.Limit, int64) (ratekit.Decision, error) {
 	s.calls++

@@ -14,7 +14,6 @@ import (
 // AllowN decide in code. A Limiter is safe for concurrent use; build it once
 // with New and share it. The zero Limiter is not usable.
 type Limiter struct {
-	store    Store
 	limits   []Limit // every limit, in the caller's order
 	enforced []Limit // the limits that refuse requests
 	shadow   []Limit // the limits in shadow mode (Limit.Shadow)
@@ -27,6 +26,13 @@ type Limiter struct {
 	// gate counts this instance's in-flight requests per subject (see
 	// Reserve); nil without InFlight limits.
 	gate *gate
+
+	// the limits prepared by the store: every limit (for Reset), the
+	// enforced and the shadow ones (nil when there are none); settler is
+	// enforcedP's settling form, nil when it cannot settle.
+	all, enforcedP, shadowP Prepared
+	settler                 settler
+	unbounded               bool // the store never blocks (store.NonBlocking)
 }
 
 // New returns a Limiter enforcing limits through store. It checks every
@@ -43,10 +49,10 @@ type Limiter struct {
 // whose unnamed limits have equal parameters share one counter per subject:
 // give the limits of each route or purpose their own name with Named.
 //
-// A Limiter with InFlight limits needs a store that can settle its charges
-// and hold slots (store.Settler); New refuses one on a store that cannot,
-// or that says it cannot for these limits (store.SettleChecker: a lease
-// store for its leased limits).
+// New hands the limits to the store once (Store.Prepare), which checks that
+// it can serve them. A Limiter with InFlight limits needs a store whose
+// prepared form can settle charges and hold slots (store.Settler); New
+// refuses one on a store chain that cannot, wrappers included.
 func New(store Store, limits ...Limit) (*Limiter, error) {
 	if store == nil {
 		return nil, fmt.Errorf("%w: the store is nil; pass memstore.New() or a Redis store", ErrInvalidLimit)
@@ -69,28 +75,14 @@ func New(store Store, limits ...Limit) (*Limiter, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	l := newLimiter(store, limits)
-	if l.lease > 0 {
-		if err := l.checkSettle(); err != nil {
-			return nil, err
-		}
+	l, err := newLimiter(store, limits)
+	if err != nil {
+		return nil, err
+	}
+	if l.lease > 0 && l.settler == nil {
+		return nil, &settleError{errCannotSettle}
 	}
 	return l, nil
-}
-
-// checkSettle reports why l's store cannot settle the charges of l's
-// enforced limits, matching ErrInvalidLimit: it is no settler, or it says
-// so (store.SettleChecker).
-func (l *Limiter) checkSettle() error {
-	if _, ok := l.store.(settler); !ok {
-		return fmt.Errorf("%w: %w", ErrInvalidLimit, errCannotSettle)
-	}
-	if c, ok := l.store.(settleChecker); ok && len(l.enforced) > 0 {
-		if err := c.CheckSettle(l.enforced); err != nil {
-			return &settleError{err}
-		}
-	}
-	return nil
 }
 
 // Allow is AllowN(ctx, key, 1).
@@ -113,7 +105,7 @@ func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (Decision,
 		return Decision{}, errInFlightAllow
 	}
 	if len(l.shadow) == 0 { // one store call, straight to the caller
-		d, err := l.store.Take(ctx, key, l.enforced, cost)
+		d, err := l.enforcedP.Take(ctx, key, cost)
 		if err == nil {
 			d.policy = l.policy
 		}
@@ -135,7 +127,7 @@ func (l *Limiter) Reset(ctx context.Context, key string) error {
 	if key == "" {
 		return ErrEmptyKey
 	}
-	return l.store.Reset(ctx, key, l.limits)
+	return l.all.Reset(ctx, key)
 }
 
 // Enforce is AllowN's one-call form for handlers: nil when the request may

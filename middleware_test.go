@@ -3,6 +3,7 @@ package ratekit_test
 import (
 	"context"
 	"errors"
+	"github.com/ratekit/ratekit/store/storetest"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -128,6 +129,10 @@ func TestDeniedHandler(t *testing.T) {
 
 // failingStore fails every call, as an unreachable store does.
 type failingStore struct{}
+
+func (s failingStore) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, nil).Prepare(limits)
+}
 
 func (failingStore) Take(context.Context, string, []ratekit.Limit, int64) (ratekit.Decision, error) {
 	return ratekit.Decision{}, errors.New("dial tcp 10.1.2.3:6379: secret internal detail")

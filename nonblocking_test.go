@@ -2,6 +2,7 @@ package ratekit_test
 
 import (
 	"context"
+	"github.com/ratekit/ratekit/store/storetest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,10 +18,14 @@ type deadlineStore struct {
 	deadline atomic.Bool
 }
 
+func (s *deadlineStore) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, s.Store).Prepare(limits)
+}
+
 func (s *deadlineStore) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
 	_, ok := ctx.Deadline()
 	s.deadline.Store(ok)
-	return s.Store.Take(ctx, key, limits, cost)
+	return storetest.Take(ctx, s.Store, key, limits, cost)
 }
 
 // nonBlockingStore is a deadlineStore that reports whether it blocks.

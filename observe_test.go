@@ -3,6 +3,7 @@ package ratekit_test
 import (
 	"context"
 	"errors"
+	"github.com/ratekit/ratekit/store/storetest"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -29,8 +30,12 @@ func (r *recorder) Observe(_ context.Context, e observe.Event) {
 // fallbackStore marks every decision of a working store as a fallback one.
 type fallbackStore struct{ ratekit.Store }
 
+func (s fallbackStore) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, s.Store).Prepare(limits)
+}
+
 func (s fallbackStore) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
-	d, err := s.Store.Take(ctx, key, limits, cost)
+	d, err := storetest.Take(ctx, s.Store, key, limits, cost)
 	d.Fallback = true
 	return d, err
 }

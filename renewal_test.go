@@ -2,6 +2,7 @@ package ratekit_test
 
 import (
 	"context"
+	"github.com/ratekit/ratekit/store/storetest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -75,6 +76,10 @@ type holeStore struct {
 	renewals chan renewal
 }
 
+func (s *holeStore) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, s.Store).Prepare(limits)
+}
+
 // renewal is one call of holeStore.Renew.
 type renewal struct {
 	called, deadline time.Time
@@ -100,7 +105,7 @@ func (h *holeStore) Reserve(ctx context.Context, key string, limits []ratekit.Li
 		h.reserved = now
 	}
 	h.set(now)
-	return h.Store.Reserve(ctx, key, limits, cost)
+	return storetest.Reserve(ctx, h.Store, key, limits, cost)
 }
 
 func (h *holeStore) Renew(ctx context.Context, key string, limits []ratekit.Limit, rc *ratekit.Receipt) (bool, error) {
@@ -111,7 +116,7 @@ func (h *holeStore) Renew(ctx context.Context, key string, limits []ratekit.Limi
 		rn.err = ctx.Err()
 	} else {
 		h.set(rn.deadline.Add(-time.Microsecond)) // the latest its reply could still arrive in time
-		rn.held, rn.err = h.Store.Renew(ctx, key, limits, rc)
+		rn.held, rn.err = storetest.Renew(ctx, h.Store, key, limits, rc)
 	}
 	h.renewals <- rn
 	return rn.held, rn.err

@@ -11,7 +11,7 @@ import (
 )
 
 // errCannotSettle is Reserve's error for a store that cannot settle.
-var errCannotSettle = errors.New("ratekit: the store cannot settle charges or hold in-flight slots (it has no Reserve, Settle and Renew methods); use store/memstore or the Redis store")
+var errCannotSettle = errors.New("ratekit: the store cannot settle charges or hold in-flight slots for these limits (its prepared form is no store.Settler); use store/memstore or a Redis store, or wrappers of them whose limits are not leased")
 
 // Reserve charges cost to key as AllowN does, and keeps what it charged in
 // a Reservation, so that the charge can be settled when the real cost is
@@ -46,8 +46,8 @@ func (l *Limiter) reserve(ctx context.Context, key string, cost int64, guarded b
 	if key == "" {
 		return nil, ErrEmptyKey
 	}
-	st, ok := l.store.(settler)
-	if !ok {
+	st := l.settler
+	if st == nil {
 		return nil, errCannotSettle
 	}
 	if len(l.enforced) == 0 { // shadow limits alone: decided as AllowN does, nothing to settle
@@ -66,7 +66,7 @@ func (l *Limiter) reserve(ctx context.Context, key string, cost int64, guarded b
 		r.gated = true
 	}
 	sent := time.Now() // the slots live at least a lease from here
-	d, err := st.Reserve(ctx, key, l.enforced, cost)
+	d, err := st.Reserve(ctx, key, cost)
 	if err != nil {
 		if r.gated && guarded {
 			return r, err
@@ -223,7 +223,7 @@ func (r *Reservation) settle(ctx context.Context, cost int64, release bool) erro
 		r.timer.Stop()
 	}
 	rc.Ends, rc.Held = append([]int64(nil), rc.Ends...), append([]int64(nil), rc.Held...) // the store updates its copy
-	if err := r.store.Settle(ctx, r.key, r.limiter.enforced, &rc, cost); err != nil {
+	if err := r.store.Settle(ctx, r.key, &rc, cost); err != nil {
 		if release && r.receipt.Lease != "" {
 			r.slotsGone() // no longer renewed: the slots lapse within one lease
 		}
@@ -258,7 +258,7 @@ func (r *Reservation) renew() {
 	sent := time.Now()
 	next := renewed.Add((max(sent.Sub(renewed)/every, 1) + 1) * every) // after this attempt's point (a late timer skips points)
 	ctx, cancel := context.WithDeadline(context.Background(), sent.Add(min(next.Sub(sent), time.Second)))
-	held, err := r.store.Renew(ctx, r.key, r.limiter.enforced, &rc)
+	held, err := r.store.Renew(ctx, r.key, &rc)
 	cancel()
 	r.mu.Lock()
 	switch {
@@ -272,7 +272,7 @@ func (r *Reservation) renew() {
 		r.slotsGone()
 		r.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), min(every, time.Second))
-		_ = r.store.Settle(ctx, r.key, r.limiter.enforced, &rc, rc.Cost)
+		_ = r.store.Settle(ctx, r.key, &rc, rc.Cost)
 		cancel()
 		return
 	case err == nil:

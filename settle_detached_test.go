@@ -2,6 +2,7 @@ package ratekit_test
 
 import (
 	"context"
+	"github.com/ratekit/ratekit/store/storetest"
 	"testing"
 	"time"
 
@@ -13,11 +14,15 @@ import (
 // store across a network does.
 type ctxStore struct{ *memstore.Store }
 
+func (s *ctxStore) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, s.Store).Prepare(limits)
+}
+
 func (s *ctxStore) Settle(ctx context.Context, key string, limits []ratekit.Limit, r *ratekit.Receipt, cost int64) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return s.Store.Settle(ctx, key, limits, r, cost)
+	return storetest.Settle(ctx, s.Store, key, limits, r, cost)
 }
 
 // TestSettleAfterClientLeft: a handler settles with the request's context

@@ -6,8 +6,8 @@ import (
 )
 
 // newLimiter splits limits into enforced and shadow ones; they are valid.
-func newLimiter(store Store, limits []Limit) *Limiter {
-	l := &Limiter{store: store, limits: append([]Limit(nil), limits...)}
+func newLimiter(store Store, limits []Limit) (*Limiter, error) {
+	l := &Limiter{limits: append([]Limit(nil), limits...)}
 	names := make([]string, len(limits))
 	for i, lim := range l.limits {
 		names[i] = lim.Name()
@@ -33,15 +33,38 @@ func newLimiter(store Store, limits []Limit) *Limiter {
 	} else {
 		l.policy = policyHeader(l.shadow)
 	}
-	return l
+	var err error
+	if l.all, err = store.Prepare(l.limits); err != nil {
+		return nil, err
+	}
+	l.enforcedP, l.shadowP = l.all, l.all
+	if len(l.shadow) > 0 && len(l.enforced) > 0 {
+		if l.enforcedP, err = store.Prepare(l.enforced); err != nil {
+			return nil, err
+		}
+		if l.shadowP, err = store.Prepare(l.shadow); err != nil {
+			return nil, err
+		}
+	}
+	l.settler, _ = l.enforcedP.(settler)
+	if len(l.enforced) == 0 {
+		l.enforcedP = nil
+	}
+	if len(l.shadow) == 0 {
+		l.shadowP = nil
+	}
+	if nb, ok := store.(nonBlocking); ok {
+		l.unbounded = nb.NonBlocking()
+	}
+	return l, nil
 }
 
 // ask is one store call: Take, or Peek when peek is set (cost is then 1).
-func (l *Limiter) ask(ctx context.Context, key string, limits []Limit, cost int64, peek bool) (Decision, error) {
+func (l *Limiter) ask(ctx context.Context, key string, p Prepared, cost int64, peek bool) (Decision, error) {
 	if peek {
-		return l.store.Peek(ctx, key, limits)
+		return p.Peek(ctx, key)
 	}
-	return l.store.Take(ctx, key, limits, cost)
+	return p.Take(ctx, key, cost)
 }
 
 // decide asks the store about the enforced limits, then, when they admit
@@ -49,7 +72,7 @@ func (l *Limiter) ask(ctx context.Context, key string, limits []Limit, cost int6
 // count if it were enforced, and never refuses.
 func (l *Limiter) decide(ctx context.Context, key string, cost int64, peek bool) (Decision, error) {
 	if len(l.shadow) == 0 {
-		d, err := l.ask(ctx, key, l.enforced, cost, peek)
+		d, err := l.ask(ctx, key, l.enforcedP, cost, peek)
 		if err != nil {
 			return Decision{}, err
 		}
@@ -57,14 +80,14 @@ func (l *Limiter) decide(ctx context.Context, key string, cost int64, peek bool)
 		return d, nil
 	}
 	if len(l.enforced) == 0 {
-		d, err := l.ask(ctx, key, l.shadow, cost, peek)
+		d, err := l.ask(ctx, key, l.shadowP, cost, peek)
 		if err != nil {
 			return Decision{}, err
 		}
 		d.policy = l.policy
 		return passShadow(d), nil
 	}
-	d, err := l.ask(ctx, key, l.enforced, cost, peek)
+	d, err := l.ask(ctx, key, l.enforcedP, cost, peek)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -82,7 +105,7 @@ func (l *Limiter) decide(ctx context.Context, key string, cost int64, peek bool)
 // addShadow asks the store about the shadow limits of a call the enforced
 // limits admitted with d, and records in d whether one would have refused.
 func (l *Limiter) addShadow(ctx context.Context, key string, cost int64, peek bool, d *Decision) error {
-	s, err := l.ask(ctx, key, l.shadow, cost, peek)
+	s, err := l.ask(ctx, key, l.shadowP, cost, peek)
 	if err != nil {
 		return err
 	}

@@ -3,24 +3,39 @@ package ratekit
 import "context"
 
 // A Store keeps limit state and decides. Implementations must be safe for
-// concurrent use and atomic per call: all limits of one call are checked and
-// then either all are charged or none is. A denied request is not recorded.
+// concurrent use. New hands a Store its limits once, through Prepare; every
+// decision then goes to the prepared form, which does no per-call checking
+// of limits and no lookup by limit set.
 //
-// The key is a non-empty subject (an IP, an account); the store derives its
-// storage keys from the subject and each limit's Spec().ID. Stores fold
-// per-limit states with store.Combine, so that all stores choose the binding
-// limit alike, and store/storetest checks the contract. The kit's stores are
-// store/memstore (in-process) and the Redis store
-// (github.com/ratekit/ratekit/store/redisstore, a module of its own).
+// The kit's stores are store/memstore (in-process) and the Redis stores
+// (github.com/ratekit/ratekit/store/redisstore, a module of its own);
+// store/storetest checks the contract.
 type Store interface {
+	// Prepare checks limits as one call's set (valid, no two with one ID)
+	// and returns what decides them for any subject. Its error matches
+	// ErrInvalidLimit when a limit is one the store cannot serve.
+	Prepare(limits []Limit) (Prepared, error)
+}
+
+// A Prepared decides one set of limits for any subject, atomically per
+// call: all limits are checked and then either all are charged or none is.
+// A denied request is not recorded. The key is a non-empty subject (an IP,
+// an account); the store derives its storage keys from the subject and each
+// limit's Spec().ID. Stores fold per-limit states with store.Combine, so
+// that all stores choose the binding limit alike.
+//
+// A Prepared that can also settle charges and hold in-flight slots has the
+// methods of store.Settler; Limiter.Reserve, InFlight limits and
+// Middleware's WithSettle and WithCountIf need one.
+type Prepared interface {
 	// Take charges cost to every limit if all of them admit it. A cost of 0
 	// checks without charging.
-	Take(ctx context.Context, key string, limits []Limit, cost int64) (Decision, error)
+	Take(ctx context.Context, key string, cost int64) (Decision, error)
 	// Peek reports whether a request of cost 1 would pass, and the current
 	// remaining quota, without changing state.
-	Peek(ctx context.Context, key string, limits []Limit) (Decision, error)
+	Peek(ctx context.Context, key string) (Decision, error)
 	// Reset forgets the state of the limits for key.
-	Reset(ctx context.Context, key string, limits []Limit) error
+	Reset(ctx context.Context, key string) error
 }
 
 // A Receipt records what a store charged an admitted call, so that the
@@ -51,18 +66,11 @@ type Receipt struct {
 	Fallback bool
 }
 
-// settler is what a store needs for Limiter.Reserve, Reservation and
-// InFlight limits; package store documents it as Settler.
+// settler is what Limiter.Reserve, Reservation and InFlight limits need of
+// a Prepared; package store documents it as Settler.
 type settler interface {
-	Reserve(ctx context.Context, key string, limits []Limit, cost int64) (Decision, error)
-	Settle(ctx context.Context, key string, limits []Limit, r *Receipt, cost int64) error
-	Renew(ctx context.Context, key string, limits []Limit, r *Receipt) (bool, error)
-}
-
-// settleChecker is store.SettleChecker's method: a settler that cannot
-// settle the calls of some limits (store/lease for its leased limits, a
-// wrapper of a store that cannot settle) says so for a Limiter's limits,
-// so that New and NewGuard refuse them when the Limiter is built.
-type settleChecker interface {
-	CheckSettle(limits []Limit) error
+	Prepared
+	Reserve(ctx context.Context, key string, cost int64) (Decision, error)
+	Settle(ctx context.Context, key string, r *Receipt, cost int64) error
+	Renew(ctx context.Context, key string, r *Receipt) (bool, error)
 }

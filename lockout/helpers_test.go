@@ -3,6 +3,7 @@ package lockout_test
 import (
 	"context"
 	"errors"
+	"github.com/ratekit/ratekit/store/storetest"
 	"io"
 	"net/http"
 	"testing"
@@ -36,6 +37,10 @@ func get(t *testing.T, url string) response {
 // downStore fails every Reserve, so every Attempt, as an unreachable Redis
 // does; errDown's text must never reach a client.
 type downStore struct{ *memstore.Store }
+
+func (s downStore) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, s.Store).Prepare(limits)
+}
 
 var errDown = errors.New("dial tcp: secret")
 

@@ -93,10 +93,9 @@ func New(s ratekit.Store, cfg Config) (*Lockout, error) {
 	bad := func(field, reason string) {
 		errs = append(errs, &ratekit.LimitError{Limit: cfg.Name, Field: field, Reason: reason})
 	}
-	switch _, ok := s.(store.Settler); {
-	case s == nil:
+	if s == nil {
 		bad("store", "is nil; pass memstore.New() or a Redis store")
-	case !ok:
+	} else if !settles(s) {
 		bad("store", fmt.Sprintf("(%T) cannot refund attempts; pass memstore.New(), a Redis store or a wrapper of them", s))
 	}
 	if why := bounds.Name(cfg.Name); why != "" {
@@ -142,6 +141,13 @@ func New(s ratekit.Store, cfg Config) (*Lockout, error) {
 	}
 	cfg.Windows = append([]Window(nil), cfg.Windows...)
 	return &Lockout{cfg: cfg, limiter: l, limits: limits, prefix: cfg.Name + ":"}, nil
+}
+
+// settles reports whether s's prepared forms can refund (store.Settler).
+func settles(s ratekit.Store) bool {
+	p, err := s.Prepare([]ratekit.Limit{ratekit.SlidingLog(1, time.Minute)})
+	_, ok := p.(store.Settler)
+	return err == nil && ok
 }
 
 // Attempt records an attempt for key and reports whether it may proceed:

@@ -279,5 +279,9 @@ func TestNewRefuses(t *testing.T) {
 	}
 }
 
-// takeOnly is a ratekit.Store that cannot settle.
-type takeOnly struct{ ratekit.Store }
+// takeOnly is a ratekit.Store whose prepared forms cannot settle.
+type takeOnly struct{}
+
+func (takeOnly) Prepare([]ratekit.Limit) (ratekit.Prepared, error) {
+	return struct{ ratekit.Prepared }{}, nil
+}

@@ -3,6 +3,7 @@ package ratekitecho_test
 import (
 	"context"
 	"errors"
+	"github.com/ratekit/ratekit/store/storetest"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -42,6 +43,10 @@ func limiter(t *testing.T, limits ...ratekit.Limit) (*ratekit.Limiter, ratekitec
 type brokenStore struct{}
 
 var errDown = errors.New("ratekit: test store is down")
+
+func (s brokenStore) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, nil).Prepare(limits)
+}
 
 func (brokenStore) Take(context.Context, string, []ratekit.Limit, int64) (ratekit.Decision, error) {
 	return ratekit.Decision{}, errDown

@@ -3,6 +3,7 @@ package ratekitfiber_test
 import (
 	"context"
 	"errors"
+	"github.com/ratekit/ratekit/store/storetest"
 	"maps"
 	"net"
 	"net/http"
@@ -46,6 +47,10 @@ func limiter(t testing.TB, limits ...ratekit.Limit) (*ratekit.Limiter, ratekitfi
 type brokenStore struct{}
 
 var errDown = errors.New("ratekit: test store is down")
+
+func (s brokenStore) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, nil).Prepare(limits)
+}
 
 func (brokenStore) Take(context.Context, string, []ratekit.Limit, int64) (ratekit.Decision, error) {
 	return ratekit.Decision{}, errDown

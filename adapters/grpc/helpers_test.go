@@ -3,6 +3,7 @@ package ratekitgrpc_test
 import (
 	"context"
 	"errors"
+	"github.com/ratekit/ratekit/store/storetest"
 	"io"
 	"net"
 	"net/netip"
@@ -49,6 +50,10 @@ func limiter(t testing.TB, limits ...ratekit.Limit) (*ratekit.Limiter, *clock) {
 type brokenStore struct{}
 
 var errDown = errors.New("ratekit: test store is down")
+
+func (s brokenStore) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, nil).Prepare(limits)
+}
 
 func (brokenStore) Take(context.Context, string, []ratekit.Limit, int64) (ratekit.Decision, error) {
 	return ratekit.Decision{}, errDown

@@ -3,6 +3,7 @@ package ratekitgrpc_test
 import (
 	"context"
 	"errors"
+	"github.com/ratekit/ratekit/store/storetest"
 	"io"
 	"strconv"
 	"strings"
@@ -281,6 +282,10 @@ func TestInFlightStream(t *testing.T) {
 // downSettler fails every call, as brokenStore does, and can hold slots,
 // so that a Limiter with an InFlight limit can be built on it.
 type downSettler struct{ brokenStore }
+
+func (s downSettler) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, nil).Prepare(limits)
+}
 
 func (downSettler) Reserve(context.Context, string, []ratekit.Limit, int64) (ratekit.Decision, error) {
 	return ratekit.Decision{}, errDown

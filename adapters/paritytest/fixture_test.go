@@ -3,6 +3,7 @@ package paritytest
 import (
 	"context"
 	"errors"
+	"github.com/ratekit/ratekit/store/storetest"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -34,6 +35,10 @@ type brokenStore struct{}
 
 var errDown = errors.New("ratekit: paritytest store is down")
 
+func (s brokenStore) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, nil).Prepare(limits)
+}
+
 func (brokenStore) Take(context.Context, string, []ratekit.Limit, int64) (ratekit.Decision, error) {
 	return ratekit.Decision{}, errDown
 }
@@ -45,6 +50,10 @@ func (brokenStore) Reset(context.Context, string, []ratekit.Limit) error { retur
 // downSettler fails every call, as brokenStore does, and is a settler, so
 // that a Limiter with an InFlight limit can be built on it.
 type downSettler struct{ brokenStore }
+
+func (s downSettler) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, nil).Prepare(limits)
+}
 
 func (downSettler) Reserve(context.Context, string, []ratekit.Limit, int64) (ratekit.Decision, error) {
 	return ratekit.Decision{}, errDown
@@ -59,6 +68,10 @@ func (downSettler) Renew(context.Context, string, []ratekit.Limit, *ratekit.Rece
 // hungStore answers nothing until the call's context ends, as a Redis that
 // accepts connections and never replies.
 type hungStore struct{ brokenStore }
+
+func (s hungStore) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, nil).Prepare(limits)
+}
 
 func (hungStore) Take(ctx context.Context, _ string, _ []ratekit.Limit, _ int64) (ratekit.Decision, error) {
 	<-ctx.Done()

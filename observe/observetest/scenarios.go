@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ratekit/ratekit/store/storetest"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -283,6 +284,10 @@ type failingStore struct{}
 
 var errDown = errors.New("ratekit: test store is down")
 
+func (s failingStore) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, nil).Prepare(limits)
+}
+
 func (failingStore) Take(context.Context, string, []ratekit.Limit, int64) (ratekit.Decision, error) {
 	return ratekit.Decision{}, errDown
 }
@@ -295,8 +300,12 @@ func (failingStore) Reset(context.Context, string, []ratekit.Limit) error { retu
 // store's, as store/fallback does while the primary store is down.
 type fallbackStore struct{ ratekit.Store }
 
+func (s fallbackStore) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, s.Store).Prepare(limits)
+}
+
 func (s fallbackStore) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
-	d, err := s.Store.Take(ctx, key, limits, cost)
+	d, err := storetest.Take(ctx, s.Store, key, limits, cost)
 	d.Fallback = true
 	return d, err
 }

@@ -2,6 +2,7 @@ package ratekitprom_test
 
 import (
 	"context"
+	"github.com/ratekit/ratekit/store/storetest"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,7 +25,7 @@ func TestLeases(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 5 {
-		if d, err := s.Take(context.Background(), "all", []ratekit.Limit{global}, 1); err != nil || !d.Allowed {
+		if d, err := storetest.Take(context.Background(), s, "all", []ratekit.Limit{global}, 1); err != nil || !d.Allowed {
 			t.Fatal(d, err)
 		}
 	}

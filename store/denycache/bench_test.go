@@ -2,6 +2,7 @@ package denycache_test
 
 import (
 	"context"
+	"github.com/ratekit/ratekit/store/storetest"
 	"strings"
 	"testing"
 	"time"
@@ -30,8 +31,12 @@ func TestAllocs(t *testing.T) {
 			f := newFixture(t)
 			f.deny(t, tc.key, tc.limits...)
 			ctx := context.Background()
+			p, err := f.cache.Prepare(tc.limits)
+			if err != nil {
+				t.Fatal(err)
+			}
 			n := testing.AllocsPerRun(1000, func() {
-				if d, _ := f.cache.Take(ctx, tc.key, tc.limits, 1); !d.Cached {
+				if d, _ := p.Take(ctx, tc.key, 1); !d.Cached {
 					t.Fatal("not cached")
 				}
 			})
@@ -56,7 +61,7 @@ func BenchmarkCachedDenial(b *testing.B) {
 			f := realFixture(b)
 			ctx := context.Background()
 			for {
-				if d, _ := f.cache.Take(ctx, "hot", tc.limits, 1); d.Cached {
+				if d, _ := storetest.Take(ctx, f.cache, "hot", tc.limits, 1); d.Cached {
 					break
 				}
 			}
@@ -64,7 +69,7 @@ func BenchmarkCachedDenial(b *testing.B) {
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
-					_, _ = f.cache.Take(ctx, "hot", tc.limits, 1)
+					_, _ = storetest.Take(ctx, f.cache, "hot", tc.limits, 1)
 				}
 			})
 			if n := f.inner.calls(); n > 3 {
@@ -84,7 +89,7 @@ func BenchmarkStoreDenial(b *testing.B) {
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			_, _ = f.inner.Take(ctx, "hot", limits, 1)
+			_, _ = storetest.Take(ctx, f.inner, "hot", limits, 1)
 		}
 	})
 }

@@ -3,6 +3,7 @@ package denycache_test
 import (
 	"context"
 	"errors"
+	"github.com/ratekit/ratekit/store/storetest"
 	"testing"
 	"time"
 
@@ -17,10 +18,14 @@ type slow struct {
 	advance func(time.Duration)
 }
 
+func (s slow) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, s.Store).Prepare(limits)
+}
+
 func (s slow) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
 	s.advance(5 * time.Millisecond)
 	defer s.advance(5 * time.Millisecond)
-	return s.Store.Take(ctx, key, limits, cost)
+	return storetest.Take(ctx, s.Store, key, limits, cost)
 }
 
 // TestDeadlineFromBeforeTheCall: the cache counts Retry-After from its
@@ -72,7 +77,7 @@ func TestReset(t *testing.T) {
 	f.deny(t, "k", a, b)
 	f.deny(t, "k", b)
 	f.deny(t, "other", a)
-	if err := f.cache.Reset(context.Background(), "k", []ratekit.Limit{a}); err != nil {
+	if err := storetest.Reset(context.Background(), f.cache, "k", []ratekit.Limit{a}); err != nil {
 		t.Fatal(err)
 	}
 	if f.inner.resets.Load() != 1 {
@@ -92,8 +97,12 @@ type gated struct {
 	decided, release chan struct{}
 }
 
+func (s gated) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, s.Store).Prepare(limits)
+}
+
 func (g gated) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
-	d, err := g.Store.Take(ctx, key, limits, cost)
+	d, err := storetest.Take(ctx, g.Store, key, limits, cost)
 	g.decided <- struct{}{}
 	<-g.release
 	return d, err
@@ -109,11 +118,11 @@ func TestResetInFlight(t *testing.T) {
 	cache := denycache.New(g, denycache.WithClock(f.clock.Now), denycache.WithMargin(0))
 	done := make(chan ratekit.Decision)
 	go func() {
-		d, _ := cache.Take(context.Background(), "k", []ratekit.Limit{l}, 1)
+		d, _ := storetest.Take(context.Background(), cache, "k", []ratekit.Limit{l}, 1)
 		done <- d
 	}()
 	<-g.decided
-	if err := cache.Reset(context.Background(), "k", []ratekit.Limit{l}); err != nil {
+	if err := storetest.Reset(context.Background(), cache, "k", []ratekit.Limit{l}); err != nil {
 		t.Fatal(err)
 	}
 	close(g.release)
@@ -121,7 +130,7 @@ func TestResetInFlight(t *testing.T) {
 		t.Fatalf("the in-flight call: %+v, want the store's denial", d)
 	}
 	go func() { <-g.decided }()
-	d, err := cache.Take(context.Background(), "k", []ratekit.Limit{l}, 1)
+	d, err := storetest.Take(context.Background(), cache, "k", []ratekit.Limit{l}, 1)
 	if err != nil || !d.Allowed || d.Cached {
 		t.Fatalf("after Reset: %+v, %v; want the store's admission", d, err)
 	}
@@ -166,7 +175,7 @@ func TestNotCached(t *testing.T) {
 	f.take(t, "fail", 1, ratekit.FixedWindow(1, time.Minute))
 	f.cache = denycache.New(failing{f.inner}, denycache.WithClock(f.clock.Now))
 	for range 3 {
-		if _, err := f.cache.Take(context.Background(), "fail", []ratekit.Limit{ratekit.FixedWindow(1, time.Minute)}, 1); err == nil {
+		if _, err := storetest.Take(context.Background(), f.cache, "fail", []ratekit.Limit{ratekit.FixedWindow(1, time.Minute)}, 1); err == nil {
 			t.Fatal("no error")
 		}
 	}
@@ -178,8 +187,12 @@ func TestNotCached(t *testing.T) {
 // failing decides in its inner store and then fails.
 type failing struct{ ratekit.Store }
 
+func (s failing) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, s.Store).Prepare(limits)
+}
+
 func (s failing) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
-	d, _ := s.Store.Take(ctx, key, limits, cost)
+	d, _ := storetest.Take(ctx, s.Store, key, limits, cost)
 	return d, errors.New("ratekit: test: the reply was lost")
 }
 
@@ -189,14 +202,14 @@ func TestPeek(t *testing.T) {
 	f := newFixture(t)
 	l := ratekit.FixedWindow(1, time.Minute)
 	f.take(t, "k", 1, l)
-	d, err := f.cache.Peek(context.Background(), "k", []ratekit.Limit{l})
+	d, err := storetest.Peek(context.Background(), f.cache, "k", []ratekit.Limit{l})
 	if err != nil || d.Allowed || d.Cached || f.inner.peeks.Load() != 1 {
 		t.Fatalf("first Peek: %+v %v", d, err)
 	}
 	f.cached(t, "k", 1, l)
 	f.take(t, "j", 1, l)
 	f.deny(t, "j", l)
-	if d, _ := f.cache.Peek(context.Background(), "j", []ratekit.Limit{l}); !d.Cached || f.inner.peeks.Load() != 1 {
+	if d, _ := storetest.Peek(context.Background(), f.cache, "j", []ratekit.Limit{l}); !d.Cached || f.inner.peeks.Load() != 1 {
 		t.Fatalf("Peek after a Take denial: %+v", d)
 	}
 }

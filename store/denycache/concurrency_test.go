@@ -38,7 +38,7 @@ func TestConcurrentExactness(t *testing.T) {
 				}
 				for i, c := range caches {
 					before := inner.calls()
-					d, err := c.Take(context.Background(), key, []ratekit.Limit{l}, 1)
+					d, err := storetest.Take(context.Background(), c, key, []ratekit.Limit{l}, 1)
 					if err != nil || d.Allowed || !d.Cached || inner.calls() != before {
 						t.Fatalf("run %d, instance %d after the bursts: %+v, %v, %d store calls", run, i, d, err, inner.calls()-before)
 					}
@@ -60,7 +60,7 @@ func burst(t *testing.T, caches []*denycache.Store, key string, l ratekit.Limit,
 		go func() {
 			defer wg.Done()
 			<-start
-			d, err := caches[i%len(caches)].Take(context.Background(), key, []ratekit.Limit{l}, 1)
+			d, err := storetest.Take(context.Background(), caches[i%len(caches)], key, []ratekit.Limit{l}, 1)
 			if err != nil {
 				t.Error(err)
 			}
@@ -88,20 +88,20 @@ func TestConcurrentReset(t *testing.T) {
 			defer wg.Done()
 			for range 500 {
 				if g == 0 {
-					if err := c.Reset(context.Background(), "k", limits); err != nil {
+					if err := storetest.Reset(context.Background(), c, "k", limits); err != nil {
 						t.Error(err)
 					}
-				} else if _, err := c.Take(context.Background(), "k", limits, 1); err != nil {
+				} else if _, err := storetest.Take(context.Background(), c, "k", limits, 1); err != nil {
 					t.Error(err)
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	if err := c.Reset(context.Background(), "k", limits); err != nil {
+	if err := storetest.Reset(context.Background(), c, "k", limits); err != nil {
 		t.Fatal(err)
 	}
-	if d, err := c.Take(context.Background(), "k", limits, 1); err != nil || !d.Allowed {
+	if d, err := storetest.Take(context.Background(), c, "k", limits, 1); err != nil || !d.Allowed {
 		t.Fatalf("after the last Reset: %+v, %v", d, err)
 	}
 }

@@ -40,8 +40,9 @@
 // An entry is keyed by the subject and the identity of the call's limit
 // set: the Spec().ID of every limit, in order. An ID fingerprints the
 // limit's parameters, so a changed limit is never answered from an old
-// entry. A Store tells up to 1024 limit sets apart (a Limiter uses one, or
-// two with shadow limits); calls with further sets go to the store
+// entry. A Store tells up to 1024 limit sets apart, made when they are
+// prepared (a Limiter prepares one, or three with shadow limits); calls with
+// further sets go to the store
 // uncached. Cached are denials by Take (and by Peek, as a Take of cost 1)
 // that carry a RetryAfter above the margin, from the kit's deterministic
 // algorithms: FixedWindow, SlidingWindow, SlidingLog, TokenBucket,

@@ -18,19 +18,23 @@ type counting struct {
 	takes, peeks, resets atomic.Int64
 }
 
+func (s *counting) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, s.Store).Prepare(limits)
+}
+
 func (c *counting) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
 	c.takes.Add(1)
-	return c.Store.Take(ctx, key, limits, cost)
+	return storetest.Take(ctx, c.Store, key, limits, cost)
 }
 
 func (c *counting) Peek(ctx context.Context, key string, limits []ratekit.Limit) (ratekit.Decision, error) {
 	c.peeks.Add(1)
-	return c.Store.Peek(ctx, key, limits)
+	return storetest.Peek(ctx, c.Store, key, limits)
 }
 
 func (c *counting) Reset(ctx context.Context, key string, limits []ratekit.Limit) error {
 	c.resets.Add(1)
-	return c.Store.Reset(ctx, key, limits)
+	return storetest.Reset(ctx, c.Store, key, limits)
 }
 
 // calls returns the Takes and Peeks that reached the store.
@@ -58,7 +62,7 @@ func newFixture(t testing.TB, opts ...denycache.Option) *fixture {
 // take calls the cache's Take and fails the test on an error.
 func (f *fixture) take(t testing.TB, key string, cost int64, limits ...ratekit.Limit) ratekit.Decision {
 	t.Helper()
-	d, err := f.cache.Take(context.Background(), key, limits, cost)
+	d, err := storetest.Take(context.Background(), f.cache, key, limits, cost)
 	if err != nil {
 		t.Fatalf("Take(%q, %d): %v", key, cost, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash/maphash"
 	"math"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -47,7 +48,6 @@ func New(inner ratekit.Store, opts ...Option) *Store {
 		o.apply(&c)
 	}
 	s := &Store{inner: inner, clock: elapsed.New(c.now), margin: c.margin, maxEntries: int64(c.maxEntries), seed: maphash.MakeSeed()}
-	s.sets.seed = s.seed
 	for i := range s.shards {
 		s.shards[i].m = make(map[entryKey]entry)
 		s.shards[i].least = math.MaxInt64
@@ -55,40 +55,70 @@ func New(inner ratekit.Store, opts ...Option) *Store {
 	return s
 }
 
-// Take implements ratekit.Store: it answers from the cache a denial that
-// still holds for cost, and otherwise asks the inner store, caching its
-// denial.
-func (s *Store) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
-	return s.decide(ctx, key, limits, cost, opTake)
+// Prepare implements ratekit.Store: it prepares limits on the inner store
+// and returns a form that answers a denial that still holds from the cache
+// and asks the inner store everything else, caching its denials. It is a
+// store.Settler when the inner store's form is.
+func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	inner, err := s.inner.Prepare(limits)
+	if err != nil {
+		return nil, err
+	}
+	p := &prepared{s: s, inner: inner, limits: slices.Clone(limits), ids: make([]string, len(limits))}
+	for i, l := range limits {
+		p.ids[i] = l.Spec().ID
+	}
+	if set := s.sets.find(limits); set != nil && set.cacheable {
+		p.set = set
+	}
+	if st, ok := inner.(store.Settler); ok {
+		return &settling{prepared: p, inner: st}, nil
+	}
+	return p, nil
 }
 
-// Peek implements ratekit.Store. It answers, and caches, as a Take of cost
-// 1 would: a Peek denial is a Take denial that changed nothing.
-func (s *Store) Peek(ctx context.Context, key string, limits []ratekit.Limit) (ratekit.Decision, error) {
-	return s.decide(ctx, key, limits, 1, opPeek)
+// prepared is one set of limits on a Store; set is nil when the cache
+// does not answer for them.
+type prepared struct {
+	s      *Store
+	inner  ratekit.Prepared
+	set    *limitSet
+	limits []ratekit.Limit
+	ids    []string
 }
 
-// Reset implements ratekit.Store: it drops the cached denials of key that
-// involve any of limits, then resets the inner store. A denial the inner
-// store made before the reset and returned after it is not cached.
-func (s *Store) Reset(ctx context.Context, key string, limits []ratekit.Limit) error {
+// Take answers from the cache a denial that still holds for cost, and
+// otherwise asks the inner store, caching its denial.
+func (p *prepared) Take(ctx context.Context, key string, cost int64) (ratekit.Decision, error) {
+	return p.decide(ctx, key, cost, func() (ratekit.Decision, error) { return p.inner.Take(ctx, key, cost) })
+}
+
+// Peek answers, and caches, as a Take of cost 1 would: a Peek denial is a
+// Take denial that changed nothing.
+func (p *prepared) Peek(ctx context.Context, key string) (ratekit.Decision, error) {
+	return p.decide(ctx, key, 1, func() (ratekit.Decision, error) { return p.inner.Peek(ctx, key) })
+}
+
+// Reset forgets key's entries of every set that shares a limit with these
+// limits, and resets the inner store.
+func (p *prepared) Reset(ctx context.Context, key string) error {
 	if key == "" {
-		return s.inner.Reset(ctx, key, limits)
+		return p.inner.Reset(ctx, key)
 	}
 	sub := subject.Key(key)
-	sh := s.shard(sub)
-	s.forget(sh, sub, limits)
-	err := s.inner.Reset(ctx, key, limits)
-	s.forget(sh, sub, limits)
+	sh := p.s.shard(sub)
+	p.s.forget(sh, sub, p.ids)
+	err := p.inner.Reset(ctx, key)
+	p.s.forget(sh, sub, p.ids)
 	return err
 }
 
-// decide answers a Take of cost (or a Peek) from the cache, or asks the
-// inner store and records its denial.
-func (s *Store) decide(ctx context.Context, key string, limits []ratekit.Limit, cost int64, op op) (ratekit.Decision, error) {
-	set := s.sets.find(limits)
-	if set == nil || !set.cacheable || key == "" || cost < 0 || cost > set.maxCost {
-		return s.ask(ctx, key, limits, cost, op)
+// decide answers from the cache, or asks the inner store (ask) and caches
+// its denial.
+func (p *prepared) decide(ctx context.Context, key string, cost int64, ask func() (ratekit.Decision, error)) (ratekit.Decision, error) {
+	set, s := p.set, p.s
+	if set == nil || key == "" || cost < 0 || cost > set.maxCost {
+		return ask()
 	}
 	sub := subject.Key(key)
 	sh := s.shard(sub)
@@ -98,38 +128,14 @@ func (s *Store) decide(ctx context.Context, key string, limits []ratekit.Limit, 
 	e, found := sh.m[entryKey{sub, set.num}]
 	sh.mu.RUnlock()
 	if found && e.serves(cost, now) {
-		return e.decision(limits, now), nil
+		return e.decision(p.limits, now), nil
 	}
 	epoch := sh.epoch.Load()
-	d, err := s.ask(ctx, key, limits, cost, op)
+	d, err := ask()
 	if err == nil {
 		s.record(sh, sub, set, cost, now, epoch, d, found && (now >= e.until || d.Allowed))
 	}
 	return d, err
-}
-
-// An op is what a call asks the inner store.
-type op uint8
-
-const (
-	opTake op = iota
-	opPeek
-	opReserve
-)
-
-// ask asks the inner store.
-func (s *Store) ask(ctx context.Context, key string, limits []ratekit.Limit, cost int64, o op) (ratekit.Decision, error) {
-	switch o {
-	case opPeek:
-		return s.inner.Peek(ctx, key, limits)
-	case opReserve:
-		st, ok := s.inner.(store.Settler)
-		if !ok {
-			return ratekit.Decision{}, errNotSettler
-		}
-		return st.Reserve(ctx, key, limits, cost)
-	}
-	return s.inner.Take(ctx, key, limits, cost)
 }
 
 // record caches d, the inner store's answer asked at start, if it is a
@@ -163,12 +169,12 @@ func (s *Store) record(sh *shard, sub string, set *limitSet, cost, start int64, 
 }
 
 // forget drops sub's entries for every set that shares a limit with
-// limits, and stops the denials asked for before from being recorded.
-func (s *Store) forget(sh *shard, sub string, limits []ratekit.Limit) {
+// ids, and stops the denials asked for before from being recorded.
+func (s *Store) forget(sh *shard, sub string, ids []string) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	sh.epoch.Add(1)
-	s.sets.sharing(limits, func(set *limitSet) { s.del(sh, entryKey{sub, set.num}) })
+	s.sets.sharing(ids, func(set *limitSet) { s.del(sh, entryKey{sub, set.num}) })
 }
 
 // shard returns the shard of sub, a subject as returned by subject.

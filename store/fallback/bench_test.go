@@ -2,6 +2,7 @@ package fallback_test
 
 import (
 	"context"
+	"github.com/ratekit/ratekit/store/storetest"
 	"testing"
 	"time"
 
@@ -18,8 +19,9 @@ func BenchmarkTake(b *testing.B) {
 	ctx := context.Background()
 	run := func(b *testing.B, s ratekit.Store) {
 		b.ReportAllocs()
+		p := storetest.MustPrepare(b, s, limits...)
 		for b.Loop() {
-			if _, err := s.Take(ctx, "alice", limits, 1); err != nil {
+			if _, err := p.Take(ctx, "alice", 1); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -33,7 +35,7 @@ func BenchmarkTake(b *testing.B) {
 		p := &primary{inner: memstore.New()}
 		p.state.Store(refused)
 		s, _ := fallback.New(p, memstore.New(), fallback.Config{Instances: 4, Failures: 1, Retry: time.Hour})
-		_, _ = s.Take(ctx, "alice", limits, 1) // opens
+		_, _ = storetest.Take(ctx, s, "alice", limits, 1) // opens
 		run(b, s)
 	})
 }

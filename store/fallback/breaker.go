@@ -2,7 +2,6 @@ package fallback
 
 import (
 	"context"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -64,19 +63,18 @@ func (b *breaker) claimProbe() bool {
 }
 
 // maybeProbe starts a background probe of the primary with a call's key and
-// limits, when one is due. It returns at once.
-func (s *Store) maybeProbe(key string, limits []ratekit.Limit) {
+// limits, prepared, when one is due. It returns at once.
+func (s *Store) maybeProbe(key string, primary ratekit.Prepared) {
 	if !s.b.claimProbe() {
 		return
 	}
-	limits = slices.Clone(limits) // the caller may reuse its slice
 	s.probes.Add(1)
 	go func() {
 		defer s.probes.Done()
 		defer s.b.probing.Store(false)
 		ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ProbeTimeout)
 		defer cancel()
-		if _, err := s.primary.Peek(ctx, key, limits); err == nil {
+		if _, err := primary.Peek(ctx, key); err == nil {
 			s.b.closeAfterProbe()
 		}
 	}()

@@ -3,6 +3,7 @@ package fallback_test
 import (
 	"context"
 	"errors"
+	"github.com/ratekit/ratekit/store/storetest"
 	"sync"
 	"testing"
 	"time"
@@ -153,7 +154,7 @@ func TestHungPrimaryDecidedLocally(t *testing.T) {
 	r.primary.state.Store(hung)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Millisecond)
 	defer cancel()
-	d, err := r.store.Take(ctx, "alice", []ratekit.Limit{api}, 1)
+	d, err := storetest.Take(ctx, r.store, "alice", []ratekit.Limit{api}, 1)
 	if err != nil || !d.Fallback || !d.Allowed {
 		t.Fatalf("hung primary: %+v, %v", d, err)
 	}

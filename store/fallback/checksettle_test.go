@@ -12,8 +12,16 @@ import (
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
-// takeOnly hides every method of a store but those of ratekit.Store.
+// takeOnly hides the settling methods of a store's prepared forms.
 type takeOnly struct{ ratekit.Store }
+
+func (s takeOnly) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	p, err := s.Store.Prepare(limits)
+	if err != nil {
+		return nil, err
+	}
+	return struct{ ratekit.Prepared }{p}, nil
+}
 
 // TestCheckSettleAsksBothStores: ratekit.New refuses a Limiter with an
 // InFlight limit on a fallback store whose primary or local store cannot
@@ -35,9 +43,9 @@ func TestCheckSettleAsksBothStores(t *testing.T) {
 		want           string // "" when accepted
 	}{
 		{"memstores", ms, memstore.New(), []ratekit.Limit{rate, slots}, ""},
-		{"primary no settler", takeOnly{ms}, memstore.New(), []ratekit.Limit{slots}, "fallback: a store cannot settle"},
-		{"local no settler", ms, takeOnly{memstore.New()}, []ratekit.Limit{slots}, "fallback: a store cannot settle"},
-		{"leased limit", ls, memstore.New(), []ratekit.Limit{rate, slots}, `limit "rate" is leased`},
+		{"primary no settler", takeOnly{ms}, memstore.New(), []ratekit.Limit{slots}, "cannot settle"},
+		{"local no settler", ms, takeOnly{memstore.New()}, []ratekit.Limit{slots}, "cannot settle"},
+		{"leased limit", ls, memstore.New(), []ratekit.Limit{rate, slots}, "cannot settle"},
 		{"beside a leased limit", ls, memstore.New(), []ratekit.Limit{slots}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {

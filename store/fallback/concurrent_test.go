@@ -3,6 +3,7 @@ package fallback_test
 import (
 	"context"
 	"fmt"
+	"github.com/ratekit/ratekit/store/storetest"
 	"sync"
 	"testing"
 	"time"
@@ -30,7 +31,7 @@ func hammer(t *testing.T, s ratekit.Store, lim ratekit.Limit, workers, calls int
 			<-start
 			for i := range calls {
 				key := subject(w, i)
-				d, err := s.Take(context.Background(), key, []ratekit.Limit{lim}, 1)
+				d, err := storetest.Take(context.Background(), s, key, []ratekit.Limit{lim}, 1)
 				if err != nil {
 					errs <- err
 					return

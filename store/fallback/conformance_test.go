@@ -30,6 +30,10 @@ func TestConformanceHealthy(t *testing.T) {
 // (there is nothing to reset).
 type decisionsFail struct{}
 
+func (s decisionsFail) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, nil).Prepare(limits)
+}
+
 func (decisionsFail) Take(context.Context, string, []ratekit.Limit, int64) (ratekit.Decision, error) {
 	return ratekit.Decision{}, errRefused
 }

@@ -3,6 +3,7 @@ package fallback_test
 import (
 	"context"
 	"errors"
+	"github.com/ratekit/ratekit/store/storetest"
 	"testing"
 	"time"
 
@@ -34,11 +35,15 @@ func TestRequestErrorsDoNotCount(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			takes, local := r.primary.takes.Load(), r.local.takes.Load()
-			d, err := r.store.Take(c.ctx, c.key, c.limits, c.cost)
+			d, err := storetest.Take(c.ctx, r.store, c.key, c.limits, c.cost)
 			if !errors.Is(err, c.want) || d.Allowed || d.Fallback {
 				t.Fatalf("got %+v, %v; want the error %v", d, err, c.want)
 			}
-			if r.primary.takes.Load() != takes+1 || r.local.takes.Load() != local {
+			asked := takes + 1
+			if errors.Is(c.want, ratekit.ErrInvalidLimit) {
+				asked = takes // refused by Prepare: no call
+			}
+			if r.primary.takes.Load() != asked || r.local.takes.Load() != local {
 				t.Fatalf("primary calls %d → %d, local calls %d → %d; want the primary's answer alone",
 					takes, r.primary.takes.Load(), local, r.local.takes.Load())
 			}
@@ -58,13 +63,13 @@ func TestRequestErrorsDoNotCount(t *testing.T) {
 func TestRequestErrorWhilePrimaryDown(t *testing.T) {
 	r := newRig(t, fallback.Config{Failures: 1})
 	r.primary.state.Store(refused)
-	if _, err := r.store.Take(context.Background(), "alice", []ratekit.Limit{api}, -1); !errors.Is(err, ratekit.ErrInvalidCost) {
+	if _, err := storetest.Take(context.Background(), r.store, "alice", []ratekit.Limit{api}, -1); !errors.Is(err, ratekit.ErrInvalidCost) {
 		t.Fatalf("closed breaker: %v, want ErrInvalidCost", err)
 	}
 	if !r.store.Open() {
 		t.Fatal("the primary's failure was not counted")
 	}
-	if _, err := r.store.Take(context.Background(), "", []ratekit.Limit{api}, 1); !errors.Is(err, ratekit.ErrEmptyKey) {
+	if _, err := storetest.Take(context.Background(), r.store, "", []ratekit.Limit{api}, 1); !errors.Is(err, ratekit.ErrEmptyKey) {
 		t.Fatalf("open breaker: %v, want ErrEmptyKey", err)
 	}
 }
@@ -75,7 +80,7 @@ func TestSpentDeadlineDecidedLocally(t *testing.T) {
 	r := newRig(t, fallback.Config{Failures: 1})
 	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
 	defer cancel()
-	d, err := r.store.Take(ctx, "alice", []ratekit.Limit{api}, 1)
+	d, err := storetest.Take(ctx, r.store, "alice", []ratekit.Limit{api}, 1)
 	if err != nil || !d.Fallback || !d.Allowed {
 		t.Fatalf("%+v, %v; want a local decision", d, err)
 	}
@@ -90,7 +95,7 @@ func TestLocalFailsToo(t *testing.T) {
 	r := newRig(t, fallback.Config{Failures: 1})
 	r.primary.state.Store(refused)
 	custom := ratekit.Custom("mine", 10, time.Minute, [3]int64{1}) // memstore cannot run it
-	_, err := r.store.Take(context.Background(), "alice", []ratekit.Limit{custom}, 1)
+	_, err := storetest.Take(context.Background(), r.store, "alice", []ratekit.Limit{custom}, 1)
 	if !errors.Is(err, errRefused) || err.Error() == errRefused.Error() {
 		t.Fatalf("got %v; want the primary's error, and the local store's beside it", err)
 	}
@@ -101,13 +106,13 @@ func TestLocalFailsToo(t *testing.T) {
 func TestPeek(t *testing.T) {
 	r := newRig(t, fallback.Config{Failures: 1, Instances: 4})
 	r.take(t, "alice", api)
-	d, err := r.store.Peek(context.Background(), "alice", []ratekit.Limit{api})
+	d, err := storetest.Peek(context.Background(), r.store, "alice", []ratekit.Limit{api})
 	if err != nil || d.Fallback || d.Remaining != 99 || r.primary.peeks.Load() != 1 {
 		t.Fatalf("healthy: %+v, %v", d, err)
 	}
 	r.primary.state.Store(refused)
 	for range 3 {
-		d, err = r.store.Peek(context.Background(), "alice", []ratekit.Limit{api})
+		d, err = storetest.Peek(context.Background(), r.store, "alice", []ratekit.Limit{api})
 		if err != nil || !d.Fallback || d.Remaining != 25 || d.Limit.Spec().Quota != 25 {
 			t.Fatalf("down: %+v, %v; want the local share, 25, untouched", d, err)
 		}
@@ -129,20 +134,20 @@ func TestReset(t *testing.T) {
 	if d := r.take(t, "alice", lim); d.Allowed || !d.Fallback {
 		t.Fatalf("local share used up, yet %+v", d)
 	}
-	if err := r.store.Reset(context.Background(), "alice", []ratekit.Limit{lim}); !errors.Is(err, errRefused) {
+	if err := storetest.Reset(context.Background(), r.store, "alice", []ratekit.Limit{lim}); !errors.Is(err, errRefused) {
 		t.Fatalf("Reset with the primary down: %v, want its error", err)
 	}
 	if d := r.take(t, "alice", lim); !d.Allowed || d.Remaining != 1 {
 		t.Fatalf("after Reset the local share is not back: %+v", d)
 	}
 	r.primary.state.Store(up)
-	if err := r.store.Reset(context.Background(), "alice", []ratekit.Limit{lim}); err != nil {
+	if err := storetest.Reset(context.Background(), r.store, "alice", []ratekit.Limit{lim}); err != nil {
 		t.Fatal(err)
 	}
 	if r.primary.resets.Load() != 2 {
 		t.Fatalf("primary got %d resets, want 2 (an open breaker does not skip them)", r.primary.resets.Load())
 	}
-	d, err := r.primary.inner.Peek(context.Background(), "alice", []ratekit.Limit{lim})
+	d, err := storetest.Peek(context.Background(), r.primary.inner, "alice", []ratekit.Limit{lim})
 	if err != nil || d.Remaining != 4 {
 		t.Fatalf("primary after Reset: %+v, %v", d, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ratekit/ratekit/store/storetest"
 	"time"
 
 	"github.com/ratekit/ratekit"
@@ -15,6 +16,10 @@ import (
 type unreachable struct{}
 
 var errUnreachable = errors.New("dial tcp 10.0.0.5:6379: connect: connection refused")
+
+func (s unreachable) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, nil).Prepare(limits)
+}
 
 func (unreachable) Take(context.Context, string, []ratekit.Limit, int64) (ratekit.Decision, error) {
 	return ratekit.Decision{}, errUnreachable

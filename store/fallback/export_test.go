@@ -15,7 +15,9 @@ func NewWithClock(primary, local ratekit.Store, cfg Config, now func() time.Time
 func WaitProbes(s *Store) { s.probes.Wait() }
 
 // Scaled returns the limits s's local store is asked with.
-func Scaled(s *Store, limits []ratekit.Limit) []ratekit.Limit { return s.scaled.limits(limits) }
+func Scaled(s *Store, limits []ratekit.Limit) []ratekit.Limit {
+	return scaled(limits, int64(s.cfg.Instances))
+}
 
 // Scale is one of n instances' share of l.
 func Scale(l ratekit.Limit, n int64) ratekit.Limit { return scale(l, n) }

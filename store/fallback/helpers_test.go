@@ -51,12 +51,16 @@ func (p *primary) fail(ctx context.Context) error {
 	return nil
 }
 
+func (s *primary) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, nil).Prepare(limits)
+}
+
 func (p *primary) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
 	p.takes.Add(1)
 	if err := p.fail(ctx); err != nil {
 		return ratekit.Decision{}, err
 	}
-	return p.inner.Take(ctx, key, limits, cost)
+	return storetest.Take(ctx, p.inner, key, limits, cost)
 }
 
 func (p *primary) Peek(ctx context.Context, key string, limits []ratekit.Limit) (ratekit.Decision, error) {
@@ -74,7 +78,7 @@ func (p *primary) Peek(ctx context.Context, key string, limits []ratekit.Limit) 
 	if err := p.fail(ctx); err != nil {
 		return ratekit.Decision{}, err
 	}
-	return p.inner.Peek(ctx, key, limits)
+	return storetest.Peek(ctx, p.inner, key, limits)
 }
 
 func (p *primary) Reset(ctx context.Context, key string, limits []ratekit.Limit) error {
@@ -82,7 +86,7 @@ func (p *primary) Reset(ctx context.Context, key string, limits []ratekit.Limit)
 	if err := p.fail(ctx); err != nil {
 		return err
 	}
-	return p.inner.Reset(ctx, key, limits)
+	return storetest.Reset(ctx, p.inner, key, limits)
 }
 
 // local wraps the local store: it counts its calls and records whether one
@@ -93,16 +97,20 @@ type local struct {
 	sawDone      atomic.Bool
 }
 
+func (s *local) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, s.Store).Prepare(limits)
+}
+
 func (l *local) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
 	l.takes.Add(1)
 	l.sawDone.Store(l.sawDone.Load() || ctx.Err() != nil)
-	return l.Store.Take(ctx, key, limits, cost)
+	return storetest.Take(ctx, l.Store, key, limits, cost)
 }
 
 func (l *local) Peek(ctx context.Context, key string, limits []ratekit.Limit) (ratekit.Decision, error) {
 	l.peeks.Add(1)
 	l.sawDone.Store(l.sawDone.Load() || ctx.Err() != nil)
-	return l.Store.Peek(ctx, key, limits)
+	return storetest.Peek(ctx, l.Store, key, limits)
 }
 
 // change is one call of Config.OnChange.
@@ -150,7 +158,7 @@ func (r *rig) changeLog() []change {
 // take calls Take with cost 1 and fails the test on an error.
 func (r *rig) take(t *testing.T, key string, limits ...ratekit.Limit) ratekit.Decision {
 	t.Helper()
-	d, err := r.store.Take(context.Background(), key, limits, 1)
+	d, err := storetest.Take(context.Background(), r.store, key, limits, 1)
 	if err != nil {
 		t.Fatalf("Take(%q): %v", key, err)
 	}

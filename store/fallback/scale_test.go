@@ -86,28 +86,6 @@ func TestScaleEveryAlgorithm(t *testing.T) {
 	}
 }
 
-// The scaled lists are built once per list of limits: a second call gets the
-// same slice without allocating; one instance uses the limits as given.
-func TestScaledListsCached(t *testing.T) {
-	limits := []ratekit.Limit{api, ratekit.GCRA(10, time.Second, 5).Named("burst")}
-	s, err := fallback.New(&primary{}, memstore.New(), fallback.Config{Instances: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	first := fallback.Scaled(s, limits)
-	again := fallback.Scaled(s, append([]ratekit.Limit(nil), limits...)) // another slice, same limits
-	if &first[0] != &again[0] || first[0].Spec().Quota != 50 || first[1].Spec().Quota != 2 {
-		t.Fatalf("not cached, or not scaled: %v, %v", first, again)
-	}
-	if allocs := testing.AllocsPerRun(100, func() { fallback.Scaled(s, limits) }); allocs != 0 {
-		t.Fatalf("%v allocations per cached lookup, want 0", allocs)
-	}
-	one, _ := fallback.New(&primary{}, memstore.New(), fallback.Config{})
-	if got := fallback.Scaled(one, limits); &got[0] != &limits[0] {
-		t.Fatal("Instances 1 rebuilt the limits")
-	}
-}
-
 // Decisions while falling back carry the per-instance quota, and the
 // middleware's headers show it.
 func TestLimiterSeesScaledLimit(t *testing.T) {

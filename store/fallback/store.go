@@ -23,7 +23,6 @@ import (
 type Store struct {
 	primary, local ratekit.Store
 	cfg            Config
-	scaled         scaler
 	b              breaker
 	probes         sync.WaitGroup // probes in flight (tests wait for them)
 }
@@ -43,7 +42,7 @@ func newStore(primary, local ratekit.Store, cfg Config, now func() time.Time) (*
 	if err = errors.Join(checkStores(primary, local), err); err != nil {
 		return nil, err
 	}
-	s := &Store{primary: primary, local: local, cfg: cfg, scaled: newScaler(cfg.Instances)}
+	s := &Store{primary: primary, local: local, cfg: cfg}
 	s.b = breaker{threshold: int64(cfg.Failures), retry: cfg.Retry, onChange: cfg.OnChange, now: now}
 	return s, nil
 }
@@ -53,40 +52,66 @@ func newStore(primary, local ratekit.Store, cfg Config, now func() time.Time) (*
 // It is safe for concurrent use; the answer may change at any time.
 func (s *Store) Open() bool { return s.b.open.Load() }
 
-// Take implements ratekit.Store: the primary's decision while it answers,
-// else the local store's with Decision.Fallback set.
-func (s *Store) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
-	return s.decide(ctx, key, limits, cost, opTake)
+// Prepare implements ratekit.Store: it prepares limits on the primary
+// store and their instance's share (see Config.Instances) on the local
+// one. The form is a store.Settler when both stores' forms are.
+func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	primary, err := s.primary.Prepare(limits)
+	if err != nil {
+		return nil, err
+	}
+	local, err := s.local.Prepare(scaled(limits, int64(s.cfg.Instances)))
+	if err != nil {
+		return nil, err
+	}
+	p := &prepared{s: s, primary: primary, local: local}
+	ps, ok1 := primary.(store.Settler)
+	ls, ok2 := local.(store.Settler)
+	if ok1 && ok2 {
+		return &settling{prepared: p, primary: ps, local: ls}, nil
+	}
+	return p, nil
 }
 
-// Peek implements ratekit.Store as Take does, changing no state.
-func (s *Store) Peek(ctx context.Context, key string, limits []ratekit.Limit) (ratekit.Decision, error) {
-	return s.decide(ctx, key, limits, 1, opPeek)
+// prepared is one set of limits on a Store.
+type prepared struct {
+	s              *Store
+	primary, local ratekit.Prepared
 }
 
-// Reset implements ratekit.Store: it forgets key's state for limits in the
-// local store and in the primary, whatever the breaker's state, and returns
-// the primary's error if any (else the local store's). A reset the primary
-// missed leaves its state, blocks included, to expire on its own.
-func (s *Store) Reset(ctx context.Context, key string, limits []ratekit.Limit) error {
-	lerr := s.local.Reset(context.WithoutCancel(ctx), key, s.scaled.limits(limits))
-	if err := s.primary.Reset(ctx, key, limits); err != nil {
+// Take asks the primary store, or the local one while the circuit is open
+// or when the primary fails (see the package doc).
+func (p *prepared) Take(ctx context.Context, key string, cost int64) (ratekit.Decision, error) {
+	return p.decide(ctx, key, func(ctx context.Context, st ratekit.Prepared) (ratekit.Decision, error) {
+		return st.Take(ctx, key, cost)
+	})
+}
+
+// Peek is Take's Peek.
+func (p *prepared) Peek(ctx context.Context, key string) (ratekit.Decision, error) {
+	return p.decide(ctx, key, func(ctx context.Context, st ratekit.Prepared) (ratekit.Decision, error) { return st.Peek(ctx, key) })
+}
+
+// Reset resets both stores; the primary's error is the one reported.
+func (p *prepared) Reset(ctx context.Context, key string) error {
+	lerr := p.local.Reset(context.WithoutCancel(ctx), key)
+	if err := p.primary.Reset(ctx, key); err != nil {
 		return err
 	}
 	return lerr
 }
 
-func (s *Store) decide(ctx context.Context, key string, limits []ratekit.Limit, cost int64, o op) (ratekit.Decision, error) {
+// decide asks the primary store with ask, or the local one.
+func (p *prepared) decide(ctx context.Context, key string, ask func(context.Context, ratekit.Prepared) (ratekit.Decision, error)) (ratekit.Decision, error) {
+	s := p.s
 	if s.b.open.Load() {
-		s.maybeProbe(key, limits)
-		return s.fallback(ctx, key, limits, cost, o)
+		s.maybeProbe(key, p.primary)
+		return p.fallback(ctx, ask)
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		// The caller's budget is spent before the primary was asked: decide
-		// locally, and count nothing against the primary.
-		return s.fallback(ctx, key, limits, cost, o)
+		return p.fallback(ctx, ask)
 	}
-	d, err := ask(ctx, s.primary, key, limits, cost, o)
+	d, err := ask(ctx, p.primary)
 	if err == nil {
 		s.b.succeeded()
 		return d, nil
@@ -95,7 +120,7 @@ func (s *Store) decide(ctx context.Context, key string, limits []ratekit.Limit, 
 		return ratekit.Decision{}, err
 	}
 	s.b.failed(err)
-	d, lerr := s.fallback(ctx, key, limits, cost, o)
+	d, lerr := p.fallback(ctx, ask)
 	switch {
 	case lerr == nil:
 		return d, nil
@@ -105,9 +130,9 @@ func (s *Store) decide(ctx context.Context, key string, limits []ratekit.Limit, 
 	return ratekit.Decision{}, fmt.Errorf("%w (the local store failed too: %v)", err, lerr)
 }
 
-// fallback decides in the local store with the scaled limits.
-func (s *Store) fallback(ctx context.Context, key string, limits []ratekit.Limit, cost int64, o op) (ratekit.Decision, error) {
-	d, err := ask(context.WithoutCancel(ctx), s.local, key, s.scaled.limits(limits), cost, o)
+// fallback asks the local store, marking its answer.
+func (p *prepared) fallback(ctx context.Context, ask func(context.Context, ratekit.Prepared) (ratekit.Decision, error)) (ratekit.Decision, error) {
+	d, err := ask(context.WithoutCancel(ctx), p.local)
 	if err != nil {
 		return ratekit.Decision{}, err
 	}
@@ -116,29 +141,6 @@ func (s *Store) fallback(ctx context.Context, key string, limits []ratekit.Limit
 		d.Receipt.Fallback = true
 	}
 	return d, nil
-}
-
-// An op is what a call asks a store.
-type op uint8
-
-const (
-	opTake op = iota
-	opPeek
-	opReserve
-)
-
-func ask(ctx context.Context, st ratekit.Store, key string, limits []ratekit.Limit, cost int64, o op) (ratekit.Decision, error) {
-	switch o {
-	case opPeek:
-		return st.Peek(ctx, key, limits)
-	case opReserve:
-		se, ok := st.(store.Settler)
-		if !ok {
-			return ratekit.Decision{}, errNotSettler
-		}
-		return se.Reserve(ctx, key, limits, cost)
-	}
-	return st.Take(ctx, key, limits, cost)
 }
 
 // requestError reports an error the call's own arguments caused, which the

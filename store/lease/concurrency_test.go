@@ -3,6 +3,7 @@ package lease_test
 import (
 	"context"
 	"fmt"
+	"github.com/ratekit/ratekit/store/storetest"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -40,7 +41,7 @@ func TestInstancesShareExactly(t *testing.T) {
 	for round := range 50 {
 		key := fmt.Sprint("round-", round)
 		admitted, refused := burst(t, stores, key, limits, func() int { return rng.IntN(900) }) // per goroutine: 0 to 3,596 per instance
-		sh, err := ms.Peek(ctx, key, limits)
+		sh, err := storetest.Peek(ctx, ms, key, limits)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +81,7 @@ func TestOneInstanceRefusesNothing(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for range 125 {
-					d, err := s.Take(context.Background(), key, limits, 1)
+					d, err := storetest.Take(context.Background(), s, key, limits, 1)
 					if err != nil {
 						t.Error(err)
 						return
@@ -120,7 +121,7 @@ func TestTwoLimitsShareExactly(t *testing.T) {
 	for round := range 20 {
 		key := fmt.Sprint("round-", round)
 		admitted, _ := burst(t, stores, key, limits, func() int { return rng.IntN(400) })
-		sh, err := ms.Peek(ctx, key, limits)
+		sh, err := storetest.Peek(ctx, ms, key, limits)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,7 +152,7 @@ func burst(t *testing.T, stores []*lease.Store, key string, limits []ratekit.Lim
 			go func() {
 				defer wg.Done()
 				for range n {
-					d, err := s.Take(context.Background(), key, limits, 1)
+					d, err := storetest.Take(context.Background(), s, key, limits, 1)
 					switch {
 					case err != nil:
 						t.Error(err)

@@ -94,9 +94,8 @@
 // parameters, which shares its state) is refused, when the Limiter is
 // built: ratekit.New refuses a Limiter with a leased limit and an InFlight
 // one, and Middleware (ratekit.NewGuard) panics for WithSettle or
-// WithCountIf on a Limiter with a leased limit, with an error that names
-// the limit and the fix (through store.SettleChecker); Reserve, Settle and
-// Renew return that error for such a call and make no store call. No
+// WithCountIf on a Limiter with a leased limit: the prepared form of a set
+// that names a leased limit is no store.Settler. No
 // other answer keeps the promises. A charge spent from a lease was debited
 // from the shared window before the call, in a batch with other calls'
 // units, so the inner store holds no charge of the call to settle.

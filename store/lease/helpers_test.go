@@ -19,25 +19,29 @@ type counting struct {
 	takes, units, settling atomic.Int64
 }
 
+func (s *counting) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, s.Store).Prepare(limits)
+}
+
 func (c *counting) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
 	c.takes.Add(1)
 	c.units.Add(cost)
-	return c.Store.Take(ctx, key, limits, cost)
+	return storetest.Take(ctx, c.Store, key, limits, cost)
 }
 
 func (c *counting) Reserve(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
 	c.settling.Add(1)
-	return c.Store.Reserve(ctx, key, limits, cost)
+	return storetest.Reserve(ctx, c.Store, key, limits, cost)
 }
 
 func (c *counting) Settle(ctx context.Context, key string, limits []ratekit.Limit, r *ratekit.Receipt, cost int64) error {
 	c.settling.Add(1)
-	return c.Store.Settle(ctx, key, limits, r, cost)
+	return storetest.Settle(ctx, c.Store, key, limits, r, cost)
 }
 
 func (c *counting) Renew(ctx context.Context, key string, limits []ratekit.Limit, r *ratekit.Receipt) (bool, error) {
 	c.settling.Add(1)
-	return c.Store.Renew(ctx, key, limits, r)
+	return storetest.Renew(ctx, c.Store, key, limits, r)
 }
 
 // fixture is a lease store over a counting memstore, both on one fake
@@ -68,7 +72,7 @@ func newFixture(t testing.TB, limit ratekit.Limit, opts ...lease.Option) *fixtur
 // take calls the lease store's Take and fails the test on an error.
 func (f *fixture) take(t testing.TB, key string, cost int64) ratekit.Decision {
 	t.Helper()
-	d, err := f.ls.Take(context.Background(), key, []ratekit.Limit{f.limit}, cost)
+	d, err := storetest.Take(context.Background(), f.ls, key, []ratekit.Limit{f.limit}, cost)
 	if err != nil {
 		t.Fatalf("Take(%q, %d): %v", key, cost, err)
 	}
@@ -78,7 +82,7 @@ func (f *fixture) take(t testing.TB, key string, cost int64) ratekit.Decision {
 // shared is the inner store's own view of key: its Peek.
 func (f *fixture) shared(t testing.TB, key string) ratekit.Decision {
 	t.Helper()
-	d, err := f.ms.Peek(context.Background(), key, []ratekit.Limit{f.limit})
+	d, err := storetest.Peek(context.Background(), f.ms, key, []ratekit.Limit{f.limit})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func (s *Store) holder(key string) *holder {
 // slot it spends what another refill added meanwhile, or debits a lease
 // from the inner store and spends from it. retry reports that the holder
 // was dropped meanwhile: the caller starts over.
-func (s *Store) refill(ctx context.Context, h *holder, key string, limits []ratekit.Limit, cost int64) (d ratekit.Decision, err error, retry bool) {
+func (s *Store) refill(ctx context.Context, h *holder, key string, p *leased, cost int64) (d ratekit.Decision, err error, retry bool) {
 	select {
 	case h.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -61,7 +61,7 @@ func (s *Store) refill(ctx context.Context, h *holder, key string, limits []rate
 		return ratekit.Decision{}, nil, true
 	}
 	if h.direct {
-		d, err = s.inner.Take(ctx, key, limits, cost)
+		d, err = p.inner.Take(ctx, key, cost)
 		h.direct = err != nil || d.Fallback
 		return d, err, false
 	}
@@ -74,10 +74,10 @@ func (s *Store) refill(ctx context.Context, h *holder, key string, limits []rate
 		held := int64(0)
 		if cur.live(now) {
 			if units, ok := cur.spend(cost); ok {
-				return cur.admission(limits, units, now), nil, false
+				return cur.admission(p.limits, units, now), nil, false
 			}
 			if sh, short := cur.short(cost); short {
-				return cur.denial(limits, sh, cost, now), nil, false
+				return cur.denial(p.limits, sh, cost, now), nil, false
 			}
 			held = cur.units.Load()
 		} else if cur != nil && now < cur.late {
@@ -90,22 +90,22 @@ func (s *Store) refill(ctx context.Context, h *holder, key string, limits []rate
 		if cur.live(now) {
 			want = max(min(want, cur.minRemaining()), cost-held)
 		}
-		d, err = s.inner.Take(ctx, key, limits, want)
+		d, err = p.inner.Take(ctx, key, want)
 		t1 := s.clock.Nanos()
 		if err != nil {
 			return ratekit.Decision{}, err, false
 		}
 		if d.Fallback {
 			h.direct = true
-			d, err = s.fellBack(ctx, cur, key, limits, cost, want, d)
+			d, err = s.fellBack(ctx, cur, key, p, cost, want, d)
 			return d, err, false
 		}
 		if d.Unsatisfiable || d.Blocked {
 			return d, nil, false
 		}
-		s.record(h, cur, now, t1, &d, want, len(limits))
+		s.record(h, cur, now, t1, &d, want, len(p.limits))
 	}
-	d, err = s.inner.Take(ctx, key, limits, cost)
+	d, err = p.inner.Take(ctx, key, cost)
 	return d, err, false
 }
 
@@ -116,13 +116,13 @@ func (s *Store) refill(ctx context.Context, h *holder, key string, limits []rate
 // holds (debited from the shared store, so spending them here is exact),
 // or else from the fallback store again; refused then, the call is refused
 // (the local charge of want stands, which only admits less).
-func (s *Store) fellBack(ctx context.Context, cur *lease, key string, limits []ratekit.Limit, cost, want int64, d ratekit.Decision) (ratekit.Decision, error) {
+func (s *Store) fellBack(ctx context.Context, cur *lease, key string, p *leased, cost, want int64, d ratekit.Decision) (ratekit.Decision, error) {
 	switch {
 	case !d.Allowed && want > cost:
-		return s.inner.Take(ctx, key, limits, cost)
+		return p.inner.Take(ctx, key, cost)
 	case d.Allowed && want < cost:
 		if _, ok := cur.spend(cost - want); !ok {
-			return s.inner.Take(ctx, key, limits, cost-want)
+			return p.inner.Take(ctx, key, cost-want)
 		}
 	}
 	return d, nil

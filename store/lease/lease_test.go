@@ -144,7 +144,7 @@ func TestOtherCallsPassThrough(t *testing.T) {
 	other := ratekit.FixedWindow(10, time.Minute).Named("other")
 	ctx := context.Background()
 	for i := range 3 {
-		d, err := f.ls.Take(ctx, "k", []ratekit.Limit{other}, 1)
+		d, err := storetest.Take(ctx, f.ls, "k", []ratekit.Limit{other}, 1)
 		if err != nil || !d.Allowed || d.Remaining != int64(9-i) || f.inner.takes.Load() != int64(i+1) {
 			t.Fatalf("other limit, call %d: %+v %v after %d calls", i, d, err, f.inner.takes.Load())
 		}
@@ -155,7 +155,7 @@ func TestOtherCallsPassThrough(t *testing.T) {
 	if d := f.take(t, "k", 0); !d.Allowed || d.Remaining != 10 {
 		t.Fatalf("cost 0: %+v", d)
 	}
-	if _, err := f.ls.Take(ctx, "", []ratekit.Limit{f.limit}, 1); !errors.Is(err, ratekit.ErrEmptyKey) {
+	if _, err := storetest.Take(ctx, f.ls, "", []ratekit.Limit{f.limit}, 1); !errors.Is(err, ratekit.ErrEmptyKey) {
 		t.Fatalf("empty key: %v, want ErrEmptyKey", err)
 	}
 	if st := f.ls.Stats(); st.Leases != 0 {
@@ -168,7 +168,7 @@ func TestOtherCallsPassThrough(t *testing.T) {
 func TestReset(t *testing.T) {
 	f := newFixture(t, ratekit.FixedWindow(10, time.Minute), lease.WithMaxLease(5))
 	f.lease(t, "k") // a lease of 5, 4 left
-	if err := f.ls.Reset(context.Background(), "k", []ratekit.Limit{f.limit}); err != nil {
+	if err := storetest.Reset(context.Background(), f.ls, "k", []ratekit.Limit{f.limit}); err != nil {
 		t.Fatal(err)
 	}
 	if st := f.ls.Stats(); st.Dropped != 4 || st.Held != 0 {
@@ -185,13 +185,13 @@ func TestPeek(t *testing.T) {
 	f := newFixture(t, ratekit.FixedWindow(10, time.Minute), lease.WithMaxLease(5))
 	ctx := context.Background()
 	limits := []ratekit.Limit{f.limit}
-	if d, err := f.ls.Peek(ctx, "k", limits); err != nil || !d.Allowed || d.Remaining != 10 {
+	if d, err := storetest.Peek(ctx, f.ls, "k", limits); err != nil || !d.Allowed || d.Remaining != 10 {
 		t.Fatalf("Peek before any lease: %+v %v", d, err)
 	}
 	f.lease(t, "k") // 4 held, 4 left in the shared window
 	calls := f.inner.takes.Load()
 	for range 3 {
-		if d, err := f.ls.Peek(ctx, "k", limits); err != nil || !d.Allowed || d.Remaining != 8 {
+		if d, err := storetest.Peek(ctx, f.ls, "k", limits); err != nil || !d.Allowed || d.Remaining != 8 {
 			t.Fatalf("Peek with a lease: %+v %v; want allowed, 8 left", d, err)
 		}
 	}
@@ -208,11 +208,15 @@ type failing struct {
 
 var errDown = errors.New("ratekit: test: the store is down")
 
+func (s *failing) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, s.Store).Prepare(limits)
+}
+
 func (s *failing) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
 	if s.down {
 		return ratekit.Decision{}, errDown
 	}
-	return s.Store.Take(ctx, key, limits, cost)
+	return storetest.Take(ctx, s.Store, key, limits, cost)
 }
 
 // TestStoreDown: while the inner store fails, units held are still spent;
@@ -227,7 +231,7 @@ func TestStoreDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	take := func() (ratekit.Decision, error) { return ls.Take(ctx, "k", []ratekit.Limit{limit}, 1) }
+	take := func() (ratekit.Decision, error) { return storetest.Take(ctx, ls, "k", []ratekit.Limit{limit}, 1) }
 	for range 2 { // 1, then a lease of 10 (an hour's worth at any rate)
 		if _, err := take(); err != nil {
 			t.Fatal(err)
@@ -252,8 +256,12 @@ func TestStoreDown(t *testing.T) {
 // fallingBack is a store whose answers say a fallback store made them.
 type fallingBack struct{ *counting }
 
+func (s fallingBack) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, s.counting).Prepare(limits)
+}
+
 func (s fallingBack) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
-	d, err := s.counting.Take(ctx, key, limits, cost)
+	d, err := storetest.Take(ctx, s.counting, key, limits, cost)
 	d.Fallback = true
 	return d, err
 }
@@ -270,7 +278,7 @@ func TestNoLeaseFromAFallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 5 {
-		d, err := ls.Take(context.Background(), "k", []ratekit.Limit{limit}, 1)
+		d, err := storetest.Take(context.Background(), ls, "k", []ratekit.Limit{limit}, 1)
 		if err != nil || !d.Allowed || !d.Fallback {
 			t.Fatalf("call %d: %+v %v", i, d, err)
 		}
@@ -314,21 +322,25 @@ type switching struct {
 	fallBack       atomic.Bool
 }
 
+func (s *switching) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, nil).Prepare(limits)
+}
+
 func (s *switching) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
 	if !s.fallBack.Load() {
-		return s.primary.Take(ctx, key, limits, cost)
+		return storetest.Take(ctx, s.primary, key, limits, cost)
 	}
-	d, err := s.local.Take(ctx, key, limits, cost)
+	d, err := storetest.Take(ctx, s.local, key, limits, cost)
 	d.Fallback = true
 	return d, err
 }
 
 func (s *switching) Peek(ctx context.Context, key string, limits []ratekit.Limit) (ratekit.Decision, error) {
-	return s.primary.Peek(ctx, key, limits)
+	return storetest.Peek(ctx, s.primary, key, limits)
 }
 
 func (s *switching) Reset(ctx context.Context, key string, limits []ratekit.Limit) error {
-	return s.primary.Reset(ctx, key, limits)
+	return storetest.Reset(ctx, s.primary, key, limits)
 }
 
 // failover is a lease store (MaxLease 10) of one limit over a store that
@@ -364,21 +376,21 @@ func TestFallbackAtTheCallsCost(t *testing.T) {
 	f := newFailover(t)
 	ms, local, inner, ls, limits := f.local.Store, f.local, f.inner, f.ls, f.limits
 	ctx := context.Background()
-	if _, err := ms.Take(ctx, "k", limits, 99); err != nil { // the local share has 1 left
+	if _, err := storetest.Take(ctx, ms, "k", limits, 99); err != nil { // the local share has 1 left
 		t.Fatal(err)
 	}
 	for ls.Stats().Taken < 10 { // the instance is busy: its leases grow
-		if d, err := ls.Take(ctx, "k", limits, 1); err != nil || !d.Allowed {
+		if d, err := storetest.Take(ctx, ls, "k", limits, 1); err != nil || !d.Allowed {
 			t.Fatalf("before the failover: %+v %v", d, err)
 		}
 	}
 	for ls.Stats().Held > 0 {
-		if d, err := ls.Take(ctx, "k", limits, 1); err != nil || !d.Allowed {
+		if d, err := storetest.Take(ctx, ls, "k", limits, 1); err != nil || !d.Allowed {
 			t.Fatalf("spending the lease: %+v %v", d, err)
 		}
 	}
 	inner.fallBack.Store(true)
-	d, err := ls.Take(ctx, "k", limits, 1)
+	d, err := storetest.Take(ctx, ls, "k", limits, 1)
 	if err != nil || !d.Allowed || !d.Fallback {
 		t.Fatalf("after the failover: %+v %v; want admitted by the local store, which has 1 unit left", d, err)
 	}
@@ -398,11 +410,11 @@ func TestFallbackCompletesFromTheLease(t *testing.T) {
 	// 13 units left in the shared window: a lease of 1, spent, then one
 	// of 10, spent down to 3 held, leave 2 there, so a call of cost 5
 	// asks the store for exactly the 2 it lacks.
-	if _, err := primary.Take(ctx, "k", limits, 87); err != nil {
+	if _, err := storetest.Take(ctx, primary, "k", limits, 87); err != nil {
 		t.Fatal(err)
 	}
 	for ls.Stats().Taken < 11 || ls.Stats().Held > 3 {
-		if d, err := ls.Take(ctx, "k", limits, 1); err != nil || !d.Allowed {
+		if d, err := storetest.Take(ctx, ls, "k", limits, 1); err != nil || !d.Allowed {
 			t.Fatalf("before the failover: %+v %v", d, err)
 		}
 	}
@@ -410,7 +422,7 @@ func TestFallbackCompletesFromTheLease(t *testing.T) {
 		t.Fatalf("before the failover: %+v; want 11 units taken, 3 held", st)
 	}
 	inner.fallBack.Store(true)
-	if d, err := ls.Take(ctx, "k", limits, 5); err != nil || !d.Allowed || !d.Fallback {
+	if d, err := storetest.Take(ctx, ls, "k", limits, 5); err != nil || !d.Allowed || !d.Fallback {
 		t.Fatalf("cost 5 after the failover: %+v %v; want admitted", d, err)
 	}
 	if st := ls.Stats(); st.Held != 0 || local.units.Load() != 2 {
@@ -435,7 +447,7 @@ func TestSpentWithAnIdleLimit(t *testing.T) {
 	}
 	ctx := context.Background()
 	for admitted := 0; admitted < 100; {
-		d, err := ls.Take(ctx, "k", limits, 1)
+		d, err := storetest.Take(ctx, ls, "k", limits, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -446,7 +458,7 @@ func TestSpentWithAnIdleLimit(t *testing.T) {
 	c.Advance(2 * time.Second)
 	calls := inner.takes.Load()
 	for i := range 100 {
-		d, err := ls.Take(ctx, "k", limits, 1)
+		d, err := storetest.Take(ctx, ls, "k", limits, 1)
 		if err != nil || d.Allowed || d.RetryAfter < time.Hour-3*time.Second {
 			t.Fatalf("call %d after the hour was spent: %+v %v; want refused until the hour ends", i, d, err)
 		}
@@ -455,7 +467,7 @@ func TestSpentWithAnIdleLimit(t *testing.T) {
 		t.Fatalf("100 refusals made %d store calls, want at most 1", n)
 	}
 	c.Advance(time.Hour)
-	if d, err := ls.Take(ctx, "k", limits, 1); err != nil || !d.Allowed {
+	if d, err := storetest.Take(ctx, ls, "k", limits, 1); err != nil || !d.Allowed {
 		t.Fatalf("the next hour: %+v %v", d, err)
 	}
 }
@@ -480,15 +492,15 @@ func TestWindowStartedAfterARefusal(t *testing.T) {
 	ctx := context.Background()
 	take := func(what string) ratekit.Decision {
 		t.Helper()
-		d, err := ls.Take(ctx, "k", limits, 1)
+		d, err := storetest.Take(ctx, ls, "k", limits, 1)
 		if err != nil || !d.Allowed {
 			t.Fatalf("%s: %+v %v", what, d, err)
 		}
 		return d
 	}
 	take("a lease of 1")
-	take("a lease of 10")                                                   // 9 held
-	if _, err := ms.Take(ctx, "k", []ratekit.Limit{hour}, 84); err != nil { // 5 left in the hour
+	take("a lease of 10")                                                              // 9 held
+	if _, err := storetest.Take(ctx, ms, "k", []ratekit.Limit{hour}, 84); err != nil { // 5 left in the hour
 		t.Fatal(err)
 	}
 	c.Advance(2 * time.Second) // the second's window and the lease lapse
@@ -497,7 +509,7 @@ func TestWindowStartedAfterARefusal(t *testing.T) {
 		t.Fatalf("%+v: want a refused lease of 10, then one of the 5 left, 1 spent: 4 held", st)
 	}
 	c.Advance(time.Second) // the new second's window ends, and the 4 units held lapse with it
-	if d, err := ls.Take(ctx, "k", limits, 1); err != nil || d.Allowed {
+	if d, err := storetest.Take(ctx, ls, "k", limits, 1); err != nil || d.Allowed {
 		t.Fatalf("the next second: %+v %v; want refused: the hour's last units were leased, and those held lapsed with their second", d, err)
 	}
 }

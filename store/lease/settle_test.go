@@ -3,6 +3,7 @@ package lease_test
 import (
 	"context"
 	"errors"
+	"github.com/ratekit/ratekit/store/storetest"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/store"
 	"github.com/ratekit/ratekit/store/lease"
 	"github.com/ratekit/ratekit/store/memstore"
 )
@@ -124,7 +124,7 @@ func TestSettleBesideALease(t *testing.T) {
 		http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusInternalServerError) }))
 	remaining := func() int64 {
 		t.Helper()
-		d, err := f.ms.Peek(context.Background(), "u", []ratekit.Limit{tokens})
+		d, err := storetest.Peek(context.Background(), f.ms, "u", []ratekit.Limit{tokens})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,10 +155,10 @@ func TestSettleBesideALease(t *testing.T) {
 // reach no store.
 func TestLeasedLimitCannotSettle(t *testing.T) {
 	f := newFixture(t, ratekit.FixedWindow(1000, time.Minute).Named("rate"))
-	const want = `limit "rate" is leased`
+	const want = "cannot settle"
 	_, err := ratekit.New(f.ls, f.limit, ratekit.InFlight(3).Named("slots"))
 	if !errors.Is(err, ratekit.ErrInvalidLimit) || !strings.Contains(err.Error(), want) ||
-		!strings.Contains(err.Error(), "give InFlight limits") {
+		!strings.Contains(err.Error(), "not leased") {
 		t.Fatalf("New with a leased limit and an InFlight one: %v; want ErrInvalidLimit saying %q and the fix", err, want)
 	}
 	if strings.Count(err.Error(), "ratekit: ") != 1 || !strings.HasPrefix(err.Error(), "ratekit: ") {
@@ -183,19 +183,16 @@ func TestLeasedLimitCannotSettle(t *testing.T) {
 	if _, err := l.Reserve(ctx, "u", 1); err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("Limiter.Reserve of a leased limit: %v; want an error saying %q", err, want)
 	}
-	st, ok := ratekit.Store(f.ls).(store.Settler)
-	if !ok {
-		t.Fatal("a lease store is not a store.Settler")
-	}
+	st := ratekit.Store(f.ls)
 	again := []ratekit.Limit{ratekit.InFlight(3), ratekit.FixedWindow(1000, time.Minute).Named("rate")}
-	if _, err := st.Reserve(ctx, "u", again, 1); err == nil || !strings.Contains(err.Error(), want) {
+	if _, err := storetest.Reserve(ctx, st, "u", again, 1); err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("Reserve: %v; want an error saying %q", err, want)
 	}
 	rc := &ratekit.Receipt{Cost: 1, Ends: make([]int64, 2), Lease: "x"}
-	if err := st.Settle(ctx, "u", again, rc, 0); err == nil || !strings.Contains(err.Error(), want) {
+	if err := storetest.Settle(ctx, st, "u", again, rc, 0); err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("Settle: %v; want an error saying %q", err, want)
 	}
-	if _, err := st.Renew(ctx, "u", again, rc); err == nil || !strings.Contains(err.Error(), want) {
+	if _, err := storetest.Renew(ctx, st, "u", again, rc); err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("Renew: %v; want an error saying %q", err, want)
 	}
 	if n, m := f.inner.takes.Load(), f.inner.settling.Load(); n != 0 || m != 0 {
@@ -203,8 +200,16 @@ func TestLeasedLimitCannotSettle(t *testing.T) {
 	}
 }
 
-// takeOnly hides every method of a store but those of ratekit.Store.
+// takeOnly hides the settling methods of a store's prepared forms.
 type takeOnly struct{ ratekit.Store }
+
+func (s takeOnly) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	p, err := s.Store.Prepare(limits)
+	if err != nil {
+		return nil, err
+	}
+	return struct{ ratekit.Prepared }{p}, nil
+}
 
 // TestInnerStoreCannotSettle: over an inner store that is no
 // store.Settler, ratekit.New refuses an InFlight limit and Middleware
@@ -218,7 +223,7 @@ func TestInnerStoreCannotSettle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = "the inner store cannot settle"
+	const want = "cannot settle"
 	slots := ratekit.InFlight(3).Named("slots")
 	if _, err := ratekit.New(ls, slots); !errors.Is(err, ratekit.ErrInvalidLimit) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("New with an InFlight limit: %v; want ErrInvalidLimit saying %q", err, want)
@@ -236,15 +241,15 @@ func TestInnerStoreCannotSettle(t *testing.T) {
 		ratekit.Middleware(l, byUser, ratekit.WithSettle())
 	}()
 	ctx := context.Background()
-	st := ratekit.Store(ls).(store.Settler)
-	if _, err := st.Reserve(ctx, "u", []ratekit.Limit{slots}, 1); err == nil || !strings.Contains(err.Error(), want) {
+	st := ratekit.Store(ls)
+	if _, err := storetest.Reserve(ctx, st, "u", []ratekit.Limit{slots}, 1); err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("Reserve: %v; want an error saying %q", err, want)
 	}
 	rc := &ratekit.Receipt{Cost: 1, Ends: make([]int64, 1), Lease: "x"}
-	if err := st.Settle(ctx, "u", []ratekit.Limit{slots}, rc, 0); err == nil || !strings.Contains(err.Error(), want) {
+	if err := storetest.Settle(ctx, st, "u", []ratekit.Limit{slots}, rc, 0); err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("Settle: %v; want an error saying %q", err, want)
 	}
-	if _, err := st.Renew(ctx, "u", []ratekit.Limit{slots}, rc); err == nil || !strings.Contains(err.Error(), want) {
+	if _, err := storetest.Renew(ctx, st, "u", []ratekit.Limit{slots}, rc); err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("Renew: %v; want an error saying %q", err, want)
 	}
 }

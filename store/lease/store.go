@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,8 +18,8 @@ import (
 // Store is a ratekit.Store that takes the quota of its leased limits from
 // an inner store in leases and spends them in process (see the package
 // documentation for what it promises). Calls with other limits go to the
-// inner store as they are. It is a store.Settler for calls that name no
-// leased limit, when the inner store is one (see Reserve).
+// inner store as they are, and settle there when they name no leased limit
+// (see Prepare).
 //
 // The zero value is not usable: build a Store with New. A Store is safe
 // for concurrent use. An admission from a lease costs one atomic
@@ -112,66 +113,113 @@ func checkLeasable(limits []ratekit.Limit) []error {
 // default. An instance holds at most this many units per subject.
 func (s *Store) MaxLease() int64 { return s.maxLease }
 
-// Take implements ratekit.Store. A call with the leased limits and a cost
-// from 1 to the smallest quota is answered from the subject's lease when
-// it holds the cost, or from what the shared window is known to have left
-// when that cannot cover it; otherwise the Store leases from the inner
-// store and answers. Every other call goes to the inner store.
-func (s *Store) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
-	if key == "" || cost < 1 || cost > s.minQuota || !s.leased(limits) {
-		return s.inner.Take(ctx, key, limits, cost)
+// Prepare implements ratekit.Store. The leased limits, in order, get a form
+// that answers from leases (see leased.Take); other limits get the inner
+// store's form, which is a store.Settler when theirs is and they name no
+// leased limit. A leased limit's charges are spent in process from units
+// debited in batches: they cannot be settled, nor taken in one atomic call
+// with an InFlight limit.
+func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	inner, err := s.inner.Prepare(limits)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case s.leased(limits):
+		return &leased{s: s, inner: inner, limits: slices.Clone(limits)}, nil
+	case s.shared(limits) >= 0:
+		return &sharing{s: s, inner: inner}, nil
+	}
+	return inner, nil
+}
+
+// leased is the leased limits, prepared.
+type leased struct {
+	s      *Store
+	inner  ratekit.Prepared
+	limits []ratekit.Limit
+}
+
+// Take answers a call whose cost is from 1 to the smallest quota from the
+// subject's lease when it holds the cost, or from what the shared window is
+// known to have left when that cannot cover it; otherwise the Store leases
+// from the inner store and answers. Every other call goes to the inner
+// store.
+func (p *leased) Take(ctx context.Context, key string, cost int64) (ratekit.Decision, error) {
+	s := p.s
+	if key == "" || cost < 1 || cost > s.minQuota {
+		return p.inner.Take(ctx, key, cost)
 	}
 	for {
 		h := s.holder(key)
 		if h == nil {
-			return s.inner.Take(ctx, key, limits, cost)
+			return p.inner.Take(ctx, key, cost)
 		}
 		now := s.clock.Nanos()
 		if l := h.cur.Load(); l.live(now) {
 			if units, ok := l.spend(cost); ok {
-				return l.admission(limits, units, now), nil
+				return l.admission(p.limits, units, now), nil
 			}
 			if sh, short := l.short(cost); short {
-				return l.denial(limits, sh, cost, now), nil
+				return l.denial(p.limits, sh, cost, now), nil
 			}
 		}
-		d, err, retry := s.refill(ctx, h, key, limits, cost)
+		d, err, retry := s.refill(ctx, h, key, p, cost)
 		if !retry {
 			return d, err
 		}
 	}
 }
 
-// Peek implements ratekit.Store: for the leased limits, a lease that holds
-// a unit, or a window known to be spent, answers without a store call and
-// without spending; else the inner store's Peek.
-func (s *Store) Peek(ctx context.Context, key string, limits []ratekit.Limit) (ratekit.Decision, error) {
-	if key != "" && s.leased(limits) {
-		if v, ok := s.subjects.Load(subject.Key(key)); ok {
-			now := s.clock.Nanos()
-			if l := v.(*holder).cur.Load(); l.live(now) {
-				if sh, short := l.short(1); short {
-					return l.denial(limits, sh, 1, now), nil
-				} else if sh.units >= 1 {
-					return l.admission(limits, sh.units, now), nil
-				}
+// Peek answers without a store call and without spending when the lease
+// holds a unit or the window is known to be spent; else the inner store's
+// Peek.
+func (p *leased) Peek(ctx context.Context, key string) (ratekit.Decision, error) {
+	if v, ok := p.s.subjects.Load(subject.Key(key)); ok && key != "" {
+		now := p.s.clock.Nanos()
+		if l := v.(*holder).cur.Load(); l.live(now) {
+			if sh, short := l.short(1); short {
+				return l.denial(p.limits, sh, 1, now), nil
+			} else if sh.units >= 1 {
+				return l.admission(p.limits, sh.units, now), nil
 			}
 		}
 	}
-	return s.inner.Peek(ctx, key, limits)
+	return p.inner.Peek(ctx, key)
 }
 
-// Reset implements ratekit.Store: it drops this instance's lease of key
-// when limits share a limit with the leased ones, resets the inner store,
-// and drops again the lease a call made meanwhile. Leases of other
-// instances are not seen here: they are spent until their window ends.
-func (s *Store) Reset(ctx context.Context, key string, limits []ratekit.Limit) error {
-	if key == "" || s.shared(limits) < 0 {
-		return s.inner.Reset(ctx, key, limits)
+// Reset is sharing's.
+func (p *leased) Reset(ctx context.Context, key string) error {
+	return p.s.reset(ctx, key, p.inner)
+}
+
+// sharing is limits that share a leased limit with other limits, prepared:
+// their calls go to the inner store, and a Reset drops the lease too.
+type sharing struct {
+	s     *Store
+	inner ratekit.Prepared
+}
+
+func (p *sharing) Take(ctx context.Context, key string, cost int64) (ratekit.Decision, error) {
+	return p.inner.Take(ctx, key, cost)
+}
+
+func (p *sharing) Peek(ctx context.Context, key string) (ratekit.Decision, error) {
+	return p.inner.Peek(ctx, key)
+}
+
+func (p *sharing) Reset(ctx context.Context, key string) error { return p.s.reset(ctx, key, p.inner) }
+
+// reset drops this instance's lease of key, resets the inner store, and
+// drops again the lease a call made meanwhile. Leases of other instances
+// are not seen here: they are spent until their window ends.
+func (s *Store) reset(ctx context.Context, key string, inner ratekit.Prepared) error {
+	if key == "" {
+		return inner.Reset(ctx, key)
 	}
 	sub := subject.Key(key)
 	s.forget(sub)
-	err := s.inner.Reset(ctx, key, limits)
+	err := inner.Reset(ctx, key)
 	s.forget(sub)
 	return err
 }
@@ -205,4 +253,6 @@ func (s *Store) shared(limits []ratekit.Limit) int {
 
 // unused is a Store that is never called: New validates limits with
 // ratekit.New, as a Limiter would, without building anything on inner.
-type unused struct{ ratekit.Store }
+type unused struct{}
+
+func (unused) Prepare([]ratekit.Limit) (ratekit.Prepared, error) { return nil, nil }

@@ -2,6 +2,7 @@ package memstore_test
 
 import (
 	"context"
+	"github.com/ratekit/ratekit/store/storetest"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -38,8 +39,9 @@ func BenchmarkTake(b *testing.B) {
 		b.Run(name+"/one-key", func(b *testing.B) {
 			s := memstore.New()
 			b.ReportAllocs()
+			p := storetest.MustPrepare(b, s, limits...)
 			for b.Loop() {
-				if _, err := s.Take(ctx, "203.0.113.7", limits, 1); err != nil {
+				if _, err := p.Take(ctx, "203.0.113.7", 1); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -49,8 +51,9 @@ func BenchmarkTake(b *testing.B) {
 			keys := benchKeys(10_000)
 			b.ReportAllocs()
 			i := 0
+			p := storetest.MustPrepare(b, s, limits...)
 			for b.Loop() {
-				if _, err := s.Take(ctx, keys[i%len(keys)], limits, 1); err != nil {
+				if _, err := p.Take(ctx, keys[i%len(keys)], 1); err != nil {
 					b.Fatal(err)
 				}
 				i++
@@ -66,10 +69,11 @@ func BenchmarkTakeParallel(b *testing.B) {
 	keys := benchKeys(10_000)
 	var next atomic.Int64
 	b.ReportAllocs()
+	p := storetest.MustPrepare(b, s, limits...)
 	b.RunParallel(func(pb *testing.PB) {
 		i := int(next.Add(1)) * 7919
 		for pb.Next() {
-			if _, err := s.Take(ctx, keys[i%len(keys)], limits, 1); err != nil {
+			if _, err := p.Take(ctx, keys[i%len(keys)], 1); err != nil {
 				b.Error(err)
 				return
 			}
@@ -118,8 +122,9 @@ func BenchmarkTakeLongSubject(b *testing.B) {
 			s := memstore.New()
 			key := strings.Repeat("k", n)
 			b.ReportAllocs()
+			p := storetest.MustPrepare(b, s, limits...)
 			for b.Loop() {
-				if _, err := s.Take(ctx, key, limits, 1); err != nil {
+				if _, err := p.Take(ctx, key, 1); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -3,6 +3,7 @@ package memstore_test
 import (
 	"context"
 	"errors"
+	"github.com/ratekit/ratekit/store/storetest"
 	"math/rand/v2"
 	"runtime"
 	"strconv"
@@ -32,7 +33,7 @@ func TestLongSubjects(t *testing.T) {
 	for _, n := range []int{64, 65, 1000} {
 		a, b := longSubject(n, 1), longSubject(n, 2) // equal but for the end
 		for _, k := range []string{a, b} {
-			if d, err := s.Take(ctx, k, limits, 1); err != nil || !d.Allowed {
+			if d, err := storetest.Take(ctx, s, k, limits, 1); err != nil || !d.Allowed {
 				t.Fatalf("%d bytes: first take %+v %v", n, d, err)
 			}
 			if d, _ := lo.Attempt(ctx, k); !d.Allowed {
@@ -43,7 +44,7 @@ func TestLongSubjects(t *testing.T) {
 			}
 		}
 		k := strings.Clone(a) // another string, the same subject
-		if d, _ := s.Take(ctx, k, limits, 1); d.Allowed {
+		if d, _ := storetest.Take(ctx, s, k, limits, 1); d.Allowed {
 			t.Fatalf("%d bytes: second take allowed", n)
 		}
 		if d, _ := lo.Attempt(ctx, k); d.Allowed {
@@ -52,10 +53,10 @@ func TestLongSubjects(t *testing.T) {
 		if r, _ := s.Reputation(ctx, k, p); r.Violations != 1 {
 			t.Fatalf("%d bytes: %d violations, want 1", n, r.Violations)
 		}
-		if err := s.Reset(ctx, k, limits); err != nil {
+		if err := storetest.Reset(ctx, s, k, limits); err != nil {
 			t.Fatal(err)
 		}
-		if d, _ := s.Take(ctx, a, limits, 1); !d.Allowed {
+		if d, _ := storetest.Take(ctx, s, a, limits, 1); !d.Allowed {
 			t.Fatalf("%d bytes: take after reset denied", n)
 		}
 	}
@@ -68,7 +69,7 @@ func TestSweeperRunsWithoutTraffic(t *testing.T) {
 	defer s.Close()
 	limits := []ratekit.Limit{ratekit.GCRA(1000, time.Second, 10)} // expires after 1 ms
 	for i := range 1000 {
-		if _, err := s.Take(context.Background(), strconv.Itoa(i), limits, 1); err != nil {
+		if _, err := storetest.Take(context.Background(), s, strconv.Itoa(i), limits, 1); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -83,12 +84,12 @@ func TestSweeperFollowsAFakeClock(t *testing.T) {
 	defer s.Close()
 	limits := []ratekit.Limit{ratekit.FixedWindow(5, time.Second)}
 	for i := range 1000 {
-		if _, err := s.Take(context.Background(), strconv.Itoa(i), limits, 1); err != nil {
+		if _, err := storetest.Take(context.Background(), s, strconv.Itoa(i), limits, 1); err != nil {
 			t.Fatal(err)
 		}
 	}
 	c.Advance(2 * time.Second)
-	if _, err := s.Peek(context.Background(), "any", limits); err != nil {
+	if _, err := storetest.Peek(context.Background(), s, "any", limits); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the sweeper to drop expired state", func() bool { return s.Len() == 0 })
@@ -122,7 +123,7 @@ func TestClose(t *testing.T) {
 	}
 	// The store stays usable, sweeping as calls pass or on Sweep.
 	limits := []ratekit.Limit{ratekit.FixedWindow(1, time.Second)}
-	if d, err := s.Take(context.Background(), "k", limits, 1); err != nil || !d.Allowed {
+	if d, err := storetest.Take(context.Background(), s, "k", limits, 1); err != nil || !d.Allowed {
 		t.Fatalf("take after Close: %+v %v", d, err)
 	}
 	c.Advance(2 * time.Second)
@@ -136,7 +137,7 @@ func TestClose(t *testing.T) {
 // leak its goroutine.
 func TestDroppedStoreStopsItsSweeper(t *testing.T) {
 	s := memstore.New()
-	if _, err := s.Take(context.Background(), "k", []ratekit.Limit{ratekit.FixedWindow(1, time.Second)}, 1); err != nil {
+	if _, err := storetest.Take(context.Background(), s, "k", []ratekit.Limit{ratekit.FixedWindow(1, time.Second)}, 1); err != nil {
 		t.Fatal(err)
 	}
 	done := memstore.SweeperDone(s)
@@ -191,29 +192,29 @@ func TestMaxEntriesEvictsWhatAdmits(t *testing.T) {
 			n = 1 // admits one more
 		}
 		for range n {
-			if d, err := s.Take(ctx, k, []ratekit.Limit{l}, 1); err != nil || !d.Allowed {
+			if d, err := storetest.Take(ctx, s, k, []ratekit.Limit{l}, 1); err != nil || !d.Allowed {
 				t.Fatalf("take of %s: %+v %v", k, d, err)
 			}
 		}
 	}
 	held(10)
-	if d, err := s.Take(ctx, "new", []ratekit.Limit{limit}, 1); err != nil || !d.Allowed {
+	if d, err := storetest.Take(ctx, s, "new", []ratekit.Limit{limit}, 1); err != nil || !d.Allowed {
 		t.Fatalf("new subject on a full store: %+v %v, want admitted in an evicted state's place", d, err)
 	}
 	held(10)
-	if d, _ := s.Take(ctx, keys[7], []ratekit.Limit{limit}, 1); !d.Allowed || d.Remaining != 0 {
+	if d, _ := storetest.Take(ctx, s, keys[7], []ratekit.Limit{limit}, 1); !d.Allowed || d.Remaining != 0 {
 		t.Fatalf("%s: %+v, want its count kept (1 of 2 used)", keys[7], d)
 	}
 	// keys[3]'s state was the one evicted: it starts afresh, in the place of
 	// the one state left that admits, "new"'s
-	if d, _ := s.Take(ctx, keys[3], []ratekit.Limit{early}, 1); !d.Allowed || d.Remaining != 1 {
+	if d, _ := storetest.Take(ctx, s, keys[3], []ratekit.Limit{early}, 1); !d.Allowed || d.Remaining != 1 {
 		t.Fatalf("the evicted subject: %+v, want a fresh count", d)
 	}
-	if d, _ := s.Take(ctx, "new", []ratekit.Limit{limit}, 1); !d.Allowed || d.Remaining != 1 {
+	if d, _ := storetest.Take(ctx, s, "new", []ratekit.Limit{limit}, 1); !d.Allowed || d.Remaining != 1 {
 		t.Fatalf("new, evicted in turn: %+v, want a fresh count", d)
 	}
 	for _, i := range []int{0, 1, 2, 4, 5, 6, 8, 9} {
-		if d, err := s.Take(ctx, keys[i], []ratekit.Limit{limit}, 1); err != nil || d.Allowed || !d.Blocked {
+		if d, err := storetest.Take(ctx, s, keys[i], []ratekit.Limit{limit}, 1); err != nil || d.Allowed || !d.Blocked {
 			t.Fatalf("%s at its quota: %+v %v, want denied and blocked (its count never evicted)", keys[i], d, err)
 		}
 	}
@@ -231,11 +232,11 @@ func TestMaxEntriesNeverUnlimited(t *testing.T) {
 	defer s.Close()
 	limit := ratekit.FixedWindow(1, time.Minute)
 	for _, k := range sameShard(s, "new", 10) {
-		if d, err := s.Take(ctx, k, []ratekit.Limit{limit}, 1); err != nil || !d.Allowed {
+		if d, err := storetest.Take(ctx, s, k, []ratekit.Limit{limit}, 1); err != nil || !d.Allowed {
 			t.Fatal(d, err)
 		}
 	}
-	d, err := s.Take(ctx, "new", []ratekit.Limit{limit}, 1)
+	d, err := storetest.Take(ctx, s, "new", []ratekit.Limit{limit}, 1)
 	if err != nil || d.Allowed || d.RetryAfter <= 0 || d.RetryAfter > time.Second || d.Remaining != 0 {
 		t.Fatalf("new subject on a store full of denials: %+v %v, want denied within a second, no error", d, err)
 	}
@@ -252,11 +253,11 @@ func TestMaxEntriesNeverUnlimited(t *testing.T) {
 	if _, err := s.RecordViolation(ctx, "new", reputation.DefaultPolicy()); !errors.Is(err, memstore.ErrFull) {
 		t.Fatalf("new tenant on a full store: %v, want ErrFull", err)
 	}
-	if d, err := s.Peek(ctx, "new", []ratekit.Limit{limit}); err != nil || !d.Allowed {
+	if d, err := storetest.Peek(ctx, s, "new", []ratekit.Limit{limit}); err != nil || !d.Allowed {
 		t.Fatalf("peek on a full store: %+v %v", d, err)
 	}
 	c.Advance(2 * time.Minute) // the denials expire: room again
-	if d, err := s.Take(ctx, "new", []ratekit.Limit{limit}, 1); err != nil || !d.Allowed {
+	if d, err := storetest.Take(ctx, s, "new", []ratekit.Limit{limit}, 1); err != nil || !d.Allowed {
 		t.Fatalf("new subject once the denials expired: %+v %v", d, err)
 	}
 }
@@ -269,7 +270,7 @@ func TestMaxEntriesWakesTheSweeper(t *testing.T) {
 	defer s.Close()
 	limits := []ratekit.Limit{ratekit.FixedWindow(1, time.Minute)}
 	take := func(key string) ratekit.Decision {
-		d, err := s.Take(context.Background(), key, limits, 1)
+		d, err := storetest.Take(context.Background(), s, key, limits, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -317,7 +318,7 @@ func TestMaxEntriesUnderLoad(t *testing.T) {
 				var err error
 				switch r.IntN(8) {
 				case 0:
-					err = s.Reset(ctx, k, limits)
+					err = storetest.Reset(ctx, s, k, limits)
 				case 1:
 					_, err = lo.Attempt(ctx, k)
 				case 2:
@@ -329,7 +330,7 @@ func TestMaxEntriesUnderLoad(t *testing.T) {
 				case 5:
 					c.Advance(10 * time.Millisecond)
 				default:
-					_, err = s.Take(ctx, k, limits[:1+r.IntN(len(limits))], 1)
+					_, err = storetest.Take(ctx, s, k, limits[:1+r.IntN(len(limits))], 1)
 				}
 				if err != nil && !errors.Is(err, memstore.ErrFull) {
 					t.Error(err)

@@ -31,9 +31,6 @@ func (s *Store) decide(d *ratekit.Decision, key string, limits []ratekit.Limit, 
 	if err := store.CheckCost(cost); err != nil {
 		return err
 	}
-	if err := store.CheckLimits(limits); err != nil {
-		return err
-	}
 	if len(limits) == 1 {
 		var st [1]ratekit.LimitState
 		var p [1]pending

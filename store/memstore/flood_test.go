@@ -2,6 +2,7 @@ package memstore_test
 
 import (
 	"context"
+	"github.com/ratekit/ratekit/store/storetest"
 	"os"
 	"strconv"
 	"testing"
@@ -33,7 +34,7 @@ func TestFloodOfNewSubjects(t *testing.T) {
 	const quota = 5
 	limit := []ratekit.Limit{ratekit.FixedWindow(quota, time.Hour)}
 	take := func(key string) ratekit.Decision {
-		d, err := s.Take(ctx, key, limit, 1)
+		d, err := storetest.Take(ctx, s, key, limit, 1)
 		if err != nil {
 			t.Fatalf("Take(%s): %v", key, err)
 		}

@@ -2,6 +2,7 @@ package memstore_test
 
 import (
 	"context"
+	"github.com/ratekit/ratekit/store/storetest"
 	"runtime"
 	"strconv"
 	"strings"
@@ -47,7 +48,7 @@ func TestLongSubjectsCostNoMemory(t *testing.T) {
 	p := reputation.DefaultPolicy()
 	call := func(k string) {
 		t.Helper()
-		if _, err := s.Take(ctx, k, limits, 1); err != nil {
+		if _, err := storetest.Take(ctx, s, k, limits, 1); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := lo.Attempt(ctx, k); err != nil {
@@ -85,7 +86,7 @@ func TestBurstGivesMemoryBack(t *testing.T) {
 	burst := func(name string, n int) {
 		for i := range n {
 			k := name + strconv.Itoa(i)
-			if _, err := s.Take(ctx, k, limits, 1); err != nil {
+			if _, err := storetest.Take(ctx, s, k, limits, 1); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := s.RecordGood(ctx, k, p); err != nil {
@@ -135,7 +136,7 @@ func TestKeysDoNotPinTheirStrings(t *testing.T) {
 	for i := range 1000 {
 		body := strings.Repeat("b", 64<<10) + "user-" + strconv.Itoa(i)
 		key := body[64<<10:] // shares body's bytes
-		if _, err := s.Take(ctx, key, limits, 1); err != nil {
+		if _, err := storetest.Take(ctx, s, key, limits, 1); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := lo.Attempt(ctx, key); err != nil {

@@ -24,7 +24,7 @@ func TestAllOrNothing(t *testing.T) {
 	limits := []ratekit.Limit{loose, tight}
 	ctx := context.Background()
 	for i := range 5 {
-		d, err := s.Take(ctx, "k", limits, 1)
+		d, err := storetest.Take(ctx, s, "k", limits, 1)
 		if err != nil || d.Allowed != (i < 2) {
 			t.Fatalf("take %d: %+v %v", i, d, err)
 		}
@@ -32,7 +32,7 @@ func TestAllOrNothing(t *testing.T) {
 			t.Fatalf("take %d: binding %s, loose remaining %d; want tight, 98", i, d.Limit.Name(), d.States[0].Remaining)
 		}
 	}
-	if d, _ := s.Peek(ctx, "k", []ratekit.Limit{loose}); d.Remaining != 98 {
+	if d, _ := storetest.Peek(ctx, s, "k", []ratekit.Limit{loose}); d.Remaining != 98 {
 		t.Fatalf("loose remaining %d after denials, want 98", d.Remaining)
 	}
 }
@@ -43,7 +43,7 @@ func TestSweep(t *testing.T) {
 	s := memstore.New(memstore.WithClock(c.Now))
 	limits := []ratekit.Limit{ratekit.FixedWindow(5, time.Second), ratekit.GCRA(10, time.Second, 5)}
 	for i := range 1000 {
-		if _, err := s.Take(context.Background(), fmt.Sprint("old", i), limits, 1); err != nil {
+		if _, err := storetest.Take(context.Background(), s, fmt.Sprint("old", i), limits, 1); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -52,7 +52,7 @@ func TestSweep(t *testing.T) {
 	}
 	c.Advance(2 * time.Second)
 	for i := range 1000 {
-		if _, err := s.Take(context.Background(), fmt.Sprint("new", i), limits, 1); err != nil {
+		if _, err := storetest.Take(context.Background(), s, fmt.Sprint("new", i), limits, 1); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -65,17 +65,17 @@ func TestResetAndEmptyKey(t *testing.T) {
 	s := memstore.New()
 	limits := []ratekit.Limit{ratekit.FixedWindow(1, time.Hour)}
 	ctx := context.Background()
-	if _, err := s.Take(ctx, "", limits, 1); err == nil {
+	if _, err := storetest.Take(ctx, s, "", limits, 1); err == nil {
 		t.Fatal("empty key accepted")
 	}
-	s.Take(ctx, "k", limits, 1)
-	if d, _ := s.Take(ctx, "k", limits, 1); d.Allowed {
+	storetest.Take(ctx, s, "k", limits, 1)
+	if d, _ := storetest.Take(ctx, s, "k", limits, 1); d.Allowed {
 		t.Fatal("second take allowed")
 	}
-	if err := s.Reset(ctx, "k", limits); err != nil {
+	if err := storetest.Reset(ctx, s, "k", limits); err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := s.Take(ctx, "k", limits, 1); !d.Allowed {
+	if d, _ := storetest.Take(ctx, s, "k", limits, 1); !d.Allowed {
 		t.Fatal("take after reset denied")
 	}
 }
@@ -86,18 +86,18 @@ func TestGCRAKeepsStateThroughItsLastMillisecond(t *testing.T) {
 	c := storetest.NewClock(time.Unix(1_800_000_000, 999_000)) // x.000999 s
 	s := memstore.New(memstore.WithClock(c.Now))
 	limits := []ratekit.Limit{ratekit.GCRA(1000, time.Second, 1)} // one per ms
-	if d, _ := s.Take(context.Background(), "k", limits, 1); !d.Allowed {
+	if d, _ := storetest.Take(context.Background(), s, "k", limits, 1); !d.Allowed {
 		t.Fatal("first take denied")
 	}
 	c.Advance(time.Microsecond) // TAT is x.001999; the key expires at ms x.001, now is in ms x.001
-	d, _ := s.Take(context.Background(), "k", limits, 1)
+	d, _ := storetest.Take(context.Background(), s, "k", limits, 1)
 	if d.Allowed || d.RetryAfter != 999*time.Microsecond {
 		t.Fatalf("second take: allowed %v, retry %v; want denied, retry 999µs", d.Allowed, d.RetryAfter)
 	}
 }
 
 func TestNoLimits(t *testing.T) {
-	if _, err := memstore.New().Take(context.Background(), "k", nil, 1); err == nil {
+	if _, err := storetest.Take(context.Background(), memstore.New(), "k", nil, 1); err == nil {
 		t.Fatal("a call without limits was accepted")
 	}
 }
@@ -119,20 +119,20 @@ func TestStateAndBlockEntries(t *testing.T) {
 			t.Fatalf("%s: %d entries held (%d counted), want %d", step, n, counted, want)
 		}
 	}
-	s.Take(ctx, "k", limits, 1)
-	s.Take(ctx, "k", limits, 1) // denied: starts the block
+	storetest.Take(ctx, s, "k", limits, 1)
+	storetest.Take(ctx, s, "k", limits, 1) // denied: starts the block
 	held("after the block", 3)
 	c.Advance(2 * time.Second) // the window and the GCRA state expire; the block lives
 	s.Sweep()
 	held("after the window", 1)
-	if d, _ := s.Take(ctx, "k", limits, 1); d.Allowed || !d.Blocked {
+	if d, _ := storetest.Take(ctx, s, "k", limits, 1); d.Allowed || !d.Blocked {
 		t.Fatalf("take during the block: %+v", d)
 	}
-	if err := s.Reset(ctx, "k", []ratekit.Limit{blocking}); err != nil {
+	if err := storetest.Reset(ctx, s, "k", []ratekit.Limit{blocking}); err != nil {
 		t.Fatal(err)
 	}
 	held("after Reset", 0)
-	if d, _ := s.Take(ctx, "k", limits, 1); !d.Allowed {
+	if d, _ := storetest.Take(ctx, s, "k", limits, 1); !d.Allowed {
 		t.Fatalf("take after Reset: %+v", d)
 	}
 	held("after a new take", 2)

@@ -1,21 +1,12 @@
 package memstore
 
 import (
-	"context"
 	"strconv"
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/internal/subject"
 	"github.com/ratekit/ratekit/store"
 )
-
-// Reserve implements store.Settler: Take, with the Receipt of an admitted
-// charge in the Decision.
-func (s *Store) Reserve(_ context.Context, key string, limits []ratekit.Limit, cost int64) (d ratekit.Decision, err error) {
-	var rc ratekit.Receipt
-	err = s.decide(&d, key, limits, cost, true, &rc)
-	return d, err
-}
 
 // receiptOf returns rc when a call it was given for charged something.
 func receiptOf(rc *ratekit.Receipt, allowed bool) *ratekit.Receipt {
@@ -45,14 +36,14 @@ func settles(a string) bool {
 	return a == store.FixedWindow || a == store.SlidingWindow || a == store.SlidingLog || store.Bucket(a)
 }
 
-// Settle implements store.Settler: it moves the charge recorded by rc to
+// settle is store.Settler's Settle: it moves the charge recorded by rc to
 // cost in every limit and releases rc's lease, at once, and updates rc.
 // Each limit holds at most one quota (a bucket's burst) of a call's charge;
 // a refund gives back only what rc records the limit holds (Held), as far
 // as the limit's state still has it, so a settlement never gives back
 // another call's charge. lua/settle.lua in store/redisengine holds the
 // same rules.
-func (s *Store) Settle(_ context.Context, key string, limits []ratekit.Limit, rc *ratekit.Receipt, cost int64) error {
+func (s *Store) settle(key string, limits []ratekit.Limit, rc *ratekit.Receipt, cost int64) error {
 	c, err := s.settling(key, limits, rc, cost)
 	if err != nil {
 		return err
@@ -138,9 +129,6 @@ func (s *Store) checkSettle(key string, limits []ratekit.Limit, rc *ratekit.Rece
 		return ratekit.ErrEmptyKey
 	}
 	if err := store.CheckCost(cost); err != nil {
-		return err
-	}
-	if err := store.CheckLimits(limits); err != nil {
 		return err
 	}
 	return store.CheckReceipt(rc, len(limits))
@@ -278,9 +266,9 @@ func extra(sp *ratekit.Spec, e *entry, end, held, n, nowUS int64) (next entry, a
 	return entry{value: tat, expireMS: nowMS + (tat-nowUS+999)/1000}, tat, held + n
 }
 
-// Renew implements store.Settler: it extends rc's lease in every InFlight
+// renew is store.Settler's Renew: it extends rc's lease in every InFlight
 // limit by one lease from now, and reports whether every one still held it.
-func (s *Store) Renew(_ context.Context, key string, limits []ratekit.Limit, rc *ratekit.Receipt) (bool, error) {
+func (s *Store) renew(key string, limits []ratekit.Limit, rc *ratekit.Receipt) (bool, error) {
 	c, err := s.settling(key, limits, rc, rc.Cost)
 	if err != nil {
 		return false, err
@@ -328,5 +316,3 @@ func dropLease(log []int64, id int64) []int64 {
 	}
 	return log
 }
-
-var _ store.Settler = (*Store)(nil)

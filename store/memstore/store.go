@@ -1,7 +1,6 @@
 package memstore
 
 import (
-	"context"
 	"errors"
 	"hash/maphash"
 	"math"
@@ -185,20 +184,8 @@ var _ store.NonBlocking = (*Store)(nil)
 // store without a timeout context.
 func (s *Store) NonBlocking() bool { return true }
 
-// Take implements ratekit.Store.
-func (s *Store) Take(_ context.Context, key string, limits []ratekit.Limit, cost int64) (d ratekit.Decision, err error) {
-	err = s.decide(&d, key, limits, cost, cost > 0, nil)
-	return d, err
-}
-
-// Peek implements ratekit.Store.
-func (s *Store) Peek(_ context.Context, key string, limits []ratekit.Limit) (d ratekit.Decision, err error) {
-	err = s.decide(&d, key, limits, 1, false, nil)
-	return d, err
-}
-
-// Reset implements ratekit.Store.
-func (s *Store) Reset(_ context.Context, key string, limits []ratekit.Limit) error {
+// reset forgets key's state of limits.
+func (s *Store) reset(key string, limits []ratekit.Limit) error {
 	if key == "" {
 		return ratekit.ErrEmptyKey
 	}

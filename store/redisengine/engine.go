@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/store"
@@ -28,6 +29,9 @@ type Options struct {
 	// Algorithms are custom algorithms by name: Lua functions that follow the
 	// engine's contract (see the package doc and lua/engine.lua).
 	Algorithms map[string]string
+	// Explain, when set, rewrites the error of a call that started at
+	// start: a store adds what it knows of its client (default: none).
+	Explain func(ctx context.Context, start time.Time, err error) error
 	// Random is the source of uniform draws in [0, 1) for Suppressed limits
 	// (default math/rand/v2's Float64); it must be safe for concurrent use.
 	Random func() float64
@@ -43,8 +47,8 @@ type Engine struct {
 	prefix     string
 	custom     map[string]bool
 	random     func() float64
+	explainer  func(ctx context.Context, start time.Time, err error) error
 	src        *sources
-	shapes     shapes
 	lastPolicy lastPolicy // the last reputation policy used
 
 	leaseOnce   sync.Once    // makes leasePrefix
@@ -59,7 +63,7 @@ type Engine struct {
 
 // New returns an Engine, or an error for a bad prefix or custom algorithm.
 func New(o Options) (*Engine, error) {
-	e := &Engine{name: o.Name, prefix: o.Prefix, random: o.Random, custom: map[string]bool{}, offset: newOffsets(nil)}
+	e := &Engine{name: o.Name, prefix: o.Prefix, random: o.Random, explainer: o.Explain, custom: map[string]bool{}, offset: newOffsets(nil)}
 	if e.name == "" {
 		e.name = "redisengine"
 	}
@@ -83,6 +87,14 @@ func New(o Options) (*Engine, error) {
 	return e, nil
 }
 
+// explain is Options.Explain, or err as it is.
+func (e *Engine) explain(ctx context.Context, start time.Time, err error) error {
+	if err == nil || e.explainer == nil {
+		return err
+	}
+	return e.explainer(ctx, start, err)
+}
+
 // errorf returns an error prefixed "ratekit: <name>: ".
 func (e *Engine) errorf(format string, args ...any) error {
 	return fmt.Errorf("ratekit: "+e.name+": "+format, args...)
@@ -102,38 +114,8 @@ type prefixed struct {
 func (p *prefixed) Error() string { return p.msg }
 func (p *prefixed) Unwrap() error { return p.err }
 
-// Take charges cost to every limit for key if all of them admit it, in one
-// call through c; see ratekit.Store.
-func (e *Engine) Take(ctx context.Context, c Conn, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
-	if err := store.CheckCost(cost); err != nil {
-		return ratekit.Decision{}, err
-	}
-	return e.decide(ctx, c, key, limits, cost, "take", false)
-}
-
-// Peek reports the state of limits for key without changing it; see
-// ratekit.Store.
-func (e *Engine) Peek(ctx context.Context, c Conn, key string, limits []ratekit.Limit) (ratekit.Decision, error) {
-	return e.decide(ctx, c, key, limits, 1, "peek", false)
-}
-
-// Reset forgets the state of limits for key, blocks included.
-func (e *Engine) Reset(ctx context.Context, c Conn, key string, limits []ratekit.Limit) error {
-	keys, err := e.Keys(key, limits)
-	if err != nil {
-		return err
-	}
-	cmd := &Command{Keys: keys, head: []string{"0", "reset"}}
-	_, err = e.run(ctx, c, progDecide, cmd)
-	return err
-}
-
-func (e *Engine) decide(ctx context.Context, c Conn, key string, limits []ratekit.Limit, cost int64, mode string, receipt bool) (ratekit.Decision, error) {
+func (e *Engine) decide(ctx context.Context, c Conn, key string, sh *shape, cost int64, mode string, receipt bool) (ratekit.Decision, error) {
 	t, err := Tag(key)
-	if err != nil {
-		return ratekit.Decision{}, err
-	}
-	sh, err := e.shapeOf(limits)
 	if err != nil {
 		return ratekit.Decision{}, err
 	}
@@ -164,9 +146,9 @@ func (e *Engine) decide(ctx context.Context, c Conn, key string, limits []rateki
 		return ratekit.Decision{}, err
 	}
 	if !reserve {
-		return e.parseDecision(reply, limits)
+		return e.parseDecision(reply, sh.limits)
 	}
-	d, err := e.parseReserve(reply, limits, cost, lease, sent)
+	d, err := e.parseReserve(reply, sh.limits, cost, lease, sent)
 	if !receipt {
 		d.Receipt = nil // a Take holds no receipt, as memstore's
 	}

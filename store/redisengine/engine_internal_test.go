@@ -59,26 +59,12 @@ func TestUnsupported(t *testing.T) {
 	}
 }
 
-// TestShapes: sets of limits that share their first limit are all kept, and
-// a set's shape is made once.
-func TestShapes(t *testing.T) {
+// TestPrepareRefusesOneLimitTwice: a set with one limit twice is an error
+// from Prepare, never a call.
+func TestPrepareRefusesOneLimitTwice(t *testing.T) {
 	e, _ := New(Options{})
 	api := ratekit.FixedWindow(100, time.Minute).Named("api")
-	sets := [][]ratekit.Limit{{api}, {api, ratekit.GCRA(1, time.Second, 1)}, {api, ratekit.SlidingLog(5, time.Minute)}}
-	var first []*shape
-	for _, set := range sets {
-		sh, err := e.shapeOf(set)
-		if err != nil {
-			t.Fatal(err)
-		}
-		first = append(first, sh)
-	}
-	for i, set := range sets {
-		if sh, _ := e.shapeOf(set); sh != first[i] {
-			t.Errorf("set %d: shape made again", i)
-		}
-	}
-	if _, err := e.shapeOf([]ratekit.Limit{api, api}); err == nil {
+	if _, err := e.Prepare(nil, []ratekit.Limit{api, api}); err == nil {
 		t.Error("a set with one limit twice was accepted")
 	}
 }

@@ -8,24 +8,19 @@ import (
 )
 
 // Extras implements reputation.Store with an Engine and a Conn, so that a
-// client module gets it by embedding Extras in its store.
-// Explain, when set, turns each failure of a call that started at start
-// into the store's error (adding what the client knows of it). An Extras is
-// a plain value, safe for concurrent use when its Engine and Conn are; the
-// zero Extras is not usable.
+// client module gets it by embedding Extras in its store; errors go
+// through the Engine's Options.Explain. An Extras is a plain value, safe
+// for concurrent use when its Engine and Conn are; the zero Extras is not
+// usable.
 type Extras struct {
-	Engine  *Engine
-	Conn    Conn
-	Explain func(ctx context.Context, start time.Time, err error) error
+	Engine *Engine
+	Conn   Conn
 }
 
 var _ reputation.Store = Extras{}
 
 func (x Extras) explain(ctx context.Context, start time.Time, err error) error {
-	if err == nil || x.Explain == nil {
-		return err
-	}
-	return x.Explain(ctx, start, err)
+	return x.Engine.explain(ctx, start, err)
 }
 
 // RecordViolation implements reputation.Store.

@@ -110,7 +110,7 @@ func (e *Engine) Keys(subject string, limits []ratekit.Limit) ([]string, error) 
 	if err != nil {
 		return nil, err
 	}
-	sh, err := e.shapeOf(limits)
+	sh, err := e.newShape(limits)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store"
 )
 
 // fakeClock is the engine's clock in these tests: the real time plus what
@@ -161,7 +162,11 @@ func TestReserveSkewedClock(t *testing.T) {
 			reserve := func() (ratekit.Decision, error) {
 				ctx, cancel := context.WithDeadline(context.Background(), clock.now().Add(100*time.Millisecond))
 				defer cancel()
-				return e.Reserve(ctx, f, "subject", limits, 1)
+				p, err := e.Prepare(f, limits)
+				if err != nil {
+					return ratekit.Decision{}, err
+				}
+				return p.(store.Settler).Reserve(ctx, "subject", 1)
 			}
 			if d, err := reserve(); err != nil || !d.Allowed || f.lastArg.Load() != 0 {
 				t.Fatalf("first reserve: %+v, %v, deadline %d; want admitted, no deadline (no sample yet)", d, err, f.lastArg.Load())

@@ -2,6 +2,7 @@ package redisengine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -31,9 +32,7 @@ func probeLimits() []ratekit.Limit {
 }
 
 // A ProbeStore is a store Probe can try: both stores of the kit.
-type ProbeStore interface {
-	store.Settler
-}
+type ProbeStore = ratekit.Store
 
 // Probe tries, for a store's Ping, every kind of call the engine makes
 // about subject through s, a store on e: a Reserve of one limit of each
@@ -57,25 +56,32 @@ func (e *Engine) Probe(ctx context.Context, s ProbeStore, subject string) error 
 
 // probe makes Probe's calls.
 func probe(ctx context.Context, s ProbeStore, subject string) error {
-	limits := probeLimits()
-	d, err := s.Reserve(ctx, subject, limits, 1)
+	p, err := s.Prepare(probeLimits())
+	if err != nil {
+		return err
+	}
+	st, ok := p.(store.Settler)
+	if !ok {
+		return errors.New("the store cannot settle")
+	}
+	d, err := st.Reserve(ctx, subject, 1)
 	if err != nil {
 		return err
 	}
 	if d.Receipt != nil {
-		if err := s.Settle(ctx, subject, limits, d.Receipt, 0); err != nil {
+		if err := st.Settle(ctx, subject, d.Receipt, 0); err != nil {
 			return err
 		}
 	}
 	for range 3 {
-		if _, err := s.Take(ctx, subject, limits, 1); err != nil {
+		if _, err := p.Take(ctx, subject, 1); err != nil {
 			return err
 		}
 	}
-	if _, err := s.Peek(ctx, subject, limits); err != nil {
+	if _, err := p.Peek(ctx, subject); err != nil {
 		return err
 	}
-	return s.Reset(ctx, subject, limits)
+	return p.Reset(ctx, subject)
 }
 
 // Commands lists the Redis commands the engine's programs run, for the

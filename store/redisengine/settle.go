@@ -10,17 +10,6 @@ import (
 	"github.com/ratekit/ratekit/store"
 )
 
-// Reserve is Take that records what an admitted call charged in
-// Decision.Receipt (see store.Settler): the call's time comes back with
-// the decision, in the same round trip, and each InFlight limit takes a
-// lease named by the engine.
-func (e *Engine) Reserve(ctx context.Context, c Conn, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
-	if err := store.CheckCost(cost); err != nil {
-		return ratekit.Decision{}, err
-	}
-	return e.decide(ctx, c, key, limits, cost, "take", true)
-}
-
 // lease returns a new lease name when sh has an InFlight limit: the
 // engine's random prefix and a count, unique across the instances that
 // share a Redis; "" otherwise.
@@ -87,50 +76,15 @@ func (e *Engine) parseReserve(reply any, limits []ratekit.Limit, cost int64, lea
 	return d, nil
 }
 
-// Settle moves the charge rc records to cost and releases rc's lease, in
-// one call (lua/settle.lua); see store.Settler. It updates rc.
-func (e *Engine) Settle(ctx context.Context, c Conn, key string, limits []ratekit.Limit, rc *ratekit.Receipt, cost int64) error {
-	if err := store.CheckCost(cost); err != nil {
-		return err
-	}
-	r, err := e.settle(ctx, c, key, limits, rc, "settle", cost)
-	if err != nil {
-		return err
-	}
-	for i := range limits {
-		rc.Ends[i], rc.Held[i] = r[2*i], r[2*i+1]
-	}
-	rc.Cost = cost
-	return nil
-}
-
-// Renew extends rc's lease in every InFlight limit by one lease from now,
-// and reports whether every one still held it; see store.Settler.
-func (e *Engine) Renew(ctx context.Context, c Conn, key string, limits []ratekit.Limit, rc *ratekit.Receipt) (bool, error) {
-	held, err := e.settle(ctx, c, key, limits, rc, "renew", rc.Cost)
-	if err != nil {
-		return false, err
-	}
-	for _, h := range held {
-		if h != 1 {
-			return false, nil
-		}
-	}
-	return true, nil
-}
-
 // settle runs lua/settle.lua in mode for rc, moving its charge to cost,
 // and returns its integers: each limit's end and held (settle), or whether
 // it holds its lease (renew).
-func (e *Engine) settle(ctx context.Context, c Conn, key string, limits []ratekit.Limit, rc *ratekit.Receipt, mode string, cost int64) ([]int64, error) {
+func (e *Engine) settle(ctx context.Context, c Conn, key string, sh *shape, rc *ratekit.Receipt, mode string, cost int64) ([]int64, error) {
+	limits := sh.limits
 	if err := store.CheckReceipt(rc, len(limits)); err != nil {
 		return nil, err
 	}
 	t, err := Tag(key)
-	if err != nil {
-		return nil, err
-	}
-	sh, err := e.shapeOf(limits)
 	if err != nil {
 		return nil, err
 	}

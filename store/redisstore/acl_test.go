@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"github.com/ratekit/ratekit/store/storetest"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,15 +90,15 @@ func decideWithEveryAlgorithm(t *testing.T, s *redisstore.Store) {
 	limits := append(redistest.ExactLimits(), ratekit.FixedWindow(5, time.Minute).Block(time.Minute).Named("blocked"))
 	for _, l := range limits {
 		for range 7 {
-			if _, err := s.Take(ctx, "subject", []ratekit.Limit{l}, 1); err != nil {
+			if _, err := storetest.Take(ctx, s, "subject", []ratekit.Limit{l}, 1); err != nil {
 				t.Fatalf("Take %s: %v", l.Name(), err)
 			}
 		}
-		if _, err := s.Peek(ctx, "subject", []ratekit.Limit{l}); err != nil {
+		if _, err := storetest.Peek(ctx, s, "subject", []ratekit.Limit{l}); err != nil {
 			t.Fatalf("Peek %s: %v", l.Name(), err)
 		}
 	}
-	if err := s.Reset(ctx, "subject", limits); err != nil {
+	if err := storetest.Reset(ctx, s, "subject", limits); err != nil {
 		t.Fatalf("Reset: %v", err)
 	}
 	lo, err := lockout.New(s, lockout.Config{Name: "login", Windows: []lockout.Window{{Scope: "w", Attempts: 2, Window: time.Minute, Block: time.Minute}}})

@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"github.com/ratekit/ratekit/store/storetest"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -74,7 +75,7 @@ func BenchmarkTakeSuppressed(b *testing.B) {
 			warm(b, s, keys, tc.limits, min(64, len(keys)))
 			var allowed atomic.Int64
 			parallel(b, srv, hook, len(keys), func(i int) error {
-				d, err := s.Take(context.Background(), keys[i], tc.limits, 1)
+				d, err := storetest.Take(context.Background(), s, keys[i], tc.limits, 1)
 				if err == nil && d.Allowed {
 					allowed.Add(1)
 				}

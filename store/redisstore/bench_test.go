@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"github.com/ratekit/ratekit/store/storetest"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -32,7 +33,7 @@ func warm(b *testing.B, s ratekit.Store, keys []string, limits []ratekit.Limit, 
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
-		go func() { defer wg.Done(); _, _ = s.Take(context.Background(), keys[i], limits, 1) }()
+		go func() { defer wg.Done(); _, _ = storetest.Take(context.Background(), s, keys[i], limits, 1) }()
 	}
 	wg.Wait()
 }
@@ -56,8 +57,9 @@ func BenchmarkTake(b *testing.B) {
 				keys[i] = "user-" + strconv.Itoa(i)
 			}
 			warm(b, s, keys, tc.Limits, 64) // load the script and open the pool's connections
+			p := storetest.MustPrepare(b, s, tc.Limits...)
 			parallel(b, srv, hook, len(keys), func(i int) error {
-				_, err := s.Take(context.Background(), keys[i], tc.Limits, 1)
+				_, err := p.Take(context.Background(), keys[i], 1)
 				return err
 			})
 		})

@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"errors"
+	"github.com/ratekit/ratekit/store/storetest"
 	"net"
 	"strings"
 	"testing"
@@ -159,7 +160,7 @@ func TestTakeRedisDown(t *testing.T) {
 		s := newStore(t, c, "down")
 		for i := range 3 {
 			err, elapsed := timed(timeout, func(ctx context.Context) error {
-				_, err := s.Take(ctx, "subject", limits, 1)
+				_, err := storetest.Take(ctx, s, "subject", limits, 1)
 				return err
 			})
 			checkDown(t, err, elapsed, timeout, "ratekit: redisstore: ", "connection refused", closed)
@@ -177,7 +178,7 @@ func TestTakeRedisDown(t *testing.T) {
 		t.Cleanup(func() { c.Close() })
 		const timeout = 15 * time.Millisecond
 		err, elapsed := timed(timeout, func(ctx context.Context) error {
-			_, err := newStore(t, c, "down").Take(ctx, "subject", limits, 1)
+			_, err := storetest.Take(ctx, newStore(t, c, "down"), "subject", limits, 1)
 			return err
 		})
 		checkDown(t, err, elapsed, timeout, "ratekit: redisstore: context deadline exceeded (last error: dial tcp ", "connection refused", closed)
@@ -191,7 +192,7 @@ func TestTakeRedisDown(t *testing.T) {
 		t.Cleanup(func() { c.Close() })
 		s := newStore(t, c, "down")
 		err, elapsed := timed(timeout, func(ctx context.Context) error {
-			_, err := s.Take(ctx, "subject", limits, 1)
+			_, err := storetest.Take(ctx, s, "subject", limits, 1)
 			return err
 		})
 		checkDown(t, err, elapsed, timeout, "ratekit: redisstore: ", "deadline exceeded")
@@ -246,9 +247,9 @@ func TestErrorsHaveOnePrefix(t *testing.T) {
 	_, errPrefix := redisstore.New(c, redisstore.WithPrefix("a b"))
 	_, errNil := redisstore.New(nil)
 	_, errNilClient := redisstore.New((*redis.Client)(nil))
-	_, errKey := s.Take(ctx, "", limits, 1)
-	_, errCost := s.Take(ctx, "k", limits, -1)
-	_, errCustom := s.Take(ctx, "k", []ratekit.Limit{ratekit.Custom("holds", 1, time.Minute, [3]int64{})}, 1)
+	_, errKey := storetest.Take(ctx, s, "", limits, 1)
+	_, errCost := storetest.Take(ctx, s, "k", limits, -1)
+	_, errCustom := storetest.Take(ctx, s, "k", []ratekit.Limit{ratekit.Custom("holds", 1, time.Minute, [3]int64{})}, 1)
 	for name, err := range map[string]error{
 		"algorithm name": errAlgorithm, "algorithm source": errSource, "prefix": errPrefix, "nil": errNil,
 		"nil client": errNilClient, "empty key": errKey, "cost": errCost, "unknown algorithm": errCustom,

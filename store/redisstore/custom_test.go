@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"github.com/ratekit/ratekit/store/storetest"
 	"testing"
 	"time"
 
@@ -54,7 +55,7 @@ func TestCustomAlgorithm(t *testing.T) {
 	}
 	// the custom algorithm is unknown to a store without it
 	plain := newStore(t, c, redistest.Prefix(t))
-	if _, err := plain.Take(ctx, "worker", []ratekit.Limit{limit}, 1); err == nil {
+	if _, err := storetest.Take(ctx, plain, "worker", []ratekit.Limit{limit}, 1); err == nil {
 		t.Fatal("a store without the algorithm ran it")
 	}
 	for _, bad := range []string{"fixed", "Bad-Name", ""} {

@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"fmt"
+	"github.com/ratekit/ratekit/store/storetest"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -86,31 +87,31 @@ func TestDifferentialRealRedis(t *testing.T) {
 			var msgs []string
 			switch o.kind {
 			case opTake:
-				dm, em = mem.Take(ctx, sub, ls, o.cost)
-				dr, er = red.Take(ctx, sub, ls, o.cost)
+				dm, em = storetest.Take(ctx, mem, sub, ls, o.cost)
+				dr, er = storetest.Take(ctx, red, sub, ls, o.cost)
 			case opPeek:
-				dm, em = mem.Peek(ctx, sub, ls)
-				dr, er = red.Peek(ctx, sub, ls)
+				dm, em = storetest.Peek(ctx, mem, sub, ls)
+				dr, er = storetest.Peek(ctx, red, sub, ls)
 			case opReset:
-				em, er = mem.Reset(ctx, sub, ls), red.Reset(ctx, sub, ls)
+				em, er = storetest.Reset(ctx, mem, sub, ls), storetest.Reset(ctx, red, sub, ls)
 			case opReserve:
-				dm, em = mem.Reserve(ctx, sub, ls, o.cost)
-				dr, er = red.Reserve(ctx, sub, ls, o.cost)
+				dm, em = storetest.Reserve(ctx, mem, sub, ls, o.cost)
+				dr, er = storetest.Reserve(ctx, red, sub, ls, o.cost)
 			case opSettle, opRelease:
 				p := pool[o.rc]
 				cost := o.cost
 				if o.kind == opRelease {
 					cost = p.mem.Cost
 				}
-				em, er = mem.Settle(ctx, sub, ls, p.mem, cost), red.Settle(ctx, sub, ls, p.red, cost)
+				em, er = storetest.Settle(ctx, mem, sub, ls, p.mem, cost), storetest.Settle(ctx, red, sub, ls, p.red, cost)
 				msgs = countReceipts(set, p.mem, p.red)
 				if o.kind == opRelease {
 					pool = append(pool[:o.rc], pool[o.rc+1:]...)
 				}
 			case opRenew:
 				p := pool[o.rc]
-				hm, e1 := mem.Renew(ctx, sub, ls, p.mem)
-				hr, e2 := red.Renew(ctx, sub, ls, p.red)
+				hm, e1 := storetest.Renew(ctx, mem, sub, ls, p.mem)
+				hr, e2 := storetest.Renew(ctx, red, sub, ls, p.red)
 				em, er = e1, e2
 				msgs = differ(msgs, "Renew", hm, hr)
 			}

@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"fmt"
+	"github.com/ratekit/ratekit/store/storetest"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -239,28 +240,28 @@ func (r *diffRun) play(o dop) bool {
 	var msgs []string
 	switch o.kind {
 	case opTake:
-		dm, em = r.mem.Take(ctx, sub, ls, o.cost)
-		dr, er = r.env.red.Take(ctx, sub, ls, o.cost)
+		dm, em = storetest.Take(ctx, r.mem, sub, ls, o.cost)
+		dr, er = storetest.Take(ctx, r.env.red, sub, ls, o.cost)
 	case opPeek:
-		dm, em = r.mem.Peek(ctx, sub, ls)
-		dr, er = r.env.red.Peek(ctx, sub, ls)
+		dm, em = storetest.Peek(ctx, r.mem, sub, ls)
+		dr, er = storetest.Peek(ctx, r.env.red, sub, ls)
 	case opReset:
-		em, er = r.mem.Reset(ctx, sub, ls), r.env.red.Reset(ctx, sub, ls)
+		em, er = storetest.Reset(ctx, r.mem, sub, ls), storetest.Reset(ctx, r.env.red, sub, ls)
 	case opReserve:
-		dm, em = r.mem.Reserve(ctx, sub, ls, o.cost)
-		dr, er = r.env.red.Reserve(ctx, sub, ls, o.cost)
+		dm, em = storetest.Reserve(ctx, r.mem, sub, ls, o.cost)
+		dr, er = storetest.Reserve(ctx, r.env.red, sub, ls, o.cost)
 	case opSettle, opRelease:
 		p := r.pool[o.rc]
 		cost := o.cost
 		if o.kind == opRelease {
 			cost = p.mem.Cost
 		}
-		em, er = r.mem.Settle(ctx, sub, ls, p.mem, cost), r.env.red.Settle(ctx, sub, ls, p.red, cost)
+		em, er = storetest.Settle(ctx, r.mem, sub, ls, p.mem, cost), storetest.Settle(ctx, r.env.red, sub, ls, p.red, cost)
 		msgs = diffReceipts(r.sets[o.set], p.mem, p.red)
 	case opRenew:
 		p := r.pool[o.rc]
-		hm, e1 := r.mem.Renew(ctx, sub, ls, p.mem)
-		hr, e2 := r.env.red.Renew(ctx, sub, ls, p.red)
+		hm, e1 := storetest.Renew(ctx, r.mem, sub, ls, p.mem)
+		hr, e2 := storetest.Renew(ctx, r.env.red, sub, ls, p.red)
 		em, er = e1, e2
 		if hm != hr {
 			msgs = append(msgs, fmt.Sprintf("Renew: mem %v, redis %v", hm, hr))

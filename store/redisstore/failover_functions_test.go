@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"fmt"
+	"github.com/ratekit/ratekit/store/storetest"
 	"strings"
 	"testing"
 	"time"
@@ -61,7 +62,7 @@ func TestFunctionsSurviveFailover(t *testing.T) {
 	// then every call decides, and each subject has its one earlier charge.
 	deadline = time.Now().Add(10 * time.Second)
 	for i := 0; i < subjects; {
-		d, err := s.Take(ctx, subject(i), limits, 1)
+		d, err := storetest.Take(ctx, s, subject(i), limits, 1)
 		if err != nil {
 			if time.Now().After(deadline) {
 				t.Fatalf("%s: %v, 10 s after the promotion", subject(i), err)

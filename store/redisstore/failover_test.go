@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"fmt"
+	"github.com/ratekit/ratekit/store/storetest"
 	"os"
 	"slices"
 	"sort"
@@ -157,7 +158,7 @@ func failover(t *testing.T, tc failoverCase, before bool) {
 				subject := w + failoverWorkers*(n%(failoverSubjects/failoverWorkers)) // each subject has one worker
 				cctx, cancel := context.WithTimeout(ctx, failoverTimeout)
 				start := time.Now()
-				d, err := s.Take(cctx, subjectName(subject), limits, 1)
+				d, err := storetest.Take(cctx, s, subjectName(subject), limits, 1)
 				end := time.Now()
 				cancel()
 				c := call{subject: int32(subject), ok: err == nil, start: since(start), end: since(end), remaining: d.Remaining}

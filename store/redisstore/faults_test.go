@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"errors"
+	"github.com/ratekit/ratekit/store/storetest"
 	"testing"
 	"time"
 
@@ -59,7 +60,7 @@ func chargedOnce(t *testing.T, viaProxy redis.UniversalClient, direct *redis.Cli
 		limits := []ratekit.Limit{ratekit.FixedWindow(10, time.Minute)}
 		take(t, s, "warm", limits, 1) // loads the script and warms a connection
 		proxy.DropNextReply()
-		if _, err := s.Take(ctx, "subject", limits, 1); err == nil {
+		if _, err := storetest.Take(ctx, s, "subject", limits, 1); err == nil {
 			t.Fatal("Take succeeded although its reply was lost")
 		}
 		keys, _ := s.Keys("subject", limits)
@@ -96,10 +97,10 @@ func TestRejectsBadCalls(t *testing.T) {
 	t.Cleanup(func() { c.Close() })
 	s := newStore(t, c, redistest.Prefix(t))
 	l := ratekit.FixedWindow(1, time.Minute)
-	if _, err := s.Take(context.Background(), "k", []ratekit.Limit{l, l}, 1); !errors.Is(err, ratekit.ErrInvalidLimit) {
+	if _, err := storetest.Take(context.Background(), s, "k", []ratekit.Limit{l, l}, 1); !errors.Is(err, ratekit.ErrInvalidLimit) {
 		t.Errorf("duplicate limits: %v", err)
 	}
-	if _, err := s.Take(context.Background(), "k", nil, 1); !errors.Is(err, ratekit.ErrInvalidLimit) {
+	if _, err := storetest.Take(context.Background(), s, "k", nil, 1); !errors.Is(err, ratekit.ErrInvalidLimit) {
 		t.Errorf("no limits: %v", err)
 	}
 	if _, err := redisstore.New(scripterOnly{c}); err == nil {

@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"github.com/ratekit/ratekit/store/storetest"
 	"strconv"
 	"strings"
 	"sync"
@@ -75,7 +76,7 @@ func TestFunctionsLoadedOnce(t *testing.T) {
 
 	// after a Reset the subject is read once (the key is gone: admitted),
 	// then charged INCRBY-first
-	if err := s.Reset(context.Background(), "subject", limits); err != nil {
+	if err := storetest.Reset(context.Background(), s, "subject", limits); err != nil {
 		t.Fatal(err)
 	}
 	before = commandCalls(t, c)
@@ -141,7 +142,7 @@ func TestFlushMidRun(t *testing.T) {
 					return
 				default:
 				}
-				d, err := s.Take(context.Background(), "subject", limits, 1)
+				d, err := storetest.Take(context.Background(), s, "subject", limits, 1)
 				switch {
 				case err != nil:
 					failed.Add(1)

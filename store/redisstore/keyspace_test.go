@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ratekit/ratekit/store/storetest"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -59,7 +60,7 @@ func TestHostileSubjects(t *testing.T) {
 	limits := []ratekit.Limit{ratekit.FixedWindow(5, time.Hour), ratekit.GCRA(5, time.Hour, 5)} // horizons outlast the test
 	subjects := hostileSubjects(100_000)
 
-	if _, err := s.Take(context.Background(), "", limits, 1); !errors.Is(err, ratekit.ErrEmptyKey) {
+	if _, err := storetest.Take(context.Background(), s, "", limits, 1); !errors.Is(err, ratekit.ErrEmptyKey) {
 		t.Fatalf("empty subject: %v, want ErrEmptyKey", err)
 	}
 	var wg sync.WaitGroup
@@ -71,7 +72,7 @@ func TestHostileSubjects(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for sub := range work {
-				if _, err := s.Take(context.Background(), sub, limits, 1); err != nil {
+				if _, err := storetest.Take(context.Background(), s, sub, limits, 1); err != nil {
 					mu.Lock()
 					errs = append(errs, fmt.Errorf("subject %.40q: %w", sub, err))
 					mu.Unlock()

@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"github.com/ratekit/ratekit/store/storetest"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -60,7 +61,7 @@ func newStore(t testing.TB, c redis.Scripter, prefix string, opts ...redisstore.
 
 func take(t testing.TB, s ratekit.Store, key string, limits []ratekit.Limit, cost int64) ratekit.Decision {
 	t.Helper()
-	d, err := s.Take(context.Background(), key, limits, cost)
+	d, err := storetest.Take(context.Background(), s, key, limits, cost)
 	if err != nil {
 		t.Fatalf("Take(%q, cost %d): %v", key, cost, err)
 	}

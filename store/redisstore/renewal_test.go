@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"github.com/ratekit/ratekit/store/storetest"
 	"net"
 	"sync/atomic"
 	"testing"
@@ -109,6 +110,10 @@ type renewHook struct {
 	renewals chan renewed
 }
 
+func (s *renewHook) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, s.Store).Prepare(limits)
+}
+
 // renewed is one renewal's result.
 type renewed struct {
 	held bool
@@ -117,7 +122,7 @@ type renewed struct {
 
 func (h *renewHook) Renew(ctx context.Context, key string, limits []ratekit.Limit, rc *ratekit.Receipt) (bool, error) {
 	h.before(h.n.Add(1))
-	held, err := h.Store.Renew(ctx, key, limits, rc)
+	held, err := storetest.Renew(ctx, h.Store, key, limits, rc)
 	h.renewals <- renewed{held, err}
 	return held, err
 }

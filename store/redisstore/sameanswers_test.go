@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"crypto/sha256"
+	"github.com/ratekit/ratekit/store/storetest"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -54,11 +55,11 @@ func (p pair) do(t *testing.T, s ratekit.Store, limits []ratekit.Limit, st step,
 	var err error
 	switch st.op {
 	case "take":
-		d, err = s.Take(ctx, sub, limits, st.cost)
+		d, err = storetest.Take(ctx, s, sub, limits, st.cost)
 	case "peek":
-		d, err = s.Peek(ctx, sub, limits)
+		d, err = storetest.Peek(ctx, s, sub, limits)
 	case "reset":
-		err = s.Reset(ctx, sub, limits)
+		err = storetest.Reset(ctx, s, sub, limits)
 	}
 	if err != nil {
 		t.Fatalf("%s: %v", st.op, err)

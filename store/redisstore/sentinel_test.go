@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"github.com/ratekit/ratekit/store/storetest"
 	"strconv"
 	"testing"
 	"time"
@@ -63,7 +64,7 @@ func TestSentinelFailover(t *testing.T) {
 	decide := func() error {
 		cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond) // the middleware's default timeout
 		defer cancel()
-		_, err := stores[0].Take(cctx, "steady", limits, 1)
+		_, err := storetest.Take(cctx, stores[0], "steady", limits, 1)
 		return err
 	}
 	// The writes so far reach both replicas before the kill: what a
@@ -99,7 +100,7 @@ func TestSentinelFailover(t *testing.T) {
 	}
 	t.Logf("master %s killed; decisions resumed after %s on %s (%d failed calls)", old, resumed.Round(time.Millisecond), now, failures)
 	for _, l := range redistest.ExactLimits() { // the denials in force before the failover hold
-		if d, err := stores[1].Take(ctx, "before-"+l.Name(), []ratekit.Limit{l}, 1); err != nil || d.Allowed {
+		if d, err := storetest.Take(ctx, stores[1], "before-"+l.Name(), []ratekit.Limit{l}, 1); err != nil || d.Allowed {
 			t.Fatalf("%s after the failover: %+v %v, want denied (100 of 100 used before)", l.Name(), d, err)
 		}
 	}

@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"fmt"
+	"github.com/ratekit/ratekit/store/storetest"
 	"slices"
 	"strings"
 	"sync"
@@ -198,7 +199,7 @@ func slowLoad(t *testing.T, proxy *redistest.Proxy, opts *redis.Options, prefix 
 				subject := fmt.Sprintf("subject-%d", next.Add(1)%slowSubjects)
 				ctx, cancel := context.WithTimeout(context.Background(), ratekit.DefaultTimeout)
 				start := time.Now()
-				_, err := s.Take(ctx, subject, limits, 1)
+				_, err := storetest.Take(ctx, s, subject, limits, 1)
 				mine = append(mine, time.Since(start))
 				cancel()
 				if err == nil {

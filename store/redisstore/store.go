@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync/atomic"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -87,12 +86,13 @@ func New(client redis.Scripter, opts ...Option) (*Store, error) {
 			o.apply(s)
 		}
 	}
+	s.opts.Explain = s.explain
 	eng, err := redisengine.New(s.opts)
 	if err != nil {
 		return nil, err
 	}
 	s.eng = eng
-	s.rep = redisengine.Extras{Engine: eng, Conn: (*conn)(s), Explain: s.explain}
+	s.rep = redisengine.Extras{Engine: eng, Conn: (*conn)(s)}
 	s.dials.watch(client)
 	return s, nil
 }
@@ -104,24 +104,10 @@ var (
 
 var errNilClient = errors.New("ratekit: redisstore: nil client")
 
-// Take implements ratekit.Store.
-func (s *Store) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
-	start := time.Now()
-	d, err := s.eng.Take(ctx, (*conn)(s), key, limits, cost)
-	return d, s.explain(ctx, start, err)
-}
-
-// Peek implements ratekit.Store.
-func (s *Store) Peek(ctx context.Context, key string, limits []ratekit.Limit) (ratekit.Decision, error) {
-	start := time.Now()
-	d, err := s.eng.Peek(ctx, (*conn)(s), key, limits)
-	return d, s.explain(ctx, start, err)
-}
-
-// Reset implements ratekit.Store. It forgets blocks too.
-func (s *Store) Reset(ctx context.Context, key string, limits []ratekit.Limit) error {
-	start := time.Now()
-	return s.explain(ctx, start, s.eng.Reset(ctx, (*conn)(s), key, limits))
+// Prepare implements ratekit.Store: limits prepared once, whose calls
+// decide in one round trip each (a store.Settler).
+func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return s.eng.Prepare((*conn)(s), limits)
 }
 
 // Keys returns the Redis keys that hold subject's state for limits: one state

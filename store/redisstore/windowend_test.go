@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"github.com/ratekit/ratekit/store/storetest"
 	"testing"
 	"time"
 
@@ -27,7 +28,7 @@ func TestFixedWindowEndsOnTime(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			calls, denied, zero := 0, 0, 0
 			for end := time.Now().Add(500 * time.Millisecond); time.Now().Before(end); {
-				d, err := s.Take(context.Background(), name, limits, 1)
+				d, err := storetest.Take(context.Background(), s, name, limits, 1)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -29,7 +29,7 @@ func countsDown(t *testing.T, h Harness, l ratekit.Limit) {
 func exactness(t *testing.T, h Harness, l ratekit.Limit) {
 	l = withBurst(l, 100)
 	allowed := Concurrently(200, func() bool {
-		d, err := h.Store.Take(context.Background(), "burst", []ratekit.Limit{l}, 1)
+		d, err := Take(context.Background(), h.Store, "burst", []ratekit.Limit{l}, 1)
 		return err == nil && d.Allowed
 	})
 	if allowed != 100 {
@@ -113,7 +113,7 @@ func allOrNothing(t *testing.T, h Harness, l ratekit.Limit) {
 func reset(t *testing.T, h Harness, l ratekit.Limit) {
 	l = l.Block(time.Hour)
 	fill(t, h, "k", l)
-	if err := h.Store.Reset(context.Background(), "k", []ratekit.Limit{l}); err != nil {
+	if err := Reset(context.Background(), h.Store, "k", []ratekit.Limit{l}); err != nil {
 		t.Fatal(err)
 	}
 	if d := take(t, h, "k", 1, l); !d.Allowed || d.Remaining != l.Spec().Quota-1 {

@@ -14,9 +14,9 @@ import (
 // runSettle runs the cases of store.Settler: settling charges and holding
 // InFlight slots.
 func runSettle(t *testing.T, newHarness func(t *testing.T) Harness) {
-	settlable := func(t *testing.T) (Harness, store.Settler) {
+	settlable := func(t *testing.T) (Harness, ratekit.Store) {
 		h := newHarness(t)
-		return h, h.Store.(store.Settler)
+		return h, h.Store
 	}
 	t.Run("SettleMovesTheCharge", func(t *testing.T) {
 		for _, l := range Algorithms(100, time.Hour) {
@@ -88,7 +88,7 @@ func runSettle(t *testing.T, newHarness func(t *testing.T) Harness) {
 			return
 		}
 		h.Advance(time.Second)
-		d, err := s.Take(context.Background(), "k", []ratekit.Limit{l}, 1)
+		d, err := Take(context.Background(), s, "k", []ratekit.Limit{l}, 1)
 		if err != nil || !d.Allowed || d.ResetAfter != time.Minute {
 			t.Fatalf("a charge a second after the refund: %+v, %v; want a new window (ResetAfter 1m)", d, err)
 		}
@@ -119,12 +119,12 @@ func runSettle(t *testing.T, newHarness func(t *testing.T) Harness) {
 		for range 2 {
 			held = append(held, reserve(t, s, "k", 0, l))
 		}
-		d, err := s.Reserve(context.Background(), "k", []ratekit.Limit{l}, 0)
+		d, err := Reserve(context.Background(), s, "k", []ratekit.Limit{l}, 0)
 		if err != nil || d.Allowed {
 			t.Fatalf("a third Reserve of cost 0 on InFlight(2): %+v, %v; want a denial", d, err)
 		}
 		settle(t, s, "k", held[0], 0, l)
-		if d, err := s.Reserve(context.Background(), "k", []ratekit.Limit{l}, 0); err != nil || !d.Allowed {
+		if d, err := Reserve(context.Background(), s, "k", []ratekit.Limit{l}, 0); err != nil || !d.Allowed {
 			t.Fatalf("after one slot was released: %+v, %v; want an admission", d, err)
 		}
 	})
@@ -189,7 +189,7 @@ func runSettle(t *testing.T, newHarness func(t *testing.T) Harness) {
 			}
 			held = append(held, rc)
 		}
-		d, err := s.Reserve(context.Background(), "k", []ratekit.Limit{l}, 5)
+		d, err := Reserve(context.Background(), s, "k", []ratekit.Limit{l}, 5)
 		if err != nil || d.Allowed || d.RetryAfter != store.RetryInFlight || d.Remaining != 0 || d.Receipt != nil {
 			t.Fatalf("a fourth request: %+v, %v; want a denial, Retry-After 1s", d, err)
 		}
@@ -206,7 +206,7 @@ func runSettle(t *testing.T, newHarness func(t *testing.T) Harness) {
 		_, s := settlable(t)
 		rate, slots := ratekit.FixedWindow(1, time.Hour), ratekit.InFlight(5)
 		reserve(t, s, "k", 1, rate, slots)
-		if d, err := s.Reserve(context.Background(), "k", []ratekit.Limit{rate, slots}, 1); err != nil || d.Allowed {
+		if d, err := Reserve(context.Background(), s, "k", []ratekit.Limit{rate, slots}, 1); err != nil || d.Allowed {
 			t.Fatalf("second call: %+v, %v; want a denial", d, err)
 		}
 		if got := peek(t, Harness{Store: s}, "k", slots).Remaining; got != 4 {
@@ -219,7 +219,7 @@ func runSettle(t *testing.T, newHarness func(t *testing.T) Harness) {
 		rc := reserve(t, s, "k", 1, l)
 		for range 3 { // 600 ms in all, twice the lease, renewed every 200 ms
 			h.Advance(200 * time.Millisecond)
-			if held, err := s.Renew(context.Background(), "k", []ratekit.Limit{l}, rc); err != nil || !held {
+			if held, err := Renew(context.Background(), s, "k", []ratekit.Limit{l}, rc); err != nil || !held {
 				t.Fatalf("renewal: %v, %v; want the lease held", held, err)
 			}
 		}
@@ -230,16 +230,16 @@ func runSettle(t *testing.T, newHarness func(t *testing.T) Harness) {
 		if d := peek(t, h, "k", l); d.Remaining != 1 {
 			t.Fatalf("a lapsed lease still holds its slot: %+v", d)
 		}
-		if held, err := s.Renew(context.Background(), "k", []ratekit.Limit{l}, rc); err != nil || held {
+		if held, err := Renew(context.Background(), s, "k", []ratekit.Limit{l}, rc); err != nil || held {
 			t.Fatalf("renewing a lapsed lease: %v, %v; want false", held, err)
 		}
 	})
 }
 
 // reserve calls Reserve, which must admit, and returns its receipt.
-func reserve(t *testing.T, s store.Settler, key string, cost int64, limits ...ratekit.Limit) *ratekit.Receipt {
+func reserve(t *testing.T, s ratekit.Store, key string, cost int64, limits ...ratekit.Limit) *ratekit.Receipt {
 	t.Helper()
-	d, err := s.Reserve(context.Background(), key, limits, cost)
+	d, err := Reserve(context.Background(), s, key, limits, cost)
 	if err != nil || !d.Allowed || d.Receipt == nil {
 		t.Errorf("Reserve(%q, %d): %+v, %v; want an admission with a receipt", key, cost, d, err)
 		return &ratekit.Receipt{Ends: make([]int64, len(limits)), Held: make([]int64, len(limits))}
@@ -248,9 +248,9 @@ func reserve(t *testing.T, s store.Settler, key string, cost int64, limits ...ra
 }
 
 // settle calls Settle and fails the test on an error.
-func settle(t *testing.T, s store.Settler, key string, rc *ratekit.Receipt, cost int64, limits ...ratekit.Limit) {
+func settle(t *testing.T, s ratekit.Store, key string, rc *ratekit.Receipt, cost int64, limits ...ratekit.Limit) {
 	t.Helper()
-	if err := s.Settle(context.Background(), key, limits, rc, cost); err != nil {
+	if err := Settle(context.Background(), s, key, limits, rc, cost); err != nil {
 		t.Errorf("Settle: %v", err)
 	}
 }

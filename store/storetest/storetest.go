@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/store"
 )
 
 // Harness is one store under test.
@@ -92,12 +91,12 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 	if newHarness(t).Draw != nil {
 		runSuppressed(t, newHarness, fake)
 	}
-	if _, ok := newHarness(t).Store.(store.Settler); ok {
+	if Settles(newHarness(t).Store, Algorithms(1, time.Hour)[0]) {
 		runSettle(t, newHarness)
 	}
 	t.Run("EmptyKey", func(t *testing.T) {
 		h := newHarness(t)
-		if _, err := h.Store.Take(context.Background(), "", Algorithms(1, time.Hour)[:1], 1); err == nil {
+		if _, err := Take(context.Background(), h.Store, "", Algorithms(1, time.Hour)[:1], 1); err == nil {
 			t.Fatal("empty key accepted")
 		}
 	})
@@ -106,7 +105,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 // take calls Take and fails the test on an error.
 func take(t *testing.T, h Harness, key string, cost int64, limits ...ratekit.Limit) ratekit.Decision {
 	t.Helper()
-	d, err := h.Store.Take(context.Background(), key, limits, cost)
+	d, err := Take(context.Background(), h.Store, key, limits, cost)
 	if err != nil {
 		t.Fatalf("Take(%q, %d): %v", key, cost, err)
 	}
@@ -118,7 +117,7 @@ func take(t *testing.T, h Harness, key string, cost int64, limits ...ratekit.Lim
 
 func peek(t *testing.T, h Harness, key string, limits ...ratekit.Limit) ratekit.Decision {
 	t.Helper()
-	d, err := h.Store.Peek(context.Background(), key, limits)
+	d, err := Peek(context.Background(), h.Store, key, limits)
 	if err != nil {
 		t.Fatalf("Peek(%q): %v", key, err)
 	}

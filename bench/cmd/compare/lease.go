@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/ratekit/ratekit/store/storetest"
 	"os"
 	"slices"
 	"strconv"
@@ -154,7 +155,7 @@ func measureLease(srv *server, prefix string, leased, useRueidis bool, d time.Du
 			go func() {
 				defer wg.Done()
 				for range 4 {
-					_, _ = in.store.Take(context.Background(), "warm-up", []ratekit.Limit{limit}, 1)
+					_, _ = storetest.Take(context.Background(), in.store, "warm-up", []ratekit.Limit{limit}, 1)
 				}
 			}()
 		}
@@ -204,7 +205,7 @@ func measureLease(srv *server, prefix string, leased, useRueidis bool, d time.Du
 	if err != nil {
 		return leaseResult{}, err
 	}
-	peek, err := ins[0].store.Peek(context.Background(), "global", []ratekit.Limit{limit})
+	peek, err := storetest.Peek(context.Background(), ins[0].store, "global", []ratekit.Limit{limit})
 	if err != nil {
 		return leaseResult{}, err
 	}

@@ -3,6 +3,7 @@ package integration_test
 import (
 	"context"
 	"fmt"
+	"github.com/ratekit/ratekit/store/storetest"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -24,9 +25,13 @@ type callCounter struct {
 	n *atomic.Int64
 }
 
+func (s callCounter) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, s.Store).Prepare(limits)
+}
+
 func (c callCounter) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
 	c.n.Add(1)
-	return c.Store.Take(ctx, key, limits, cost)
+	return storetest.Take(ctx, c.Store, key, limits, cost)
 }
 
 // cachedCounter counts the decisions observed with Cached set.

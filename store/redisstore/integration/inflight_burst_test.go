@@ -3,6 +3,7 @@ package integration_test
 import (
 	"context"
 	"errors"
+	"github.com/ratekit/ratekit/store/storetest"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -21,9 +22,13 @@ type reserveCounter struct {
 	n atomic.Int64
 }
 
+func (s *reserveCounter) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return storetest.FromCalls(s, s.Store).Prepare(limits)
+}
+
 func (s *reserveCounter) Reserve(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
 	s.n.Add(1)
-	return s.Store.Reserve(ctx, key, limits, cost)
+	return storetest.Reserve(ctx, s.Store, key, limits, cost)
 }
 
 // TestInFlightBurst: 2,000 concurrent requests of one subject through

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/ratekit/ratekit/store/storetest"
 	"io"
 	"os"
 	"os/exec"
@@ -50,7 +51,7 @@ func leaseChild() int {
 	}
 	var admitted int64
 	for s.Stats().Held == 0 {
-		d, err := s.Take(context.Background(), "all", killLimits(), 1)
+		d, err := storetest.Take(context.Background(), s, "all", killLimits(), 1)
 		if err != nil || !d.Allowed {
 			fmt.Println("error:", d, err)
 			return 1

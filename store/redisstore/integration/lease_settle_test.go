@@ -3,6 +3,7 @@ package integration_test
 import (
 	"context"
 	"errors"
+	"github.com/ratekit/ratekit/store/storetest"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -89,7 +90,7 @@ func TestLeaseSettlesOtherLimits(t *testing.T) {
 		if in != 3 || refused != 9 {
 			t.Fatalf("round %d: %d in the handler at once, %d refused; want 3 and 9", round, in, refused)
 		}
-		if d, err := rs.Peek(ctx, "u", []ratekit.Limit{ratekit.InFlight(3).Named("slots")}); err != nil || d.Remaining != 3 {
+		if d, err := storetest.Peek(ctx, rs, "u", []ratekit.Limit{ratekit.InFlight(3).Named("slots")}); err != nil || d.Remaining != 3 {
 			t.Fatalf("round %d: after the requests ended, Redis says %+v, %v; want 3 slots free", round, d, err)
 		}
 	}
@@ -111,7 +112,7 @@ func TestLeaseSettlesOtherLimits(t *testing.T) {
 	if c := userRequest(settled, "u"); c != http.StatusOK {
 		t.Fatalf("settled request: %d", c)
 	}
-	if d, err := rs.Peek(ctx, "u", []ratekit.Limit{tokens}); err != nil || d.Remaining != 970 {
+	if d, err := storetest.Peek(ctx, rs, "u", []ratekit.Limit{tokens}); err != nil || d.Remaining != 970 {
 		t.Fatalf("reserved 100, settled 30: Redis says %+v, %v; want 970 remaining", d, err)
 	}
 

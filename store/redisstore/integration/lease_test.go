@@ -56,7 +56,7 @@ func hammer(s ratekit.Store, key string, limits []ratekit.Limit, demand int, tl 
 		go func() {
 			defer wg.Done()
 			for i := 0; demand < 0 || i < demand; i++ {
-				d, err := s.Take(context.Background(), key, limits, 1)
+				d, err := storetest.Take(context.Background(), s, key, limits, 1)
 				switch {
 				case err != nil:
 					tl.errs.Add(1)
@@ -78,7 +78,7 @@ func hammer(s ratekit.Store, key string, limits []ratekit.Limit, demand int, tl 
 // how many units it debited, and the time to its end.
 func sharedWindow(t *testing.T, rs *redisstore.Store, key string, limit ratekit.Limit) (debited int64, left time.Duration) {
 	t.Helper()
-	d, err := rs.Peek(context.Background(), key, []ratekit.Limit{limit})
+	d, err := storetest.Peek(context.Background(), rs, key, []ratekit.Limit{limit})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package redistest
 
 import (
 	"context"
+	"github.com/ratekit/ratekit/store/storetest"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -37,7 +38,7 @@ func Burst[S ratekit.Store](stores []S, key string, limits []ratekit.Limit, n in
 		go func(s S) {
 			defer wg.Done()
 			<-start
-			d, err := s.Take(context.Background(), key, limits, 1)
+			d, err := storetest.Take(context.Background(), s, key, limits, 1)
 			switch {
 			case err != nil:
 				e.Add(1)

@@ -2,6 +2,7 @@ package rueidisstore_test
 
 import (
 	"context"
+	"github.com/ratekit/ratekit/store/storetest"
 	"strconv"
 	"testing"
 
@@ -29,8 +30,9 @@ func BenchmarkTake(b *testing.B) {
 				take(b, s, k, tc.Limits, 1)
 			}
 			calls0, usec0 := redistest.ScriptCPU(srv.Addr)
+			p := storetest.MustPrepare(b, s, tc.Limits...)
 			redistest.RunParallel(b, len(keys), func(i int) error {
-				_, err := s.Take(context.Background(), keys[i], tc.Limits, 1)
+				_, err := p.Take(context.Background(), keys[i], 1)
 				return err
 			})
 			if calls, usec := redistest.ScriptCPU(srv.Addr); calls > calls0 {

@@ -3,6 +3,7 @@ package rueidisstore_test
 import (
 	"context"
 	"errors"
+	"github.com/ratekit/ratekit/store/storetest"
 	"strconv"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ func TestLostReplyChargesOnce(t *testing.T) {
 	for i := range 5 {
 		subject := "subject-" + strconv.Itoa(i)
 		proxy.DropNextReply()
-		_, err := s.Take(context.Background(), subject, limits, 1)
+		_, err := storetest.Take(context.Background(), s, subject, limits, 1)
 		keys, _ := s.Keys(subject, limits)
 		v := get(t, direct, keys[0])
 		if err != nil && v == "1" {
@@ -49,7 +50,7 @@ func TestLostReplyChargesOnce(t *testing.T) {
 			t.Fatalf("%s: counter %q after one call (error %v); want 1, or nothing when the call failed before it ran", subject, v, err)
 		}
 		for { // the client reconnects in the background
-			if _, err := s.Peek(context.Background(), "warm", limits); err == nil {
+			if _, err := storetest.Peek(context.Background(), s, "warm", limits); err == nil {
 				break
 			}
 			time.Sleep(10 * time.Millisecond) // polling the client's reconnection, not a race
@@ -106,7 +107,7 @@ func TestBoundedByContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := s.Take(ctx, "subject", limits, 1)
+	_, err := storetest.Take(ctx, s, "subject", limits, 1)
 	if elapsed := time.Since(start); err == nil || !errors.Is(err, context.DeadlineExceeded) || elapsed > time.Second {
 		t.Fatalf("Take on a frozen Redis: %v after %v; want the context's deadline, within a second", err, elapsed)
 	}

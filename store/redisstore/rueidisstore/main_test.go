@@ -2,6 +2,7 @@ package rueidisstore_test
 
 import (
 	"context"
+	"github.com/ratekit/ratekit/store/storetest"
 	"testing"
 
 	"github.com/redis/rueidis"
@@ -44,7 +45,7 @@ func targets(t *testing.T, f func(t *testing.T, addrs []string)) {
 
 func take(t testing.TB, s ratekit.Store, key string, limits []ratekit.Limit, cost int64) ratekit.Decision {
 	t.Helper()
-	d, err := s.Take(context.Background(), key, limits, cost)
+	d, err := storetest.Take(context.Background(), s, key, limits, cost)
 	if err != nil {
 		t.Fatalf("Take(%q, cost %d): %v", key, cost, err)
 	}

@@ -69,7 +69,7 @@ func New(client rueidis.Client, opts ...Option) (*Store, error) {
 	if client == nil {
 		return nil, errors.New("ratekit: rueidisstore: nil client")
 	}
-	o := redisengine.Options{Name: "rueidisstore"}
+	o := redisengine.Options{Name: "rueidisstore", Explain: func(ctx context.Context, _ time.Time, err error) error { return explain(ctx, err) }}
 	for _, opt := range opts {
 		if opt != nil {
 			opt.apply(&o)
@@ -80,25 +80,14 @@ func New(client rueidis.Client, opts ...Option) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{client: client, eng: eng}
-	s.rep = redisengine.Extras{Engine: eng, Conn: (*conn)(s), Explain: func(ctx context.Context, _ time.Time, err error) error { return explain(ctx, err) }}
+	s.rep = redisengine.Extras{Engine: eng, Conn: (*conn)(s)}
 	return s, nil
 }
 
-// Take implements ratekit.Store.
-func (s *Store) Take(ctx context.Context, key string, limits []ratekit.Limit, cost int64) (ratekit.Decision, error) {
-	d, err := s.eng.Take(ctx, (*conn)(s), key, limits, cost)
-	return d, explain(ctx, err)
-}
-
-// Peek implements ratekit.Store.
-func (s *Store) Peek(ctx context.Context, key string, limits []ratekit.Limit) (ratekit.Decision, error) {
-	d, err := s.eng.Peek(ctx, (*conn)(s), key, limits)
-	return d, explain(ctx, err)
-}
-
-// Reset implements ratekit.Store. It forgets blocks too.
-func (s *Store) Reset(ctx context.Context, key string, limits []ratekit.Limit) error {
-	return explain(ctx, s.eng.Reset(ctx, (*conn)(s), key, limits))
+// Prepare implements ratekit.Store: limits prepared once, whose calls
+// decide in one round trip each (a store.Settler).
+func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
+	return s.eng.Prepare((*conn)(s), limits)
 }
 
 // Keys returns the Redis keys that hold subject's state for limits: one

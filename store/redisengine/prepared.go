@@ -1,0 +1,106 @@
+package redisengine
+
+import (
+	"context"
+	"time"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/store"
+)
+
+// Prepare returns limits prepared for calls through c, a store.Settler:
+// their arguments and key shapes made once, so a call only adds its
+// subject and cost. A store's Prepare is this with its own Conn.
+func (e *Engine) Prepare(c Conn, limits []ratekit.Limit) (ratekit.Prepared, error) {
+	sh, err := e.newShape(limits)
+	if err != nil {
+		return nil, err
+	}
+	return &prepared{e: e, c: c, sh: sh}, nil
+}
+
+// prepared is one set of limits of an Engine on a Conn.
+type prepared struct {
+	e  *Engine
+	c  Conn
+	sh *shape
+}
+
+var _ store.Settler = (*prepared)(nil)
+
+// Take charges cost to every limit for key if all of them admit it, in one
+// call; see ratekit.Prepared.
+func (p *prepared) Take(ctx context.Context, key string, cost int64) (ratekit.Decision, error) {
+	start := time.Now()
+	if err := store.CheckCost(cost); err != nil {
+		return ratekit.Decision{}, err
+	}
+	d, err := p.e.decide(ctx, p.c, key, p.sh, cost, "take", false)
+	return d, p.e.explain(ctx, start, err)
+}
+
+// Peek reports the state of the limits for key without changing it.
+func (p *prepared) Peek(ctx context.Context, key string) (ratekit.Decision, error) {
+	start := time.Now()
+	d, err := p.e.decide(ctx, p.c, key, p.sh, 1, "peek", false)
+	return d, p.e.explain(ctx, start, err)
+}
+
+// Reset forgets the state of the limits for key, blocks included.
+func (p *prepared) Reset(ctx context.Context, key string) error {
+	start := time.Now()
+	t, err := Tag(key)
+	if err != nil {
+		return err
+	}
+	cmd := &Command{Keys: p.e.keys(t, p.sh, nil), head: []string{"0", "reset"}}
+	_, err = p.e.run(ctx, p.c, progDecide, cmd)
+	return p.e.explain(ctx, start, err)
+}
+
+// Reserve is Take that records what an admitted call charged in
+// Decision.Receipt (see store.Settler): the call's time comes back with
+// the decision, in the same round trip, and each InFlight limit takes a
+// lease named by the engine.
+func (p *prepared) Reserve(ctx context.Context, key string, cost int64) (ratekit.Decision, error) {
+	start := time.Now()
+	if err := store.CheckCost(cost); err != nil {
+		return ratekit.Decision{}, err
+	}
+	d, err := p.e.decide(ctx, p.c, key, p.sh, cost, "take", true)
+	return d, p.e.explain(ctx, start, err)
+}
+
+// Settle moves the charge rc records to cost and releases rc's lease, in
+// one call (lua/settle.lua); see store.Settler. It updates rc.
+func (p *prepared) Settle(ctx context.Context, key string, rc *ratekit.Receipt, cost int64) error {
+	start := time.Now()
+	if err := store.CheckCost(cost); err != nil {
+		return err
+	}
+	r, err := p.e.settle(ctx, p.c, key, p.sh, rc, "settle", cost)
+	if err != nil {
+		return p.e.explain(ctx, start, err)
+	}
+	for i := range p.sh.ids {
+		rc.Ends[i], rc.Held[i] = r[2*i], r[2*i+1]
+	}
+	rc.Cost = cost
+	return nil
+}
+
+// Renew extends rc's lease in every InFlight limit by one lease from now,
+// and reports whether every one still held it; see store.Settler.
+func (p *prepared) Renew(ctx context.Context, key string, rc *ratekit.Receipt) (bool, error) {
+	start := time.Now()
+	held, err := p.e.settle(ctx, p.c, key, p.sh, rc, "renew", rc.Cost)
+	if err != nil {
+		return false, p.e.explain(ctx, start, err)
+	}
+	for _, h := range held {
+		if h != 1 {
+			return false, nil
+		}
+	}
+	return true, nil
+}
