@@ -86,9 +86,34 @@ func NewGuard(l *Limiter, opts ...Option) *Guard {
 // queue mode returns after its Delay (or when ctx ends). Check sets the
 // rate-limit headers, and on a denial Retry-After and Cache-Control, on h.
 func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64, h HeaderSetter) Verdict {
-	var res *Reservation // set when the Guard reserves
-	d, err := g.observed(ctx, key, keyErr, cost, &res)
 	c := g.cfg
+	var start time.Time
+	if c.observer != nil {
+		start = time.Now()
+	}
+	var d Decision
+	var res *Reservation // set when the Guard reserves
+	err := keyErr
+	if err == nil {
+		sctx := ctx // the store call's: bounded by the timeout unless the store never waits
+		if !g.unbounded {
+			var cancel context.CancelFunc
+			sctx, cancel = c.bound(ctx)
+			defer cancel()
+		}
+		if g.reserving {
+			// on a store error, res holds the request's place among the
+			// in-flight ones, if any
+			if res, err = g.limiter.reserve(sctx, key, cost, true); err == nil {
+				d = res.Decision
+			}
+		} else {
+			d, err = g.limiter.AllowN(sctx, key, cost)
+		}
+	}
+	if c.observer != nil {
+		g.observe(ctx, start, key, keyErr, cost, d, err, res)
+	}
 	if err != nil {
 		requestErr := keyErr != nil || isRequestError(err)
 		switch {
@@ -193,29 +218,4 @@ func wait(ctx context.Context, d time.Duration) {
 	case <-t.C:
 	case <-ctx.Done():
 	}
-}
-
-func (g *Guard) decide(ctx context.Context, key string, keyErr error, cost int64, res **Reservation) (Decision, error) {
-	if keyErr != nil {
-		return Decision{}, keyErr
-	}
-	if !g.reserving {
-		if g.unbounded { // a store that never waits needs no timer
-			return g.limiter.AllowN(ctx, key, cost)
-		}
-		ctx, cancel := g.cfg.bound(ctx)
-		defer cancel()
-		return g.limiter.AllowN(ctx, key, cost)
-	}
-	if !g.unbounded {
-		var cancel context.CancelFunc
-		ctx, cancel = g.cfg.bound(ctx)
-		defer cancel()
-	}
-	r, err := g.limiter.reserve(ctx, key, cost, true)
-	*res = r // on a store error, r holds the request's place among the in-flight ones, if any
-	if err != nil {
-		return Decision{}, err
-	}
-	return r.Decision, nil
 }

@@ -50,7 +50,8 @@ func writeHeaders(h HeaderSetter, d *Decision, mode HeaderMode, now time.Time) {
 	}
 	var vals [5]string
 	n := headerValues(&vals, d, mode, now)
-	for i, k := range headerNames(mode)[:n] {
+	names := headerNames(mode)
+	for i, k := range names[:n] {
 		h.Set(k, vals[i])
 	}
 }
@@ -61,28 +62,22 @@ func writeHTTPHeaders(h http.Header, d *Decision, mode HeaderMode, now time.Time
 	var vals [5]string
 	n := headerValues(&vals, d, mode, now)
 	backing := make([]string, n)
-	for i, k := range headerNames(mode)[:n] {
+	names := headerNames(mode)
+	for i, k := range names[:n] {
 		backing[i] = vals[i]
 		h[k] = backing[i : i+1 : i+1]
 	}
 }
 
-var (
-	namesAll    = []string{headerLimit, headerRemaining, headerReset, headerPolicy, headerRateLimit}
-	namesIETF   = namesAll[3:]
-	namesLegacy = namesAll[:3]
-)
-
-func headerNames(mode HeaderMode) []string {
-	switch mode & HeadersDefault {
-	case HeadersDefault:
-		return namesAll
-	case HeadersLegacy:
-		return namesLegacy
-	case HeadersIETF:
-		return namesIETF
+func headerNames(mode HeaderMode) (names [5]string) {
+	i := 0
+	if mode&HeadersLegacy != 0 {
+		names[0], names[1], names[2], i = headerLimit, headerRemaining, headerReset, 3
 	}
-	return nil
+	if mode&HeadersIETF != 0 {
+		names[i], names[i+1] = headerPolicy, headerRateLimit
+	}
+	return names
 }
 
 // headerValues fills vals in headerNames(mode) order and returns how many.

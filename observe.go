@@ -7,16 +7,9 @@ import (
 	"github.com/ratekit/ratekit/observe"
 )
 
-// observed decides one request as decide does and, when an observer is set,
-// reports the decision with the store's latency.
-func (g *Guard) observed(ctx context.Context, key string, keyErr error, cost int64, reserved **Reservation) (Decision, error) {
+// observe reports a decision of Check, made from start, to the observer.
+func (g *Guard) observe(ctx context.Context, start time.Time, key string, keyErr error, cost int64, d Decision, err error, res *Reservation) {
 	obs := g.cfg.observer
-	if obs == nil {
-		return g.decide(ctx, key, keyErr, cost, reserved)
-	}
-	start := time.Now()
-	d, err := g.decide(ctx, key, keyErr, cost, reserved)
-	res := *reserved
 	e := observe.Event{Cost: cost, Subject: key, Err: err}
 	invalid := keyErr != nil || isRequestError(err)
 	if !invalid {
@@ -30,7 +23,6 @@ func (g *Guard) observed(ctx context.Context, key string, keyErr error, cost int
 		e.Held = g.limiter.held
 	}
 	obs.Observe(ctx, e)
-	return d, err
 }
 
 // fillEvent sets e's outcome and binding limit from a decision, or from the

@@ -56,8 +56,8 @@ func TestInstruments(t *testing.T) {
 			data = "gauge"
 		case metricdata.Histogram[float64]:
 			data = "histogram"
-			if b := d.DataPoints[0].Bounds; !slices.Equal(b, ratekitotel.DefaultBuckets) {
-				t.Errorf("latency bounds %v, want %v", b, ratekitotel.DefaultBuckets)
+			if b := d.DataPoints[0].Bounds; !slices.Equal(b, ratekitotel.DefaultBuckets()) {
+				t.Errorf("latency bounds %v, want %v", b, ratekitotel.DefaultBuckets())
 			}
 		}
 		if w, ok := wantKinds[im.Name]; !ok || im.Unit != w.unit || data != w.data || im.Description == "" {

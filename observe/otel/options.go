@@ -12,12 +12,12 @@ import (
 // package's import path.
 const ScopeName = "github.com/ratekit/ratekit/observe/otel"
 
-// DefaultBuckets are the bucket boundaries, in seconds, that
+// DefaultBuckets returns the bucket boundaries, in seconds, that
 // ratekit.store.latency advises when WithBuckets is not given: from half a
 // millisecond to 250 ms, so that a call cut off by ratekit.DefaultTimeout
-// (100 ms) lands in the last bucket but one; a View can override them. New
-// copies it: change it, if at all, before any call to New.
-var DefaultBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25}
+// (100 ms) lands in the last bucket but one; a View can override them. Each
+// call returns a new slice.
+func DefaultBuckets() []float64 { return []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25} }
 
 // An Option configures New. Options are immutable values, safe to share
 // and to use from several goroutines; build them with the With functions of
@@ -40,7 +40,7 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 }
 
 // WithBuckets sets the bucket boundaries, in seconds and in increasing
-// order, that the latency histogram advises (default DefaultBuckets). The
+// order, that the latency histogram advises (default DefaultBuckets()). The
 // slice is copied.
 func WithBuckets(bounds []float64) Option {
 	b := append([]float64(nil), bounds...)
@@ -57,7 +57,7 @@ func newConfig(opts []Option) (*config, error) {
 		c.provider = otel.GetMeterProvider()
 	}
 	if len(c.buckets) == 0 {
-		c.buckets = append([]float64(nil), DefaultBuckets...)
+		c.buckets = DefaultBuckets()
 	}
 	for i, b := range c.buckets {
 		if math.IsNaN(b) || math.IsInf(b, 0) || i > 0 && b <= c.buckets[i-1] {

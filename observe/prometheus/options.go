@@ -12,11 +12,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// DefaultBuckets are the latency histogram's bucket bounds in seconds when
-// WithBuckets is not given: from half a millisecond to 250 ms, so that a
-// call cut off by ratekit.DefaultTimeout (100 ms) lands in the last bucket
-// but one. New copies it: change it, if at all, before any call to New.
-var DefaultBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25}
+// DefaultBuckets returns the latency histogram's bucket bounds in seconds
+// when WithBuckets is not given: from half a millisecond to 250 ms, so that
+// a call cut off by ratekit.DefaultTimeout (100 ms) lands in the last bucket
+// but one. Each call returns a new slice.
+func DefaultBuckets() []float64 { return []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25} }
 
 // An Option configures New. Options are immutable values, safe to share
 // and to use from several goroutines; build them with the With functions of
@@ -41,7 +41,7 @@ func WithNamespace(ns string) Option {
 }
 
 // WithBuckets sets the latency histogram's bucket bounds in seconds, in
-// increasing order (default DefaultBuckets). The slice is copied.
+// increasing order (default DefaultBuckets()). The slice is copied.
 func WithBuckets(bounds []float64) Option {
 	b := append([]float64(nil), bounds...)
 	return optionFunc(func(c *config) { c.buckets = b })
@@ -66,7 +66,7 @@ func newConfig(opts []Option) (*config, error) {
 		o.apply(c)
 	}
 	if len(c.buckets) == 0 {
-		c.buckets = append([]float64(nil), DefaultBuckets...)
+		c.buckets = DefaultBuckets()
 	}
 	var errs []error
 	if c.namespace != "" && !validName(c.namespace, true) {

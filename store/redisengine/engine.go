@@ -9,9 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/store"
 )
 
 // DefaultPrefix starts every key unless Options.Prefix says otherwise.
@@ -113,47 +110,6 @@ type prefixed struct {
 
 func (p *prefixed) Error() string { return p.msg }
 func (p *prefixed) Unwrap() error { return p.err }
-
-func (e *Engine) decide(ctx context.Context, c Conn, key string, sh *shape, cost int64, mode string, receipt bool) (ratekit.Decision, error) {
-	t, err := Tag(key)
-	if err != nil {
-		return ratekit.Decision{}, err
-	}
-	cmd := &Command{static: sh.static, ints: sh.ints}
-	cmd.Keys = e.keys(t, sh, cmd)
-	cmd.h[0], cmd.h[1] = costString(cost), mode
-	cmd.head = cmd.h[:2]
-	var lease string
-	var sent int64
-	reserve := receipt || mode == "take" && cost > 0 && sh.inflight
-	if reserve {
-		// a call that takes leases names them, says when it charged, and
-		// takes nothing once its caller has given up (see reserveLate)
-		lease = e.lease(sh)
-		sent = e.offset.now()
-		cmd.h[1], cmd.h[2], cmd.h[3] = "reserve", lease, itoa(e.offset.deadline(ctx))
-		cmd.head = cmd.h[:]
-	}
-	if sh.suppressed {
-		cmd.t[0] = itoa(store.DrawBits(e.random()))
-		cmd.tail = cmd.t[:]
-	}
-	reply, err := e.run(ctx, c, progDecide, cmd)
-	if receipt && err != nil && late(err) {
-		reply, err = e.reserveLate(ctx, c, cmd, err, &sent)
-	}
-	if err != nil {
-		return ratekit.Decision{}, err
-	}
-	if !reserve {
-		return e.parseDecision(reply, sh.limits)
-	}
-	d, err := e.parseReserve(reply, sh.limits, cost, lease, sent)
-	if !receipt {
-		d.Receipt = nil // a Take holds no receipt, as memstore's
-	}
-	return d, err
-}
 
 // costs are the strings of the usual costs, made once.
 var costs = func() (s [64]string) {

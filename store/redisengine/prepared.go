@@ -35,14 +35,14 @@ func (p *prepared) Take(ctx context.Context, key string, cost int64) (ratekit.De
 	if err := store.CheckCost(cost); err != nil {
 		return ratekit.Decision{}, err
 	}
-	d, err := p.e.decide(ctx, p.c, key, p.sh, cost, "take", false)
+	d, err := p.decide(ctx, key, cost, "take", false)
 	return d, p.e.explain(ctx, start, err)
 }
 
 // Peek reports the state of the limits for key without changing it.
 func (p *prepared) Peek(ctx context.Context, key string) (ratekit.Decision, error) {
 	start := time.Now()
-	d, err := p.e.decide(ctx, p.c, key, p.sh, 1, "peek", false)
+	d, err := p.decide(ctx, key, 1, "peek", false)
 	return d, p.e.explain(ctx, start, err)
 }
 
@@ -67,7 +67,7 @@ func (p *prepared) Reserve(ctx context.Context, key string, cost int64) (ratekit
 	if err := store.CheckCost(cost); err != nil {
 		return ratekit.Decision{}, err
 	}
-	d, err := p.e.decide(ctx, p.c, key, p.sh, cost, "take", true)
+	d, err := p.decide(ctx, key, cost, "take", true)
 	return d, p.e.explain(ctx, start, err)
 }
 
@@ -103,4 +103,49 @@ func (p *prepared) Renew(ctx context.Context, key string, rc *ratekit.Receipt) (
 		}
 	}
 	return true, nil
+}
+
+// decide makes one call of the engine's decide program in mode ("take",
+// "peek"; a charging call of a set with an InFlight limit, or a receipt's,
+// is a "reserve") and reads its reply.
+func (p *prepared) decide(ctx context.Context, key string, cost int64, mode string, receipt bool) (ratekit.Decision, error) {
+	e, c, sh := p.e, p.c, p.sh
+	t, err := Tag(key)
+	if err != nil {
+		return ratekit.Decision{}, err
+	}
+	cmd := &Command{static: sh.static, ints: sh.ints}
+	cmd.Keys = e.keys(t, sh, cmd)
+	cmd.h[0], cmd.h[1] = costString(cost), mode
+	cmd.head = cmd.h[:2]
+	var lease string
+	var sent int64
+	reserve := receipt || mode == "take" && cost > 0 && sh.inflight
+	if reserve {
+		// a call that takes leases names them, says when it charged, and
+		// takes nothing once its caller has given up (see reserveLate)
+		lease = e.lease(sh)
+		sent = e.offset.now()
+		cmd.h[1], cmd.h[2], cmd.h[3] = "reserve", lease, itoa(e.offset.deadline(ctx))
+		cmd.head = cmd.h[:]
+	}
+	if sh.suppressed {
+		cmd.t[0] = itoa(store.DrawBits(e.random()))
+		cmd.tail = cmd.t[:]
+	}
+	reply, err := e.run(ctx, c, progDecide, cmd)
+	if receipt && err != nil && late(err) {
+		reply, err = e.reserveLate(ctx, c, cmd, err, &sent)
+	}
+	if err != nil {
+		return ratekit.Decision{}, err
+	}
+	if !reserve {
+		return e.parseDecision(reply, sh.limits)
+	}
+	d, err := e.parseReserve(reply, sh.limits, cost, lease, sent)
+	if !receipt {
+		d.Receipt = nil // a Take holds no receipt, as memstore's
+	}
+	return d, err
 }

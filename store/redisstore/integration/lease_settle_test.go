@@ -116,7 +116,7 @@ func TestLeaseSettlesOtherLimits(t *testing.T) {
 		t.Fatalf("reserved 100, settled 30: Redis says %+v, %v; want 970 remaining", d, err)
 	}
 
-	const want = `limit "rate" is leased`
+	const want = "cannot settle"
 	if _, err := ratekit.New(ls, rate, ratekit.InFlight(3).Named("slots")); !errors.Is(err, ratekit.ErrInvalidLimit) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("New with the leased rate and an InFlight limit: %v; want ErrInvalidLimit saying %q", err, want)
 	}
