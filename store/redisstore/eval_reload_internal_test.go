@@ -122,11 +122,4 @@ func TestReloadSlots(t *testing.T) {
 	if loads.Load() < 3 {
 		waitLoads(3)
 	}
-
-	// Turned off, as TestClusterFailover does to measure go-redis alone.
-	s.noSlotReload = true
-	time.Sleep(reloadEvery)
-	before := loads.Load()
-	s.reloadSlots(time.Now(), io.EOF)
-	waitLoads(before)
 }

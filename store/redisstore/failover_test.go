@@ -15,7 +15,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/store/redisstore"
 	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
@@ -54,15 +53,12 @@ const (
 // except once on the dead shard, by the counts that asynchronous replication
 // had not yet copied to the replica when its master died.
 //
-// RATEKIT_FAILOVER_BEFORE=1 turns the store's reloads off and only logs the
-// figures (go-redis on its own, for comparison; up to 80 s per case).
 // RATEKIT_FAILOVER_EXPERIMENTS=1 adds cases: a master frozen (SIGSTOP)
 // rather than killed, with the recommended settings and with the defaults
 // (whose 5 s ReadTimeout can hold a slot-map reload on the frozen node: the
 // bound is 7 s), and servers with
 // cluster-require-full-coverage no (the other shards keep answering).
 func TestClusterFailover(t *testing.T) {
-	before := os.Getenv("RATEKIT_FAILOVER_BEFORE") == "1"
 	cases := []failoverCase{
 		{name: "recommended", opts: recommendedClusterOptions(), within: 2 * time.Second},
 		{name: "defaults", within: 5 * time.Second},
@@ -76,7 +72,7 @@ func TestClusterFailover(t *testing.T) {
 		)
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) { failover(t, tc, before) })
+		t.Run(tc.name, func(t *testing.T) { failover(t, tc) })
 	}
 }
 
@@ -103,17 +99,13 @@ type call struct {
 // machine (or the test's process) was short of CPU then.
 type stall struct{ start, end, late time.Duration }
 
-func failover(t *testing.T, tc failoverCase, before bool) {
+func failover(t *testing.T, tc failoverCase) {
 	ctx := context.Background()
 	name, opts, within := tc.name, tc.opts, tc.within
 	cluster := redistest.StartReplicated(t, tc.extra...)
 	client := cluster.NewClient(&opts)
 	t.Cleanup(func() { client.Close() })
-	var storeOpts []redisstore.Option
-	if before {
-		storeOpts = append(storeOpts, redisstore.WithoutSlotReload())
-	}
-	s := newStore(t, client, redistest.Prefix(t), storeOpts...)
+	s := newStore(t, client, redistest.Prefix(t))
 	limits := []ratekit.Limit{ratekit.FixedWindow(1_000_000, time.Hour)}
 
 	shards, err := cluster.Shards(ctx)
@@ -145,7 +137,6 @@ func failover(t *testing.T, tc failoverCase, before bool) {
 	t0 := time.Now()
 	since := func(tm time.Time) time.Duration { return tm.Sub(t0) }
 	var stop atomic.Bool
-	var lastDeadFail atomic.Int64 // start of the latest failure on the dead shard, but timeouts
 	records := make([][]call, failoverWorkers)
 	stalls := make([][]stall, failoverCanaries)
 	var wg sync.WaitGroup
@@ -163,10 +154,6 @@ func failover(t *testing.T, tc failoverCase, before bool) {
 				c := call{subject: int32(subject), ok: err == nil, start: since(start), end: since(end), remaining: d.Remaining}
 				if err != nil {
 					c.kind, c.slow = errKind(err)
-					if shardOf[subject] == 0 && (!c.slow || tc.freeze) {
-						for v := lastDeadFail.Load(); int64(c.start) > v && !lastDeadFail.CompareAndSwap(v, int64(c.start)); v = lastDeadFail.Load() {
-						}
-					}
 				}
 				records[w] = append(records[w], c)
 				time.Sleep(4 * time.Millisecond) // pace the load: 2 cores are shared
@@ -214,17 +201,7 @@ func failover(t *testing.T, tc failoverCase, before bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if before {
-		// Run until the dead shard has answered for 2 s without a failure.
-		for deadline := promoted.Add(80 * time.Second); time.Now().Before(deadline); {
-			time.Sleep(100 * time.Millisecond)
-			if last := t0.Add(time.Duration(lastDeadFail.Load())); time.Since(last) > 2*time.Second && time.Since(promoted) > 2*time.Second {
-				break
-			}
-		}
-	} else {
-		time.Sleep(time.Until(promoted.Add(within + time.Second)))
-	}
+	time.Sleep(time.Until(promoted.Add(within + time.Second)))
 	halt()
 
 	// Failures and resumption. A failure that is a mere timeout (the call's
@@ -361,10 +338,6 @@ func failover(t *testing.T, tc failoverCase, before bool) {
 		kindList = append(kindList, fmt.Sprintf("%d × %s", n, k))
 	}
 	sort.Strings(kindList)
-	mode := "after"
-	if before {
-		mode = "BEFORE (store reload off)"
-	}
 	sec := func(d time.Duration) string { return fmt.Sprintf("%.2fs", d.Seconds()) }
 	rel := func(at, from time.Duration) string { // "never" when at is -1: no success after the last failure
 		if at < 0 {
@@ -376,12 +349,12 @@ func failover(t *testing.T, tc failoverCase, before bool) {
 	if lastOtherFail >= 0 {
 		otherResumed = rel(otherResume, promo) + " after the promotion"
 	}
-	t.Logf("failover %s, %s: kill→promotion %s, promotion→resume %s (dead shard; bound %v), outage %s; "+
+	t.Logf("failover %s: kill→promotion %s, promotion→resume %s (dead shard; bound %v), outage %s; "+
 		"other shards resumed %s; failed %d of %d decisions (dead shard %d, other shards %d, mere timeouts %d); "+
 		"slowest call %v (timeout %v; %d calls over +%v excused: canaries overran by up to %v); "+
 		"after the bound, failed %d of %d calls on the dead shard, %d of %d on the others; "+
 		"%d subjects lost %d counts to the failover; errors: %s",
-		name, mode, sec(promo-kill), rel(deadResume, promo), within, rel(deadResume, kill),
+		name, sec(promo-kill), rel(deadResume, promo), within, rel(deadResume, kill),
 		otherResumed, failed, total, deadFailed, otherFailed, slow,
 		slowest.Round(time.Millisecond), failoverTimeout, excused, failoverSlack, maxStall.Round(time.Millisecond),
 		bad[0], n[0], bad[1], n[1],
@@ -403,9 +376,6 @@ func failover(t *testing.T, tc failoverCase, before bool) {
 	}
 	if rises > 0 {
 		t.Errorf("%d times a subject's remaining count did not fall", rises)
-	}
-	if before {
-		return
 	}
 	if n[0] == 0 || rate(0) > rate(1)+0.05 {
 		t.Errorf("after promotion + %v, %d of %d calls failed on the dead shard, %d of %d on the others", within, bad[0], n[0], bad[1], n[1])
