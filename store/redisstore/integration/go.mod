@@ -5,6 +5,7 @@ go 1.24
 require (
 	github.com/alicebob/miniredis/v2 v2.40.0
 	github.com/ratekit/ratekit v0.1.0
+	github.com/ratekit/ratekit/internal/redistest v0.1.0
 	github.com/ratekit/ratekit/store/redisstore v0.1.0
 	github.com/ratekit/ratekit/store/redisstore/rueidisstore v0.1.0
 	github.com/redis/go-redis/v9 v9.22.0
@@ -20,6 +21,7 @@ require (
 
 replace (
 	github.com/ratekit/ratekit => ../../..
+	github.com/ratekit/ratekit/internal/redistest => ../../../internal/redistest
 	github.com/ratekit/ratekit/store/redisstore => ..
 	github.com/ratekit/ratekit/store/redisstore/rueidisstore => ../rueidisstore
 )

@@ -11,8 +11,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/store/redisstore"
-	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
 // margin is what a call may take beyond its context's deadline.

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/store/redisstore"
-	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
 // concurrencyLimit is a custom algorithm: at most p1 requests "in flight",

@@ -9,7 +9,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/ratekit/ratekit/store/redisstore/redistest"
+	"github.com/ratekit/ratekit/internal/redistest"
 )
 
 // expiryProbe reads a key's PTTL, whether it exists, and Redis's time in

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/store"
 	"github.com/ratekit/ratekit/store/memstore"
-	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
 // TestDifferentialRealRedis plays random sequences of every store.Settler

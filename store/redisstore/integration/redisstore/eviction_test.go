@@ -15,9 +15,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/lockout"
 	"github.com/ratekit/ratekit/store/redisstore"
-	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
 // TestPingWarnsOfEviction: Ping logs one warning for a Redis whose

@@ -3,8 +3,8 @@ package redisstore_test
 import (
 	"testing"
 
+	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/store/redisstore"
-	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
 // TestExactness sends 200 concurrent requests through 4 separate clients (4

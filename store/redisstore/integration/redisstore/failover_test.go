@@ -15,7 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/store/redisstore/redistest"
+	"github.com/ratekit/ratekit/internal/redistest"
 )
 
 // recommendedClusterOptions are the cluster client settings docs/operations.md

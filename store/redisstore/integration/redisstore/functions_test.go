@@ -12,7 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/store/redisstore/redistest"
+	"github.com/ratekit/ratekit/internal/redistest"
 )
 
 // commandCalls returns the calls of each command in INFO commandstats.

@@ -9,9 +9,9 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/reputation"
 	"github.com/ratekit/ratekit/store/memstore"
-	"github.com/ratekit/ratekit/store/redisstore/redistest"
 	"github.com/ratekit/ratekit/store/storetest"
 )
 

@@ -12,8 +12,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/store/memstore"
-	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
 // step is one call in a scripted sequence: advance the clock, then call.

@@ -13,8 +13,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/store/redisstore"
-	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
 // The load of TestSlowRedis: slowWorkers goroutines call Take back to back

@@ -11,9 +11,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/store/memstore"
 	"github.com/ratekit/ratekit/store/redisstore"
-	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
 // newSeededPair is newPair with both stores drawing from their own copy of

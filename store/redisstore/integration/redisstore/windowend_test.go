@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/store/redisstore/redistest"
+	"github.com/ratekit/ratekit/internal/redistest"
 )
 
 // TestFixedWindowEndsOnTime: on a real redis-server a key lives through the

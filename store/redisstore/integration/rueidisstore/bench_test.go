@@ -7,7 +7,7 @@ import (
 
 	"github.com/redis/rueidis"
 
-	"github.com/ratekit/ratekit/store/redisstore/redistest"
+	"github.com/ratekit/ratekit/internal/redistest"
 )
 
 // BenchmarkTake is redisstore's BenchmarkTake through rueidis: parallel

@@ -3,7 +3,7 @@ package rueidisstore_test
 import (
 	"testing"
 
-	"github.com/ratekit/ratekit/store/redisstore/redistest"
+	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/store/redisstore/rueidisstore"
 )
 
