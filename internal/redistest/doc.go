@@ -24,4 +24,9 @@
 //
 // Packages that use the shared servers call Main from TestMain so that the
 // servers are stopped when the tests end.
+//
+// It is a module of its own that is never released. Only unreleased modules
+// import it (store/redisstore/integration holds the Redis stores' tests): a
+// user's go mod tidy loads the tests of the packages it imports, and could
+// not fetch this module.
 package redistest
