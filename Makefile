@@ -1,7 +1,7 @@
 # ratekit: make run (demo server), make test, make bench, make lint,
 # make api (record the exported API), make release VERSION=vX.Y.Z.
 GO      ?= go
-MODULES := . store/redisstore store/redisstore/rueidisstore examples adapters/gin adapters/echo adapters/fiber adapters/grpc adapters/paritytest examples/gin examples/echo examples/fiber examples/grpc observe/prometheus observe/otel tools
+MODULES := . store/redisstore store/redisstore/rueidisstore store/redisstore/integration internal/redistest examples adapters/gin adapters/echo adapters/fiber adapters/grpc adapters/paritytest examples/gin examples/echo examples/fiber examples/grpc observe/prometheus observe/otel tools
 ARGS    ?=
 
 .PHONY: run test bench bench-peers lint api release

@@ -6,6 +6,7 @@ require (
 	github.com/go-chi/httprate v0.16.1
 	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/ratekit/ratekit v0.1.0
+	github.com/ratekit/ratekit/internal/redistest v0.1.0
 	github.com/ratekit/ratekit/store/redisstore v0.1.0
 	github.com/ratekit/ratekit/store/redisstore/rueidisstore v0.1.0
 	github.com/redis/go-redis/v9 v9.22.0
@@ -38,6 +39,7 @@ require (
 
 replace (
 	github.com/ratekit/ratekit => ../
+	github.com/ratekit/ratekit/internal/redistest => ../internal/redistest
 	github.com/ratekit/ratekit/store/redisstore => ../store/redisstore
 	github.com/ratekit/ratekit/store/redisstore/rueidisstore => ../store/redisstore/rueidisstore
 )

@@ -5,6 +5,7 @@ go 1.24
 require (
 	github.com/prometheus/client_golang v1.23.2
 	github.com/ratekit/ratekit v0.1.0
+	github.com/ratekit/ratekit/internal/redistest v0.1.0
 	github.com/ratekit/ratekit/observe/prometheus v0.1.0
 	github.com/ratekit/ratekit/store/redisstore v0.1.0
 	github.com/redis/go-redis/v9 v9.22.0
@@ -27,6 +28,7 @@ require (
 
 replace (
 	github.com/ratekit/ratekit => ../
+	github.com/ratekit/ratekit/internal/redistest => ../internal/redistest
 	github.com/ratekit/ratekit/observe/prometheus => ../observe/prometheus
 	github.com/ratekit/ratekit/store/redisstore => ../store/redisstore
 )

@@ -12,6 +12,7 @@ require (
 	github.com/ratekit/ratekit/adapters/fiber v0.1.0
 	github.com/ratekit/ratekit/adapters/gin v0.1.0
 	github.com/ratekit/ratekit/adapters/grpc v0.1.0
+	github.com/ratekit/ratekit/internal/redistest v0.1.0
 	github.com/ratekit/ratekit/observe/prometheus v0.1.0
 	github.com/ratekit/ratekit/store/redisstore v0.1.0
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261110000943-09e21b237f2c
@@ -83,6 +84,7 @@ replace (
 	github.com/ratekit/ratekit/adapters/fiber => ../fiber
 	github.com/ratekit/ratekit/adapters/gin => ../gin
 	github.com/ratekit/ratekit/adapters/grpc => ../grpc
+	github.com/ratekit/ratekit/internal/redistest => ../../internal/redistest
 	github.com/ratekit/ratekit/observe/prometheus => ../../observe/prometheus
 	github.com/ratekit/ratekit/store/redisstore => ../../store/redisstore
 )

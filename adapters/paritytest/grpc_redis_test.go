@@ -15,8 +15,8 @@ import (
 
 	"github.com/ratekit/ratekit"
 	ratekitgrpc "github.com/ratekit/ratekit/adapters/grpc"
+	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/store/redisstore"
-	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
 func TestMain(m *testing.M) { redistest.Main(m) }

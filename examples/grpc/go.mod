@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/ratekit/ratekit v0.1.0
 	github.com/ratekit/ratekit/adapters/grpc v0.1.0
+	github.com/ratekit/ratekit/internal/redistest v0.1.0
 	github.com/ratekit/ratekit/store/redisstore v0.1.0
 	github.com/redis/go-redis/v9 v9.22.0
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261110000943-09e21b237f2c
@@ -25,5 +26,6 @@ require (
 replace (
 	github.com/ratekit/ratekit => ../..
 	github.com/ratekit/ratekit/adapters/grpc => ../../adapters/grpc
+	github.com/ratekit/ratekit/internal/redistest => ../../internal/redistest
 	github.com/ratekit/ratekit/store/redisstore => ../../store/redisstore
 )

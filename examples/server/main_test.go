@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/lockout"
-	"github.com/ratekit/ratekit/store/redisstore/redistest"
 )
 
 func TestMain(m *testing.M) { redistest.Main(m) }

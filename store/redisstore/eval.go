@@ -172,7 +172,7 @@ const reloadEvery = 250 * time.Millisecond
 // until the map is right; go-redis runs one reload at a time.
 func (s *Store) reloadSlots(start time.Time, err error) {
 	c, ok := s.proc.(*redis.ClusterClient)
-	if !ok || c == nil || s.noSlotReload {
+	if !ok || c == nil {
 		return
 	}
 	if !staleHint(err) && s.dials.since(start) == nil {

@@ -29,8 +29,7 @@ type Store struct {
 	logger *slog.Logger // warnings from Ping (WithLogger)
 	dials  *dialWatch   // the client's last failed dial (the client's hook keeps only this)
 
-	lastReload   atomic.Int64 // when the store last asked its cluster client to reload its slot map, UnixNano
-	noSlotReload bool         // tests: never ask (the client on its own)
+	lastReload atomic.Int64 // when the store last asked its cluster client to reload its slot map, UnixNano
 }
 
 // processor is implemented by every go-redis client; the store uses it to

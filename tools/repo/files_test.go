@@ -33,7 +33,10 @@ func TestNoLargeFiles(t *testing.T) {
 
 // TestNoForeignInternalImports fails when a Go file imports an internal
 // package of another module of the repository: modules are released
-// together, but a user may upgrade one without the other.
+// together, but a user may upgrade one without the other. A module whose
+// path is internal itself (internal/redistest) is there for the others,
+// which import it from their tests; no released module may
+// (TestReleasedImportOnlyReleased).
 func TestNoForeignInternalImports(t *testing.T) {
 	tr := load(t)
 	for _, f := range tr.Files {
@@ -50,8 +53,45 @@ func TestNoForeignInternalImports(t *testing.T) {
 			if !repo.IsOwn(p) || !strings.Contains("/"+p+"/", "/internal/") {
 				continue
 			}
-			if to := moduleOf(tr.Modules, p); to != from {
+			if to := moduleOf(tr.Modules, p); to != from && !strings.Contains(to+"/", "/internal/") {
 				t.Errorf("%s imports %s, an internal package of module %s: export it where its readers look, or keep it in this module", f, p, to)
+			}
+		}
+	}
+}
+
+// TestReleasedImportOnlyReleased fails when a Go file of a released module,
+// test files included, imports a package of an unreleased module of the
+// repository. A user's go mod tidy loads the tests of the packages the
+// user's module imports, so it would look for a module that is never tagged,
+// and fail. Tests that need one (those on internal/redistest's servers) live
+// in an unreleased module, such as store/redisstore/integration.
+func TestReleasedImportOnlyReleased(t *testing.T) {
+	tr := load(t)
+	released := map[string]bool{}
+	for _, m := range tr.Modules {
+		released[m.Path] = m.Released
+	}
+	for _, f := range tr.Files {
+		if !strings.HasSuffix(f, ".go") || strings.Contains("/"+f, "/testdata/") {
+			continue
+		}
+		from := moduleOf(tr.Modules, fileImportPath(tr.Modules, f))
+		if !released[from] {
+			continue
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), filepath.Join(tr.Root, filepath.FromSlash(f)), nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range file.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if !repo.IsOwn(p) {
+				continue
+			}
+			if to := moduleOf(tr.Modules, p); !released[to] {
+				t.Errorf("%s, in the released module %s, imports %s, of the unreleased module %s: "+
+					"a user's go mod tidy would look for that module and fail; move the file to an unreleased module", f, from, p, to)
 			}
 		}
 	}

@@ -36,7 +36,11 @@ var Released = []string{
 }
 
 // Unreleased lists the directories of the modules that are never tagged:
-// examples, tests that span modules, benchmarks and these tools.
+// examples, tests that span modules or need real servers, the Redis test
+// servers (internal/redistest), benchmarks and these tools. No file of a
+// released module, test files included, imports one of them: a user's go mod
+// tidy loads the tests of the packages it imports, and could not fetch a
+// module that is never tagged.
 var Unreleased = []string{
 	"adapters/paritytest",
 	"bench",
@@ -45,6 +49,8 @@ var Unreleased = []string{
 	"examples/fiber",
 	"examples/gin",
 	"examples/grpc",
+	"internal/redistest",
+	"store/redisstore/integration",
 	"tools",
 }
 

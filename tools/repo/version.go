@@ -13,8 +13,9 @@ import (
 
 // DeclaredVersion returns the version at which the tree's modules require
 // one another: the version the tree is about to be (or was last) released
-// at. Every such requirement must name the same release version, and a
-// released module may require only released modules.
+// at. Every such requirement must name the same release version (one on an
+// unreleased module too, which a replace resolves), and a released module
+// may require only released modules.
 func DeclaredVersion(mods []Module) (string, error) {
 	released := map[string]bool{}
 	for _, m := range mods {
@@ -29,8 +30,8 @@ func DeclaredVersion(mods []Module) (string, error) {
 				continue
 			}
 			v := r.Mod.Version
-			if !released[r.Mod.Path] {
-				return "", fmt.Errorf("repo: %s requires %s, which is not released", m.Dir, r.Mod.Path)
+			if m.Released && !released[r.Mod.Path] {
+				return "", fmt.Errorf("repo: %s is released and requires %s, which is not", m.Dir, r.Mod.Path)
 			}
 			if !semver.IsValid(v) || module.IsPseudoVersion(v) || semver.Build(v) != "" {
 				return "", fmt.Errorf("repo: %s requires %s %s: not a release version (run the release command's -set)", m.Dir, r.Mod.Path, v)

@@ -1,0 +1,39 @@
+package redisstore_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ratekit/ratekit/internal/redistest"
+	"github.com/ratekit/ratekit/store/redisstore"
+	"github.com/ratekit/ratekit/store/storetest"
+)
+
+// TestConformance runs the store suite on miniredis with a fake clock, on a
+// real redis-server and on the real cluster, the last two on the real clock.
+func TestConformance(t *testing.T) {
+	t.Run("miniredis-fake-clock", func(t *testing.T) {
+		storetest.Run(t, miniHarness)
+	})
+	targets(t, func(t *testing.T, tg target) {
+		c := tg.newClient()
+		t.Cleanup(func() { c.Close() })
+		storetest.Run(t, func(t *testing.T) storetest.Harness {
+			d := storetest.NewDraw()
+			return storetest.Harness{Store: newStore(t, c, redistest.Prefix(t), redisstore.WithRandom(d.Float64)), Advance: redistest.Sleep, Draw: d}
+		})
+	})
+}
+
+// miniHarness is redisstore over miniredis on a fake clock.
+func miniHarness(t *testing.T) storetest.Harness {
+	m := miniredis.RunT(t)
+	clock := redistest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), m)
+	c := redis.NewClient(&redis.Options{Addr: m.Addr(), ContextTimeoutEnabled: true})
+	t.Cleanup(func() { c.Close() })
+	d := storetest.NewDraw()
+	return storetest.Harness{Store: newStore(t, c, "conf", redisstore.WithRandom(d.Float64)), Advance: clock.Advance, Exact: true, Draw: d}
+}

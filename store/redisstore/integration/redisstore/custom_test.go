@@ -1,0 +1,66 @@
+package redisstore_test
+
+import (
+	"context"
+	"github.com/ratekit/ratekit/store/storetest"
+	"testing"
+	"time"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/redistest"
+	"github.com/ratekit/ratekit/store/redisstore"
+)
+
+// concurrencyLimit is a custom algorithm: at most p1 requests "in flight",
+// each holding its slot for p2 ms (a counter whose TTL restarts with every
+// admission). It follows the engine's contract: read, decide, return a write.
+const concurrencyLimit = `function(key, slots, hold_ms)
+  local used = tonumber(redis.call('GET', key) or '0')
+  local remaining = math.max(slots - used, 0)
+  local ttl = redis.call('PTTL', key)
+  local reset = 0
+  if ttl > 0 then reset = ttl * 1000 end
+  if cost > slots then return false, remaining, reset, 0, 1 end
+  if used + cost > slots then return false, remaining, reset, reset, 0 end
+  if not charge then return true, remaining, reset, 0, 0 end
+  return true, remaining, reset, 0, 0, remaining - cost, hold_ms * 1000, 0,
+    'set', string.format('%d', used + cost), hold_ms
+end`
+
+func TestCustomAlgorithm(t *testing.T) {
+	c := redistest.Standalone(t).NewClient(nil)
+	t.Cleanup(func() { c.Close() })
+	s, err := redisstore.New(c, redisstore.WithPrefix(redistest.Prefix(t)), redisstore.WithAlgorithm("holds", concurrencyLimit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := ratekit.Custom("holds", 3, time.Minute, [3]int64{3, 60_000, 0})
+	l, err := ratekit.New(s, limit, ratekit.FixedWindow(100, time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := range 3 {
+		d, err := l.Allow(ctx, "worker")
+		if err != nil || !d.Allowed || d.States[0].Remaining != int64(2-i) {
+			t.Fatalf("request %d: %+v %v", i, d, err)
+		}
+	}
+	d, err := l.Allow(ctx, "worker")
+	if err != nil || d.Allowed || d.Limit.Spec().Algorithm != "holds" || d.RetryAfter <= 59*time.Second {
+		t.Fatalf("fourth request: %+v %v; want denied by holds with a retry of ~60s", d, err)
+	}
+	if d.States[1].Remaining != 97 {
+		t.Fatalf("the fixed window was charged by a denial: %d left", d.States[1].Remaining)
+	}
+	// the custom algorithm is unknown to a store without it
+	plain := newStore(t, c, redistest.Prefix(t))
+	if _, err := storetest.Take(ctx, plain, "worker", []ratekit.Limit{limit}, 1); err == nil {
+		t.Fatal("a store without the algorithm ran it")
+	}
+	for _, bad := range []string{"fixed", "Bad-Name", ""} {
+		if _, err := redisstore.New(c, redisstore.WithAlgorithm(bad, concurrencyLimit)); err == nil {
+			t.Errorf("algorithm name %q accepted", bad)
+		}
+	}
+}
