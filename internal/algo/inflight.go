@@ -1,0 +1,114 @@
+package algo
+
+import (
+	"fmt"
+	"time"
+)
+
+// InFlight holds at most Quota slots of a subject at once; each slot is a
+// lease of Window, renewed while its request runs.
+const InFlight = "inflight"
+
+// RetryInFlight is the RetryAfter of a denial by an InFlight limit: a slot
+// comes back when a request ends, which no store can foresee, and 1 s is
+// the shortest Retry-After.
+const RetryInFlight = time.Second
+
+// minLease is the shortest lease: renewals every quarter of it must have
+// time to reach the store.
+const minLease = 10 * time.Millisecond
+
+type inFlight struct{ base }
+
+func (inFlight) Caps() Caps { return Holds }
+
+func (inFlight) Validate(s *Spec, shadow bool) Fault {
+	if f := modifiers(s, takes{}); f.Field != "" {
+		return f
+	}
+	if f := logCount("slots", "an in-flight limit", s.Quota); f.Field != "" {
+		return f
+	}
+	switch {
+	case s.Window < minLease:
+		return fault("lease", fmt.Sprintf("must be at least %s (got %s)", minLease, s.Window))
+	case s.Block != 0:
+		return fault("block", "does not apply to an in-flight limit: a slot comes back when a request ends")
+	case shadow:
+		return fault("shadow", "does not apply to an in-flight limit")
+	}
+	return Window("lease", s.Window)
+}
+
+func (inFlight) Describe(s *Spec) string {
+	return fmt.Sprintf("%s: in flight %d, lease %s", s.Name, s.Quota, s.Window)
+}
+
+func (inFlight) Args(s *Spec) [3]int64 { return [3]int64{s.Quota, s.Window.Milliseconds(), 0} }
+
+// Header: slots, not requests per window.
+func (inFlight) Header(s *Spec) (int64, time.Duration) { return s.Quota, 0 }
+
+func (inFlight) Share(s *Spec, n int64) bool { return shareCount(s, n) }
+
+// Decide: see algorithms.inflight in the engine. e.Log holds the leases as
+// pairs: expiry µs, lease id. An admitted call takes one slot whatever its
+// cost; a reserve takes one whatever its cost (0 too).
+func (inFlight) Decide(s *Spec, e *State, c Call) (r Result, next State) {
+	live := int64(0)
+	if e != nil {
+		live = liveLeases(e.Log, c.Now)
+	}
+	r.Remaining = max(s.Quota-live, 0)
+	if (c.Cost > 0 || c.Charge) && live+1 > s.Quota {
+		r.RetryAfter = RetryInFlight
+		return r, next
+	}
+	r.Allowed = true
+	if !c.Charge {
+		return r, next
+	}
+	r.Remaining--
+	expiry := c.Now + s.Window.Microseconds()
+	next = State{Log: make([]int64, 0, 2*live+2), ExpireMS: (expiry + 999) / 1000}
+	for i := 0; e != nil && i < len(e.Log); i += 2 {
+		if e.Log[i] > c.Now {
+			next.Log = append(next.Log, e.Log[i], e.Log[i+1])
+		}
+	}
+	next.Log = append(next.Log, expiry, c.Lease)
+	return r, next
+}
+
+// liveLeases counts the leases of log (pairs: expiry µs, id) alive at now.
+func liveLeases(log []int64, now int64) int64 {
+	n := int64(0)
+	for i := 0; i < len(log); i += 2 {
+		if log[i] > now {
+			n++
+		}
+	}
+	return n
+}
+
+func (inFlight) Release(e *State, lease int64) {
+	for k := 0; k < len(e.Log); k += 2 {
+		if e.Log[k+1] == lease {
+			e.Log = append(e.Log[:k], e.Log[k+2:]...)
+			return
+		}
+	}
+}
+
+func (inFlight) Renew(s *Spec, e *State, lease, now int64) bool {
+	expiry, found := now+s.Window.Microseconds(), false
+	for k := 0; k < len(e.Log); k += 2 {
+		if e.Log[k+1] == lease && e.Log[k] > now {
+			e.Log[k], found = expiry, true
+		}
+	}
+	if found {
+		e.ExpireMS = max(e.ExpireMS, (expiry+999)/1000)
+	}
+	return found
+}
