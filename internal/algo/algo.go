@@ -114,16 +114,17 @@ type Rules interface {
 type Algorithm interface {
 	Rules
 	// Decide decides c against the live state e (nil: none) without
-	// changing it, and returns the limit's result and, when c charges and
-	// the limit admits, the state to store (else the zero State).
-	Decide(s *Spec, e *State, c Call) (Result, State)
-	// Commit returns the state to store once the call's outcome is known:
-	// for most algorithms next, when admitted; a Draws algorithm returns it
+	// changing it, and returns the limit's result. When c charges and the
+	// limit admits (a Draws algorithm: when c charges), it writes the state
+	// to store to *next, which is zero on entry.
+	Decide(s *Spec, e *State, c Call, next *State) Result
+	// Commit reports whether to store next once the call's outcome is
+	// known: for most algorithms, when admitted; a Draws algorithm stores it
 	// either way, with the call counted as admitted or declined.
-	Commit(next State, admitted bool, cost int64) (State, bool)
+	Commit(next *State, admitted bool, cost int64) bool
 	// End is where a charge made at now sits in the state next it left
 	// (ratekit.Receipt.Ends), for a Settles algorithm.
-	End(s *Spec, next State, now int64) int64
+	End(s *Spec, next *State, now int64) int64
 	// GiveBack gives back n units of a charge that sits at *end in the live
 	// state e, as far as e still holds them, moving *end if need be.
 	GiveBack(s *Spec, e *State, end *int64, n, now int64)
@@ -131,8 +132,9 @@ type Algorithm interface {
 	// sat at end and held held there, charged at now, past the limit if
 	// need be; and where the charge then sits and how much of it e holds.
 	Extra(s *Spec, e *State, end, held, n, now int64) (next State, at, holds int64)
-	// Release drops lease from e; Renew extends it by one lease from now
-	// and reports whether e still held it (Holds algorithms).
+	// Release drops lease from the live state e; Renew extends it by one
+	// lease from now and reports whether e still held it (Holds
+	// algorithms).
 	Release(e *State, lease int64)
 	Renew(s *Spec, e *State, lease, now int64) bool
 }
@@ -143,9 +145,9 @@ type base struct{}
 
 func (base) Derive(*Spec) {}
 
-func (base) Commit(next State, admitted bool, _ int64) (State, bool) { return next, admitted }
+func (base) Commit(_ *State, admitted bool, _ int64) bool { return admitted }
 
-func (base) End(*Spec, State, int64) int64 { return 0 }
+func (base) End(*Spec, *State, int64) int64 { return 0 }
 
 func (base) GiveBack(*Spec, *State, *int64, int64, int64) {}
 

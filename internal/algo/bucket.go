@@ -20,9 +20,9 @@ const (
 
 type bucket struct{ base }
 
-func (bucket) Caps() Caps { return Cacheable | SettlesAtReset }
+func (*bucket) Caps() Caps { return Cacheable | SettlesAtReset }
 
-func (bucket) Validate(s *Spec, _ bool) Fault {
+func (*bucket) Validate(s *Spec, _ bool) Fault {
 	if f := modifiers(s, takes{queue: s.Algorithm == LeakyBucket}); f.Field != "" {
 		return f
 	}
@@ -47,7 +47,7 @@ func (bucket) Validate(s *Spec, _ bool) Fault {
 // Derive sets the emission interval: period/rate rounded up to whole
 // microseconds, so the rate carries a fixed error below one microsecond per
 // request and never drifts.
-func (bucket) Derive(s *Spec) {
+func (*bucket) Derive(s *Spec) {
 	s.Interval = 0
 	if !(s.Rate > 0) {
 		return
@@ -60,7 +60,7 @@ func (bucket) Derive(s *Spec) {
 	s.Interval = time.Duration(us) * time.Microsecond
 }
 
-func (bucket) Describe(s *Spec) string {
+func (*bucket) Describe(s *Spec) string {
 	d := fmt.Sprintf("%s: %s %s per %s, burst %d", s.Name, s.Algorithm, strconv.FormatFloat(s.Rate, 'g', -1, 64), s.Window, s.Quota)
 	if s.MaxWait > 0 {
 		d += fmt.Sprintf(", queue up to %s", s.MaxWait)
@@ -68,22 +68,22 @@ func (bucket) Describe(s *Spec) string {
 	return d
 }
 
-func (bucket) Args(s *Spec) [3]int64 {
+func (*bucket) Args(s *Spec) [3]int64 {
 	return [3]int64{s.Interval.Microseconds(), s.Quota, s.MaxWait.Microseconds()}
 }
 
 // Header: the burst per the time it takes to refill.
-func (bucket) Header(s *Spec) (int64, time.Duration) {
+func (*bucket) Header(s *Spec) (int64, time.Duration) {
 	return s.Quota, time.Duration(min(float64(s.Interval)*float64(s.Quota), float64(bounds.MaxWindow)))
 }
 
-func (bucket) Share(s *Spec, n int64) bool {
+func (*bucket) Share(s *Spec, n int64) bool {
 	s.Quota, s.Rate = max(s.Quota/n, 1), s.Rate/float64(n)
 	return true
 }
 
 // Decide: see algorithms.gcra in the engine.
-func (bucket) Decide(s *Spec, e *State, c Call) (r Result, next State) {
+func (*bucket) Decide(s *Spec, e *State, c Call, next *State) (r Result) {
 	interval, burst, maxWait := s.Interval.Microseconds(), s.Quota, s.MaxWait.Microseconds()
 	cost, nowUS := c.Cost, c.Now
 	offset := interval * burst
@@ -95,36 +95,37 @@ func (bucket) Decide(s *Spec, e *State, c Call) (r Result, next State) {
 	r.ResetAfter = us(tat - nowUS)
 	if cost > burst {
 		r.Unsatisfiable = true
-		return r, next
+		return r
 	}
 	newTat := tat + interval*cost
 	diff := nowUS - (newTat - offset)
 	if diff < 0 {
 		r.RetryAfter = us(-diff)
-		return r, next
+		return r
 	}
 	var delay int64
 	if maxWait > 0 {
 		if delay = tat - nowUS; delay > maxWait {
 			r.RetryAfter = us(delay - maxWait)
-			return r, next
+			return r
 		}
 	}
 	r.Allowed = true
 	if !c.Charge {
-		return r, next
+		return r
 	}
 	r.Remaining = diff / interval
 	r.ResetAfter = us(newTat - nowUS)
 	r.Delay = us(delay)
 	ttlMS := (newTat - nowUS + 999) / 1000
-	return r, State{Value: newTat, ExpireMS: nowUS/1000 + ttlMS}
+	*next = State{Value: newTat, ExpireMS: nowUS/1000 + ttlMS}
+	return r
 }
 
 // End: the TAT after the charge.
-func (bucket) End(_ *Spec, next State, _ int64) int64 { return next.Value }
+func (*bucket) End(_ *Spec, next *State, _ int64) int64 { return next.Value }
 
-func (bucket) GiveBack(s *Spec, e *State, end *int64, n, now int64) {
+func (*bucket) GiveBack(s *Spec, e *State, end *int64, n, now int64) {
 	if e.Value > now {
 		held := max(min(n*s.Interval.Microseconds(), *end-now), 0)
 		e.Value = max(e.Value-held, now)
@@ -133,7 +134,7 @@ func (bucket) GiveBack(s *Spec, e *State, end *int64, n, now int64) {
 }
 
 // Extra moves the TAT by n more.
-func (bucket) Extra(s *Spec, e *State, _, held, n, now int64) (State, int64, int64) {
+func (*bucket) Extra(s *Spec, e *State, _, held, n, now int64) (State, int64, int64) {
 	tat := now + n*s.Interval.Microseconds()
 	if e != nil {
 		tat = max(e.Value, now) + n*s.Interval.Microseconds()

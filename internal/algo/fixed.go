@@ -8,21 +8,21 @@ const FixedWindow = "fixed"
 
 type fixed struct{ base }
 
-func (fixed) Caps() Caps { return Cacheable | Leasable | SettlesAtReset }
+func (*fixed) Caps() Caps { return Cacheable | Leasable | SettlesAtReset }
 
-func (fixed) Validate(s *Spec, _ bool) Fault { return countWindow(s, takes{}, "quota") }
+func (*fixed) Validate(s *Spec, _ bool) Fault { return countWindow(s, takes{}, "quota") }
 
-func (fixed) Describe(s *Spec) string { return perWindow(s) }
+func (*fixed) Describe(s *Spec) string { return perWindow(s) }
 
-func (fixed) Args(s *Spec) [3]int64 { return [3]int64{s.Quota, s.Window.Milliseconds(), 0} }
+func (*fixed) Args(s *Spec) [3]int64 { return [3]int64{s.Quota, s.Window.Milliseconds(), 0} }
 
-func (fixed) Header(s *Spec) (int64, time.Duration) { return s.Quota, s.Window }
+func (*fixed) Header(s *Spec) (int64, time.Duration) { return s.Quota, s.Window }
 
-func (fixed) Share(s *Spec, n int64) bool { return shareCount(s, n) }
+func (*fixed) Share(s *Spec, n int64) bool { return shareCount(s, n) }
 
 // Decide: see algorithms.fixed in the engine. At TTL 0 the engine, like
 // PTTL, starts a new window.
-func (fixed) Decide(s *Spec, e *State, c Call) (r Result, next State) {
+func (*fixed) Decide(s *Spec, e *State, c Call, next *State) (r Result) {
 	quota, windowMS := s.Quota, s.Window.Milliseconds()
 	nowMS := c.Now / 1000
 	count, ttlMS, expireMS := int64(0), windowMS, nowMS+windowMS
@@ -45,13 +45,14 @@ func (fixed) Decide(s *Spec, e *State, c Call) (r Result, next State) {
 			r.RetryAfter = ms(ttlMS)
 		}
 	}
-	return r, State{Value: after, ExpireMS: expireMS}
+	*next = State{Value: after, ExpireMS: expireMS}
+	return r
 }
 
 // End: the window's end.
-func (fixed) End(_ *Spec, next State, _ int64) int64 { return next.ExpireMS * 1000 }
+func (*fixed) End(_ *Spec, next *State, _ int64) int64 { return next.ExpireMS * 1000 }
 
-func (fixed) GiveBack(s *Spec, e *State, end *int64, n, now int64) {
+func (*fixed) GiveBack(s *Spec, e *State, end *int64, n, now int64) {
 	if e.ExpireMS > now/1000 && sameWindow(s, e.ExpireMS, *end) {
 		e.Value = max(e.Value-n, 0)
 		if e.Value == 0 { // an emptied window is no window: the next charge starts one
@@ -61,7 +62,7 @@ func (fixed) GiveBack(s *Spec, e *State, end *int64, n, now int64) {
 }
 
 // Extra adds n to the charged window while it lives, else starts a window.
-func (fixed) Extra(s *Spec, e *State, end, held, n, now int64) (State, int64, int64) {
+func (*fixed) Extra(s *Spec, e *State, end, held, n, now int64) (State, int64, int64) {
 	nowMS := now / 1000
 	if e != nil && e.ExpireMS > nowMS {
 		if !sameWindow(s, e.ExpireMS, end) {

@@ -20,9 +20,9 @@ const minLease = 10 * time.Millisecond
 
 type inFlight struct{ base }
 
-func (inFlight) Caps() Caps { return Holds }
+func (*inFlight) Caps() Caps { return Holds }
 
-func (inFlight) Validate(s *Spec, shadow bool) Fault {
+func (*inFlight) Validate(s *Spec, shadow bool) Fault {
 	if f := modifiers(s, takes{}); f.Field != "" {
 		return f
 	}
@@ -40,21 +40,21 @@ func (inFlight) Validate(s *Spec, shadow bool) Fault {
 	return Window("lease", s.Window)
 }
 
-func (inFlight) Describe(s *Spec) string {
+func (*inFlight) Describe(s *Spec) string {
 	return fmt.Sprintf("%s: in flight %d, lease %s", s.Name, s.Quota, s.Window)
 }
 
-func (inFlight) Args(s *Spec) [3]int64 { return [3]int64{s.Quota, s.Window.Milliseconds(), 0} }
+func (*inFlight) Args(s *Spec) [3]int64 { return [3]int64{s.Quota, s.Window.Milliseconds(), 0} }
 
 // Header: slots, not requests per window.
-func (inFlight) Header(s *Spec) (int64, time.Duration) { return s.Quota, 0 }
+func (*inFlight) Header(s *Spec) (int64, time.Duration) { return s.Quota, 0 }
 
-func (inFlight) Share(s *Spec, n int64) bool { return shareCount(s, n) }
+func (*inFlight) Share(s *Spec, n int64) bool { return shareCount(s, n) }
 
 // Decide: see algorithms.inflight in the engine. e.Log holds the leases as
 // pairs: expiry µs, lease id. An admitted call takes one slot whatever its
 // cost; a reserve takes one whatever its cost (0 too).
-func (inFlight) Decide(s *Spec, e *State, c Call) (r Result, next State) {
+func (*inFlight) Decide(s *Spec, e *State, c Call, next *State) (r Result) {
 	live := int64(0)
 	if e != nil {
 		live = liveLeases(e.Log, c.Now)
@@ -62,22 +62,22 @@ func (inFlight) Decide(s *Spec, e *State, c Call) (r Result, next State) {
 	r.Remaining = max(s.Quota-live, 0)
 	if (c.Cost > 0 || c.Charge) && live+1 > s.Quota {
 		r.RetryAfter = RetryInFlight
-		return r, next
+		return r
 	}
 	r.Allowed = true
 	if !c.Charge {
-		return r, next
+		return r
 	}
 	r.Remaining--
 	expiry := c.Now + s.Window.Microseconds()
-	next = State{Log: make([]int64, 0, 2*live+2), ExpireMS: (expiry + 999) / 1000}
+	*next = State{Log: make([]int64, 0, 2*live+2), ExpireMS: (expiry + 999) / 1000}
 	for i := 0; e != nil && i < len(e.Log); i += 2 {
 		if e.Log[i] > c.Now {
 			next.Log = append(next.Log, e.Log[i], e.Log[i+1])
 		}
 	}
 	next.Log = append(next.Log, expiry, c.Lease)
-	return r, next
+	return r
 }
 
 // liveLeases counts the leases of log (pairs: expiry µs, id) alive at now.
@@ -91,7 +91,7 @@ func liveLeases(log []int64, now int64) int64 {
 	return n
 }
 
-func (inFlight) Release(e *State, lease int64) {
+func (*inFlight) Release(e *State, lease int64) {
 	for k := 0; k < len(e.Log); k += 2 {
 		if e.Log[k+1] == lease {
 			e.Log = append(e.Log[:k], e.Log[k+2:]...)
@@ -100,7 +100,7 @@ func (inFlight) Release(e *State, lease int64) {
 	}
 }
 
-func (inFlight) Renew(s *Spec, e *State, lease, now int64) bool {
+func (*inFlight) Renew(s *Spec, e *State, lease, now int64) bool {
 	expiry, found := now+s.Window.Microseconds(), false
 	for k := 0; k < len(e.Log); k += 2 {
 		if e.Log[k+1] == lease && e.Log[k] > now {

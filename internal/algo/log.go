@@ -8,9 +8,9 @@ const SlidingLog = "log"
 
 type slidingLog struct{ base }
 
-func (slidingLog) Caps() Caps { return Cacheable | SettlesAtCall }
+func (*slidingLog) Caps() Caps { return Cacheable | SettlesAtCall }
 
-func (slidingLog) Validate(s *Spec, _ bool) Fault {
+func (*slidingLog) Validate(s *Spec, _ bool) Fault {
 	if f := modifiers(s, takes{}); f.Field != "" {
 		return f
 	}
@@ -20,16 +20,16 @@ func (slidingLog) Validate(s *Spec, _ bool) Fault {
 	return Window("window", s.Window)
 }
 
-func (slidingLog) Describe(s *Spec) string { return perWindow(s) }
+func (*slidingLog) Describe(s *Spec) string { return perWindow(s) }
 
-func (slidingLog) Args(s *Spec) [3]int64 { return [3]int64{s.Quota, s.Window.Milliseconds(), 0} }
+func (*slidingLog) Args(s *Spec) [3]int64 { return [3]int64{s.Quota, s.Window.Milliseconds(), 0} }
 
-func (slidingLog) Header(s *Spec) (int64, time.Duration) { return s.Quota, s.Window }
+func (*slidingLog) Header(s *Spec) (int64, time.Duration) { return s.Quota, s.Window }
 
-func (slidingLog) Share(s *Spec, n int64) bool { return shareCount(s, n) }
+func (*slidingLog) Share(s *Spec, n int64) bool { return shareCount(s, n) }
 
 // Decide: see algorithms.log in the engine.
-func (slidingLog) Decide(s *Spec, e *State, c Call) (r Result, next State) {
+func (*slidingLog) Decide(s *Spec, e *State, c Call, next *State) (r Result) {
 	quota, windowUS, cost, nowUS := s.Quota, s.Window.Microseconds(), c.Cost, c.Now
 	from := nowUS - windowUS
 	var in []int64
@@ -53,29 +53,29 @@ func (slidingLog) Decide(s *Spec, e *State, c Call) (r Result, next State) {
 		} else {
 			r.RetryAfter = us(in[count+cost-quota-1] + windowUS - nowUS)
 		}
-		return r, next
+		return r
 	}
 	r.Allowed = true
 	if !c.Charge {
-		return r, next
+		return r
 	}
 	r.Remaining -= cost
 	r.ResetAfter = us(windowUS)
 	if count == 0 {
 		r.EffectiveWindow = us(windowUS)
 	}
-	next = State{Log: make([]int64, 0, count+cost), ExpireMS: nowUS/1000 + windowUS/1000}
+	*next = State{Log: make([]int64, 0, count+cost), ExpireMS: nowUS/1000 + windowUS/1000}
 	next.Log = append(next.Log, in...)
 	for range cost {
 		next.Log = append(next.Log, nowUS)
 	}
-	return r, next
+	return r
 }
 
 // End: the call's time.
-func (slidingLog) End(_ *Spec, _ State, now int64) int64 { return now }
+func (*slidingLog) End(_ *Spec, _ *State, now int64) int64 { return now }
 
-func (slidingLog) GiveBack(s *Spec, e *State, end *int64, n, now int64) {
+func (*slidingLog) GiveBack(s *Spec, e *State, end *int64, n, now int64) {
 	if *end > now-s.Window.Microseconds() {
 		e.Log = dropAt(e.Log, *end, n)
 	}
@@ -83,7 +83,7 @@ func (slidingLog) GiveBack(s *Spec, e *State, end *int64, n, now int64) {
 
 // Extra moves what e still holds of the charge to now, with the n more, so
 // that the charge sits in one place.
-func (slidingLog) Extra(s *Spec, e *State, end, held, n, now int64) (next State, _, _ int64) {
+func (*slidingLog) Extra(s *Spec, e *State, end, held, n, now int64) (next State, _, _ int64) {
 	start := now - s.Window.Microseconds()
 	next.ExpireMS = now/1000 + s.Window.Milliseconds()
 	if e != nil {

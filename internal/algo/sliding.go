@@ -22,9 +22,9 @@ func DefaultWidth(window time.Duration) time.Duration {
 
 type sliding struct{ base }
 
-func (sliding) Caps() Caps { return Cacheable | SettlesAtCall }
+func (*sliding) Caps() Caps { return Cacheable | SettlesAtCall }
 
-func (sliding) Validate(s *Spec, _ bool) Fault {
+func (*sliding) Validate(s *Spec, _ bool) Fault {
 	if f := countWindow(s, takes{precision: s.Precision}, "quota"); f.Field != "" {
 		return f
 	}
@@ -42,22 +42,22 @@ func (sliding) Validate(s *Spec, _ bool) Fault {
 	return Fault{}
 }
 
-func (sliding) Describe(s *Spec) string {
+func (*sliding) Describe(s *Spec) string {
 	return fmt.Sprintf("%s: sliding %d per %s, buckets of %s", s.Name, s.Quota, s.Window, s.Precision)
 }
 
-func (sliding) Args(s *Spec) [3]int64 {
+func (*sliding) Args(s *Spec) [3]int64 {
 	return [3]int64{s.Quota, s.Window.Milliseconds(), s.Precision.Milliseconds()}
 }
 
-func (sliding) Header(s *Spec) (int64, time.Duration) { return s.Quota, s.Window }
+func (*sliding) Header(s *Spec) (int64, time.Duration) { return s.Quota, s.Window }
 
-func (sliding) Share(s *Spec, n int64) bool { return shareCount(s, n) }
+func (*sliding) Share(s *Spec, n int64) bool { return shareCount(s, n) }
 
 // Decide: see algorithms.sliding in the engine. With now in bucket c, the
 // window start lies in bucket o: buckets o+1..c count in full, bucket o by
 // its overlap. Estimates are compared multiplied by width, in integers.
-func (sliding) Decide(s *Spec, e *State, call Call) (r Result, next State) {
+func (*sliding) Decide(s *Spec, e *State, call Call, next *State) (r Result) {
 	quota, windowMS, width := s.Quota, s.Window.Milliseconds(), s.Precision.Milliseconds()
 	cost, nowMS := call.Cost, call.Now/1000
 	c := nowMS / width
@@ -87,20 +87,20 @@ func (sliding) Decide(s *Spec, e *State, call Call) (r Result, next State) {
 	}
 	if cost > quota {
 		r.Unsatisfiable = true
-		return r, next
+		return r
 	}
 	if scaled > need {
 		r.RetryAfter = ms(slideRetry(counts, o, full, x, need, width, windowMS, nowMS))
-		return r, next
+		return r
 	}
 	r.Allowed = true
 	if !call.Charge {
-		return r, next
+		return r
 	}
 	ttl := (c+1)*width + windowMS - nowMS
 	r.Remaining = (quota*width - scaled - cost*width) / width
 	r.ResetAfter = ms(ttl)
-	next.ExpireMS = nowMS + ttl
+	*next = State{ExpireMS: nowMS + ttl}
 	if e != nil {
 		for _, b := range e.Buckets {
 			if b.Idx >= o && b.Idx != c {
@@ -111,7 +111,7 @@ func (sliding) Decide(s *Spec, e *State, call Call) (r Result, next State) {
 	next.Buckets = append(next.Buckets, Bucket{Idx: c, N: counts[c] + cost})
 	counts[c] += cost // the state after the charge, for its effective window
 	r.EffectiveWindow = ms(slideWindow(counts, o, c, full+cost, x, r.Remaining, quota, width, windowMS, nowMS))
-	return r, next
+	return r
 }
 
 // slideWindow returns the ms until one more request could pass if the r
@@ -147,9 +147,9 @@ func slideRetry(counts map[int64]int64, o, full, x, need, width, windowMS, nowMS
 }
 
 // End: the call's time.
-func (sliding) End(_ *Spec, _ State, now int64) int64 { return now }
+func (*sliding) End(_ *Spec, _ *State, now int64) int64 { return now }
 
-func (sliding) GiveBack(s *Spec, e *State, end *int64, n, _ int64) {
+func (*sliding) GiveBack(s *Spec, e *State, end *int64, n, _ int64) {
 	idx := *end / 1000 / s.Precision.Milliseconds()
 	for k := range e.Buckets {
 		if e.Buckets[k].Idx == idx {
@@ -160,7 +160,7 @@ func (sliding) GiveBack(s *Spec, e *State, end *int64, n, _ int64) {
 
 // Extra moves what e still holds of the charge to now, with the n more, so
 // that the charge sits in one place.
-func (sliding) Extra(s *Spec, e *State, end, held, n, now int64) (next State, _, _ int64) {
+func (*sliding) Extra(s *Spec, e *State, end, held, n, now int64) (next State, _, _ int64) {
 	width, windowMS := s.Precision.Milliseconds(), s.Window.Milliseconds()
 	c, from := now/1000/width, end/1000/width
 	o := c - windowMS/width

@@ -15,9 +15,9 @@ const Suppressed = "suppressed"
 
 type suppressed struct{ base }
 
-func (suppressed) Caps() Caps { return Draws }
+func (*suppressed) Caps() Caps { return Draws }
 
-func (suppressed) Validate(s *Spec, _ bool) Fault {
+func (*suppressed) Validate(s *Spec, _ bool) Fault {
 	if f := countWindow(s, takes{precision: DefaultWidth(s.Window), factor: true}, "soft limit"); f.Field != "" {
 		return f
 	}
@@ -31,7 +31,7 @@ func (suppressed) Validate(s *Spec, _ bool) Fault {
 }
 
 // Derive sets the hard limit, floor(soft × factor).
-func (suppressed) Derive(s *Spec) {
+func (*suppressed) Derive(s *Spec) {
 	h := math.Floor(float64(s.Quota) * s.Factor)
 	if !(h < bounds.MaxQuota+1) { // also NaN
 		h = bounds.MaxQuota + 1
@@ -39,20 +39,20 @@ func (suppressed) Derive(s *Spec) {
 	s.Hard = int64(h)
 }
 
-func (suppressed) Describe(s *Spec) string {
+func (*suppressed) Describe(s *Spec) string {
 	return fmt.Sprintf("%s: suppressed %d per %s, hard %d", s.Name, s.Quota, s.Window, s.Hard)
 }
 
-func (suppressed) Args(s *Spec) [3]int64 { return [3]int64{s.Quota, s.Hard, s.Window.Milliseconds()} }
+func (*suppressed) Args(s *Spec) [3]int64 { return [3]int64{s.Quota, s.Hard, s.Window.Milliseconds()} }
 
-func (suppressed) Header(s *Spec) (int64, time.Duration) { return s.Quota, s.Window }
+func (*suppressed) Header(s *Spec) (int64, time.Duration) { return s.Quota, s.Window }
 
-func (suppressed) Share(s *Spec, n int64) bool { return shareCount(s, n) }
+func (*suppressed) Share(s *Spec, n int64) bool { return shareCount(s, n) }
 
 // Decide: see algorithms.suppressed in the engine. When charging it returns,
 // admitting or not, the state with the call counted (see Commit), and the
 // result describes the window after the count.
-func (suppressed) Decide(s *Spec, e *State, call Call) (r Result, next State) {
+func (*suppressed) Decide(s *Spec, e *State, call Call, next *State) (r Result) {
 	soft, hard, cost := s.Quota, s.Hard, call.Cost
 	windowMS, width := s.Window.Milliseconds(), s.Precision.Milliseconds()
 	nowMS := call.Now / 1000
@@ -102,7 +102,7 @@ func (suppressed) Decide(s *Spec, e *State, call Call) (r Result, next State) {
 	if cost > hard {
 		r.Remaining, r.Unsatisfiable = max((soft*width-scaled)/width, 0), true
 		reset()
-		return r, next
+		return r
 	}
 	r.Allowed = true
 	if scaledA+cw > hard*width {
@@ -134,24 +134,24 @@ func (suppressed) Decide(s *Spec, e *State, call Call) (r Result, next State) {
 		}
 	}
 	if !call.Charge {
-		return r, next
+		return r
 	}
 	ttl := (c+1)*width + windowMS - nowMS
-	next = State{ExpireMS: nowMS + ttl, Buckets: make([]Bucket, 0, len(buckets)+1)}
+	*next = State{ExpireMS: nowMS + ttl, Buckets: make([]Bucket, 0, len(buckets)+1)}
 	for _, b := range buckets {
 		if b.Idx >= o && b.Idx != c {
 			next.Buckets = append(next.Buckets, b)
 		}
 	}
 	next.Buckets = append(next.Buckets, Bucket{Idx: c, N: counts[c], A: admittedNow})
-	return r, next
+	return r
 }
 
 // Commit stores a charging call's count whatever its outcome, counting it
 // as admitted in its bucket (the last) when the whole call is admitted.
-func (suppressed) Commit(next State, admitted bool, cost int64) (State, bool) {
+func (*suppressed) Commit(next *State, admitted bool, cost int64) bool {
 	if admitted {
 		next.Buckets[len(next.Buckets)-1].A += cost
 	}
-	return next, len(next.Buckets) > 0
+	return len(next.Buckets) > 0
 }

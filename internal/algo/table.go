@@ -7,17 +7,17 @@ package algo
 func Lookup(name string) (Algorithm, bool) {
 	switch name {
 	case FixedWindow:
-		return fixed{}, true
+		return &fixed{}, true
 	case SlidingWindow:
-		return sliding{}, true
+		return &sliding{}, true
 	case SlidingLog:
-		return slidingLog{}, true
+		return &slidingLog{}, true
 	case GCRA, TokenBucket, LeakyBucket:
-		return bucket{}, true
+		return &bucket{}, true
 	case Suppressed:
-		return suppressed{}, true
+		return &suppressed{}, true
 	case InFlight:
-		return inFlight{}, true
+		return &inFlight{}, true
 	}
 	return nil, false
 }
