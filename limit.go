@@ -127,6 +127,22 @@ func (l Limit) Name() string { return l.def().Name }
 // a copy.
 func (l Limit) Spec() Spec { return Spec(l.def().Spec) }
 
+// Share returns one of n instances' share of l, as a store that decides
+// for one instance alone needs it (store/fallback): quotas, bursts and
+// capacities divided by n, rounded down but at least 1, rates divided by n,
+// everything else kept, under a storage identity of its own. A custom
+// limit, or one whose share would be invalid, is returned as is.
+func (l Limit) Share(n int64) Limit {
+	c := *l.def()
+	if n <= 1 || !algo.Of(c.Algorithm).Share(&c.Spec, n) {
+		return l
+	}
+	if s := c.limit(); s.validate() == nil {
+		return s
+	}
+	return l
+}
+
 // fingerprint returns a short hash of the algorithm and its parameters (not
 // the name). Stores put it in the key, so new parameters start fresh state.
 func (l *limitDef) fingerprint() string {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/algo"
 	"github.com/ratekit/ratekit/store"
 )
 
@@ -125,7 +126,7 @@ func (e *Engine) decide(ctx context.Context, c Conn, key string, sh *shape, cost
 	cmd.head = cmd.h[:2]
 	var lease string
 	var sent int64
-	reserve := receipt || mode == "take" && cost > 0 && sh.inflight
+	reserve := receipt || mode == "take" && cost > 0 && sh.all&algo.Holds != 0
 	if reserve {
 		// a call that takes leases names them, says when it charged, and
 		// takes nothing once its caller has given up (see reserveLate)
@@ -134,7 +135,7 @@ func (e *Engine) decide(ctx context.Context, c Conn, key string, sh *shape, cost
 		cmd.h[1], cmd.h[2], cmd.h[3] = "reserve", lease, itoa(e.offset.deadline(ctx))
 		cmd.head = cmd.h[:]
 	}
-	if sh.suppressed {
+	if sh.all&algo.Draws != 0 {
 		cmd.t[0] = itoa(store.DrawBits(e.random()))
 		cmd.tail = cmd.t[:]
 	}
@@ -148,7 +149,7 @@ func (e *Engine) decide(ctx context.Context, c Conn, key string, sh *shape, cost
 	if !reserve {
 		return e.parseDecision(reply, sh.limits)
 	}
-	d, err := e.parseReserve(reply, sh.limits, cost, lease, sent)
+	d, err := e.parseReserve(reply, sh, cost, lease, sent)
 	if !receipt {
 		d.Receipt = nil // a Take holds no receipt, as memstore's
 	}
