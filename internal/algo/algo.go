@@ -4,18 +4,18 @@
 // parameters, the header quota and window, the fallback's share, what it
 // can do (Caps), and the decide and settle arithmetic memstore runs, which
 // store/redisengine's Lua mirrors. table.go lists them by name, the only
-// list of algorithms; custom.go holds the generic rules of custom
-// algorithms, which only the Redis stores decide.
-//
-// The package does not import ratekit (ratekit imports it): its Spec is
-// ratekit.Spec field for field, so that each converts to the other.
+// list of algorithms; custom.go holds the rules of custom algorithms, which
+// only the Redis stores decide. It does not import ratekit, which imports
+// it.
 package algo
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
-// A Spec is a limit's algorithm and parameters, as ratekit.Spec documents
-// them. The two types have the same fields in the same order, so that
-// ratekit.Spec(s) and algo.Spec(sp) convert.
+// A Spec is a limit's algorithm and parameters: ratekit.Spec's fields in
+// its order, so that each converts to the other.
 type Spec struct {
 	Algorithm, Name, ID                         string
 	Quota                                       int64
@@ -63,49 +63,43 @@ type Result struct {
 type Caps uint8
 
 const (
-	// Cacheable: a denial stands until its RetryAfter unless the subject's
-	// state is reset or settled, so a deny cache may answer it.
+	// Cacheable: a denial stands until its RetryAfter unless the state is
+	// reset or settled, so a deny cache may answer it.
 	Cacheable Caps = 1 << iota
-	// Leasable: units of its quota can be handed out in leases and spent
-	// later without passing bursts the limit refuses (store/lease).
+	// Leasable: units of the quota can be leased and spent later without
+	// passing bursts the limit refuses (store/lease).
 	Leasable
-	// Holds: an admitted call (a reserve of cost 0 too) holds one slot
-	// until released or its lease lapses; it has no window (no t, no w in
-	// the headers, qu="concurrent-requests"), and a call names its lease.
+	// Holds: an admitted call (a reserve of cost 0 too) holds one slot,
+	// named by the call's lease, until released or lapsed; no window (no
+	// t or w in headers, qu="concurrent-requests").
 	Holds
 	// Draws: a call needs a uniform draw, the limit may report a
 	// suppression factor, and it counts declined calls too (see Commit).
 	Draws
-	// SettlesAtReset: a charge can be settled, and sits at the end of the
-	// state it was charged to (a window's end, a bucket's arrival time):
-	// the call's time plus the ResetAfter after it.
+	// SettlesAtReset: a charge can be settled; it sits at the end of the
+	// state charged (a window's end, a bucket's TAT): the call's time plus
+	// the ResetAfter after it. SettlesAtCall: it sits at the call's time.
 	SettlesAtReset
-	// SettlesAtCall: a charge can be settled, and sits at the call's time.
 	SettlesAtCall
-	// Settles is either way of settling.
 	Settles = SettlesAtReset | SettlesAtCall
 )
 
 // Rules are what the kit reads of an algorithm, a custom one's too (see
-// Of). Their methods read the limit's Spec, which they never change but in
-// Derive and Share. Implementations are stateless values, safe for
-// concurrent use.
+// Of). The methods never change s but in Derive and Share. Implementations
+// are stateless, safe for concurrent use.
 type Rules interface {
 	Caps() Caps
-	// Validate returns the parameter at fault, in the order ratekit reports
-	// them; shadow tells that the limit is in shadow mode.
+	// Validate returns the first parameter at fault, in the order ratekit
+	// reports them; shadow: the limit is in shadow mode.
 	Validate(s *Spec, shadow bool) Fault
-	// Derive sets the values derived from the parameters (Interval, Hard).
-	Derive(s *Spec)
-	// Describe is ratekit.Limit.String, but for the block.
-	Describe(s *Spec) string
-	// Args are the three parameters the Redis engine sends.
-	Args(s *Spec) [3]int64
-	// Header returns the quota and window that RateLimit-Policy describes
-	// (a window of 0: none).
+	Derive(s *Spec)          // sets the derived values (Interval, Hard)
+	Describe(s *Spec) string // Limit.String but for the block
+	Args(s *Spec) [3]int64   // the three parameters the Redis engine sends
+	// Header returns the quota and window RateLimit-Policy describes (a
+	// window of 0: none).
 	Header(s *Spec) (quota int64, window time.Duration)
-	// Share makes s one of n instances' share of itself, and reports false
-	// when the algorithm has none (s is then unchanged).
+	// Share makes s one of n instances' share, or reports false (s is then
+	// unchanged).
 	Share(s *Spec, n int64) bool
 }
 
@@ -113,48 +107,58 @@ type Rules interface {
 // arithmetic memstore runs, which the engine's Lua mirrors.
 type Algorithm interface {
 	Rules
-	// Decide decides c against the live state e (nil: none) without
-	// changing it, and returns the limit's result. When c charges and the
-	// limit admits (a Draws algorithm: when c charges), it writes the state
-	// to store to *next, which is zero on entry.
+	// Decide decides c against the live state e (nil: none), which it never
+	// changes, and returns the limit's result; when c charges and the limit
+	// admits (Draws: when c charges) it writes the state to store to *next,
+	// zero on entry.
 	Decide(s *Spec, e *State, c Call, next *State) Result
 	// Commit reports whether to store next once the call's outcome is
-	// known: for most algorithms, when admitted; a Draws algorithm stores it
-	// either way, with the call counted as admitted or declined.
+	// known: when admitted, but for Draws (see Caps).
 	Commit(next *State, admitted bool, cost int64) bool
 	// End is where a charge made at now sits in the state next it left
-	// (ratekit.Receipt.Ends), for a Settles algorithm.
+	// (Receipt.Ends), for a Settles algorithm.
 	End(s *Spec, next *State, now int64) int64
 	// GiveBack gives back n units of a charge that sits at *end in the live
-	// state e, as far as e still holds them, moving *end if need be.
+	// state e, as far as e still holds them.
 	GiveBack(s *Spec, e *State, end *int64, n, now int64)
 	// Extra returns e (nil: none live) with n more units of a charge that
-	// sat at end and held held there, charged at now, past the limit if
-	// need be; and where the charge then sits and how much of it e holds.
+	// sat at end, where it held held, charged at now past the limit if need
+	// be; and where the charge then sits and how much of it e holds.
 	Extra(s *Spec, e *State, end, held, n, now int64) (next State, at, holds int64)
 	// Release drops lease from the live state e; Renew extends it by one
-	// lease from now and reports whether e still held it (Holds
-	// algorithms).
+	// lease from now, reporting whether e held it (Holds).
 	Release(e *State, lease int64)
 	Renew(s *Spec, e *State, lease, now int64) bool
 }
 
-// base gives an algorithm the defaults of what it does not do: no derived
-// values, Commit on admission, no settling, no slots.
+// base is what an algorithm does unless its file says otherwise: the rules
+// of so many per window, no derived values, Commit on admission, no
+// settling, no slots.
 type base struct{}
 
 func (base) Derive(*Spec) {}
 
+func (base) Describe(s *Spec) string {
+	return fmt.Sprintf("%s: %s %d per %s", s.Name, s.Algorithm, s.Quota, s.Window)
+}
+
+func (base) Args(s *Spec) [3]int64 { return [3]int64{s.Quota, s.Window.Milliseconds(), 0} }
+
+func (base) Header(s *Spec) (int64, time.Duration) { return s.Quota, s.Window }
+
+// Share divides the quota, at least 1, and sets the rate to it, as the
+// constructors of counted limits do.
+func (base) Share(s *Spec, n int64) bool {
+	s.Quota = max(s.Quota/n, 1)
+	s.Rate = float64(s.Quota)
+	return true
+}
+
 func (base) Commit(_ *State, admitted bool, _ int64) bool { return admitted }
-
-func (base) End(*Spec, *State, int64) int64 { return 0 }
-
+func (base) End(*Spec, *State, int64) int64               { return 0 }
 func (base) GiveBack(*Spec, *State, *int64, int64, int64) {}
-
+func (base) Release(*State, int64)                        {}
+func (base) Renew(*Spec, *State, int64, int64) bool       { return false }
 func (base) Extra(*Spec, *State, int64, int64, int64, int64) (State, int64, int64) {
 	return State{}, 0, 0
 }
-
-func (base) Release(*State, int64) {}
-
-func (base) Renew(*Spec, *State, int64, int64) bool { return false }

@@ -23,25 +23,15 @@ type bucket struct{ base }
 func (*bucket) Caps() Caps { return Cacheable | SettlesAtReset }
 
 func (*bucket) Validate(s *Spec, _ bool) Fault {
-	if f := modifiers(s, takes{queue: s.Algorithm == LeakyBucket}); f.Field != "" {
-		return f
-	}
-	if math.IsNaN(s.Rate) || math.IsInf(s.Rate, 0) || s.Rate <= 0 {
-		return fault("rate", fmt.Sprintf("must be a finite number above 0 (got %v)", s.Rate))
-	}
-	if f := Window("period", s.Window); f.Field != "" {
-		return f
-	}
-	if f := count("burst", s.Quota); f.Field != "" {
-		return f
-	}
-	if float64(s.Window.Microseconds()) < s.Rate {
-		return fault("rate", fmt.Sprintf("must be at most one per microsecond (got %v per %s)", s.Rate, s.Window))
-	}
-	if horizon := float64(s.Interval) * float64(s.Quota); horizon > float64(bounds.MaxWindow) {
-		return fault("burst", fmt.Sprintf("× interval must be at most %s (got %d × %s)", bounds.MaxWindow, s.Quota, s.Interval))
-	}
-	return Fault{}
+	var c check
+	c.modifiers(s, takes{queue: s.Algorithm == LeakyBucket})
+	c.fail(math.IsNaN(s.Rate) || math.IsInf(s.Rate, 0) || s.Rate <= 0, "rate", "must be a finite number above 0 (got %v)", s.Rate)
+	c.window("period", s.Window)
+	c.count("burst", s.Quota)
+	c.fail(float64(s.Window.Microseconds()) < s.Rate, "rate", "must be at most one per microsecond (got %v per %s)", s.Rate, s.Window)
+	c.fail(float64(s.Interval)*float64(s.Quota) > float64(bounds.MaxWindow), "burst", "× interval must be at most %s (got %d × %s)",
+		bounds.MaxWindow, s.Quota, s.Interval)
+	return c.Fault
 }
 
 // Derive sets the emission interval: period/rate rounded up to whole

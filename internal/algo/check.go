@@ -11,36 +11,32 @@ import (
 // none.
 type Fault struct{ Field, Reason string }
 
-func fault(field, reason string) Fault { return Fault{field, reason} }
+// A check keeps the first Fault of a limit's checks: each check records its
+// fault unless one is kept already.
+type check struct{ Fault }
+
+func (c *check) fail(bad bool, field, format string, args ...any) {
+	if bad && c.Field == "" {
+		c.Fault = Fault{field, fmt.Sprintf(format, args...)}
+	}
+}
 
 // count checks a count from 1 to 2^53-1.
-func count(field string, n int64) Fault {
-	if n < 1 || n > bounds.MaxQuota {
-		return fault(field, fmt.Sprintf("must be between 1 and 2^53-1 (got %d)", n))
-	}
-	return Fault{}
+func (c *check) count(field string, n int64) {
+	c.fail(n < 1 || n > bounds.MaxQuota, field, "must be between 1 and 2^53-1 (got %d)", n)
 }
 
-// logCount checks the quota of a limit that keeps one entry per request or
-// slot (log, inflight), a kind of limit: 1 to MaxLogQuota.
-func logCount(field, kind string, n int64) Fault {
-	if n < 1 || n > bounds.MaxLogQuota {
-		return fault(field, fmt.Sprintf("must be between 1 and %d for %s (got %d)", bounds.MaxLogQuota, kind, n))
-	}
-	return Fault{}
+// logCount checks the count of a limit that keeps one entry per request or
+// slot, a kind of limit: 1 to MaxLogQuota.
+func (c *check) logCount(field, kind string, n int64) {
+	c.fail(n < 1 || n > bounds.MaxLogQuota, field, "must be between 1 and %d for %s (got %d)", bounds.MaxLogQuota, kind, n)
 }
 
-// Window checks a duration: whole milliseconds from MinWindow to MaxWindow.
-func Window(field string, d time.Duration) Fault {
-	switch {
-	case d < bounds.MinWindow:
-		return fault(field, fmt.Sprintf("must be at least %s (got %s)", bounds.MinWindow, d))
-	case d > bounds.MaxWindow:
-		return fault(field, fmt.Sprintf("must be at most %s (got %s)", bounds.MaxWindow, d))
-	case d%time.Millisecond != 0:
-		return fault(field, fmt.Sprintf("must be a whole number of milliseconds (got %s)", d))
-	}
-	return Fault{}
+// window checks a duration: whole milliseconds from MinWindow to MaxWindow.
+func (c *check) window(field string, d time.Duration) {
+	c.fail(d < bounds.MinWindow, field, "must be at least %s (got %s)", bounds.MinWindow, d)
+	c.fail(d > bounds.MaxWindow, field, "must be at most %s (got %s)", bounds.MaxWindow, d)
+	c.fail(d%time.Millisecond != 0, field, "must be a whole number of milliseconds (got %s)", d)
 }
 
 // takes lists the modifiers that apply to some algorithms only: the bucket
@@ -50,63 +46,32 @@ type takes struct {
 	factor, queue, params bool
 }
 
-// modifiers checks s's block and the modifiers of t, first of all of a
+// modifiers checks s's block and the modifiers of t: first of all of a
 // limit's parameters.
-func modifiers(s *Spec, t takes) Fault {
+func (c *check) modifiers(s *Spec, t takes) {
 	if s.Block != 0 {
-		if f := Window("block", s.Block); f.Field != "" {
-			return f
-		}
+		c.window("block", s.Block)
 	}
-	if s.Precision != 0 && s.Precision != t.precision {
-		return fault("precision", "applies only to SlidingWindow")
-	}
-	if s.Factor != 0 && !t.factor {
-		return fault("factor", "applies only to Suppressed")
-	}
+	c.fail(s.Precision != 0 && s.Precision != t.precision, "precision", "applies only to SlidingWindow")
+	c.fail(s.Factor != 0 && !t.factor, "factor", "applies only to Suppressed")
 	if s.MaxWait != 0 {
-		if !t.queue {
-			return fault("queue", "applies only to LeakyBucket")
-		}
-		if f := Window("queue", s.MaxWait); f.Field != "" {
-			return f
-		}
+		c.fail(!t.queue, "queue", "applies only to LeakyBucket")
+		c.window("queue", s.MaxWait)
 	}
-	if s.Params != [3]int64{} && !t.params {
-		return fault("params", "apply only to custom algorithms")
-	}
+	c.fail(s.Params != [3]int64{} && !t.params, "params", "apply only to custom algorithms")
 	for _, p := range s.Params {
-		if p <= -bounds.MaxQuota || p >= bounds.MaxQuota {
-			return fault("params", fmt.Sprintf("must stay within ±2^53 (got %d), as Lua numbers do", p))
-		}
+		c.fail(p <= -bounds.MaxQuota || p >= bounds.MaxQuota, "params", "must stay within ±2^53 (got %d), as Lua numbers do", p)
 	}
-	return Fault{}
 }
 
-// countWindow checks the modifiers of t, a count field and the window: the
+// counted checks the modifiers of t, the count field and the window: the
 // rules of a limit of so many per window.
-func countWindow(s *Spec, t takes, field string) Fault {
-	if f := modifiers(s, t); f.Field != "" {
-		return f
-	}
-	if f := count(field, s.Quota); f.Field != "" {
-		return f
-	}
-	return Window("window", s.Window)
-}
-
-// perWindow describes a limit of so many per window, e.g.
-// "api: fixed 100 per 1m0s".
-func perWindow(s *Spec) string {
-	return fmt.Sprintf("%s: %s %d per %s", s.Name, s.Algorithm, s.Quota, s.Window)
-}
-
-// shareCount makes s's quota one of n instances' share, at least 1, and
-// its rate the same number, as the constructors of counted limits set it.
-func shareCount(s *Spec, n int64) bool {
-	s.Quota = max(s.Quota/n, 1)
-	s.Rate = float64(s.Quota)
-	return true
+func counted(s *Spec, t takes, field string) check {
+	var c check
+	c.modifiers(s, t)
+	c.count(field, s.Quota)
+	c.window("window", s.Window)
+	return c
 }
 
 func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }

@@ -1,38 +1,24 @@
 package algo
 
-import (
-	"fmt"
-	"time"
-)
-
 // custom holds the generic rules of a custom algorithm (ratekit.Custom):
 // Lua a user registers with a Redis store, which alone decides it. It is
 // no Algorithm: memstore cannot run it.
-type custom struct{}
+type custom struct{ base }
 
 func (custom) Caps() Caps { return 0 }
 
 func (custom) Validate(s *Spec, _ bool) Fault {
-	if f := modifiers(s, takes{params: true}); f.Field != "" {
-		return f
-	}
-	if why := CustomName(s.Algorithm); why != "" {
-		return fault("algorithm", fmt.Sprintf("%q %s", s.Algorithm, why))
-	}
-	if f := count("capacity", s.Quota); f.Field != "" {
-		return f
-	}
-	return Window("window", s.Window)
+	var c check
+	c.modifiers(s, takes{params: true})
+	why := CustomName(s.Algorithm)
+	c.fail(why != "", "algorithm", "%q %s", s.Algorithm, why)
+	c.count("capacity", s.Quota)
+	c.window("window", s.Window)
+	return c.Fault
 }
-
-func (custom) Derive(*Spec) {}
-
-func (custom) Describe(s *Spec) string { return perWindow(s) }
 
 // Args: the algorithm's own parameters.
 func (custom) Args(s *Spec) [3]int64 { return s.Params }
-
-func (custom) Header(s *Spec) (int64, time.Duration) { return s.Quota, s.Window }
 
 // Share: none; a custom algorithm's parameters mean what its Lua says.
 func (custom) Share(*Spec, int64) bool { return false }

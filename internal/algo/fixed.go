@@ -1,7 +1,5 @@
 package algo
 
-import "time"
-
 // FixedWindow counts requests per window; the window starts with the
 // subject's first request and its counter expires with it.
 const FixedWindow = "fixed"
@@ -10,15 +8,7 @@ type fixed struct{ base }
 
 func (*fixed) Caps() Caps { return Cacheable | Leasable | SettlesAtReset }
 
-func (*fixed) Validate(s *Spec, _ bool) Fault { return countWindow(s, takes{}, "quota") }
-
-func (*fixed) Describe(s *Spec) string { return perWindow(s) }
-
-func (*fixed) Args(s *Spec) [3]int64 { return [3]int64{s.Quota, s.Window.Milliseconds(), 0} }
-
-func (*fixed) Header(s *Spec) (int64, time.Duration) { return s.Quota, s.Window }
-
-func (*fixed) Share(s *Spec, n int64) bool { return shareCount(s, n) }
+func (*fixed) Validate(s *Spec, _ bool) Fault { return counted(s, takes{}, "quota").Fault }
 
 // Decide: see algorithms.fixed in the engine. At TTL 0 the engine, like
 // PTTL, starts a new window.

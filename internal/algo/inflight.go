@@ -23,33 +23,22 @@ type inFlight struct{ base }
 func (*inFlight) Caps() Caps { return Holds }
 
 func (*inFlight) Validate(s *Spec, shadow bool) Fault {
-	if f := modifiers(s, takes{}); f.Field != "" {
-		return f
-	}
-	if f := logCount("slots", "an in-flight limit", s.Quota); f.Field != "" {
-		return f
-	}
-	switch {
-	case s.Window < minLease:
-		return fault("lease", fmt.Sprintf("must be at least %s (got %s)", minLease, s.Window))
-	case s.Block != 0:
-		return fault("block", "does not apply to an in-flight limit: a slot comes back when a request ends")
-	case shadow:
-		return fault("shadow", "does not apply to an in-flight limit")
-	}
-	return Window("lease", s.Window)
+	var c check
+	c.modifiers(s, takes{})
+	c.logCount("slots", "an in-flight limit", s.Quota)
+	c.fail(s.Window < minLease, "lease", "must be at least %s (got %s)", minLease, s.Window)
+	c.fail(s.Block != 0, "block", "does not apply to an in-flight limit: a slot comes back when a request ends")
+	c.fail(shadow, "shadow", "does not apply to an in-flight limit")
+	c.window("lease", s.Window)
+	return c.Fault
 }
 
 func (*inFlight) Describe(s *Spec) string {
 	return fmt.Sprintf("%s: in flight %d, lease %s", s.Name, s.Quota, s.Window)
 }
 
-func (*inFlight) Args(s *Spec) [3]int64 { return [3]int64{s.Quota, s.Window.Milliseconds(), 0} }
-
 // Header: slots, not requests per window.
 func (*inFlight) Header(s *Spec) (int64, time.Duration) { return s.Quota, 0 }
-
-func (*inFlight) Share(s *Spec, n int64) bool { return shareCount(s, n) }
 
 // Decide: see algorithms.inflight in the engine. e.Log holds the leases as
 // pairs: expiry µs, lease id. An admitted call takes one slot whatever its

@@ -1,7 +1,5 @@
 package algo
 
-import "time"
-
 // SlidingLog keeps one entry per admitted request and counts them exactly
 // in the window (now-window, now].
 const SlidingLog = "log"
@@ -11,22 +9,12 @@ type slidingLog struct{ base }
 func (*slidingLog) Caps() Caps { return Cacheable | SettlesAtCall }
 
 func (*slidingLog) Validate(s *Spec, _ bool) Fault {
-	if f := modifiers(s, takes{}); f.Field != "" {
-		return f
-	}
-	if f := logCount("quota", "a sliding log", s.Quota); f.Field != "" {
-		return f
-	}
-	return Window("window", s.Window)
+	var c check
+	c.modifiers(s, takes{})
+	c.logCount("quota", "a sliding log", s.Quota)
+	c.window("window", s.Window)
+	return c.Fault
 }
-
-func (*slidingLog) Describe(s *Spec) string { return perWindow(s) }
-
-func (*slidingLog) Args(s *Spec) [3]int64 { return [3]int64{s.Quota, s.Window.Milliseconds(), 0} }
-
-func (*slidingLog) Header(s *Spec) (int64, time.Duration) { return s.Quota, s.Window }
-
-func (*slidingLog) Share(s *Spec, n int64) bool { return shareCount(s, n) }
 
 // Decide: see algorithms.log in the engine.
 func (*slidingLog) Decide(s *Spec, e *State, c Call, next *State) (r Result) {

@@ -25,21 +25,14 @@ type sliding struct{ base }
 func (*sliding) Caps() Caps { return Cacheable | SettlesAtCall }
 
 func (*sliding) Validate(s *Spec, _ bool) Fault {
-	if f := countWindow(s, takes{precision: s.Precision}, "quota"); f.Field != "" {
-		return f
+	c := counted(s, takes{precision: s.Precision}, "quota")
+	c.window("precision", s.Precision)
+	if c.Field == "" { // a precision of 1 ms or more
+		c.fail(s.Window%s.Precision != 0, "precision", "%s must divide the window %s", s.Precision, s.Window)
+		c.fail(s.Window/s.Precision > 1000, "precision", "%s makes more than 1000 buckets of the window %s", s.Precision, s.Window)
+		c.fail(float64(s.Quota)*float64(s.Precision.Milliseconds()) >= bounds.MaxQuota, "quota", "× bucket width in ms must stay below 2^53")
 	}
-	if f := Window("precision", s.Precision); f.Field != "" {
-		return f
-	}
-	switch {
-	case s.Window%s.Precision != 0:
-		return fault("precision", fmt.Sprintf("%s must divide the window %s", s.Precision, s.Window))
-	case s.Window/s.Precision > 1000:
-		return fault("precision", fmt.Sprintf("%s makes more than 1000 buckets of the window %s", s.Precision, s.Window))
-	case float64(s.Quota)*float64(s.Precision.Milliseconds()) >= bounds.MaxQuota:
-		return fault("quota", "× bucket width in ms must stay below 2^53")
-	}
-	return Fault{}
+	return c.Fault
 }
 
 func (*sliding) Describe(s *Spec) string {
@@ -49,10 +42,6 @@ func (*sliding) Describe(s *Spec) string {
 func (*sliding) Args(s *Spec) [3]int64 {
 	return [3]int64{s.Quota, s.Window.Milliseconds(), s.Precision.Milliseconds()}
 }
-
-func (*sliding) Header(s *Spec) (int64, time.Duration) { return s.Quota, s.Window }
-
-func (*sliding) Share(s *Spec, n int64) bool { return shareCount(s, n) }
 
 // Decide: see algorithms.sliding in the engine. With now in bucket c, the
 // window start lies in bucket o: buckets o+1..c count in full, bucket o by

@@ -3,7 +3,6 @@ package algo
 import (
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/ratekit/ratekit/internal/bounds"
 )
@@ -18,16 +17,11 @@ type suppressed struct{ base }
 func (*suppressed) Caps() Caps { return Draws }
 
 func (*suppressed) Validate(s *Spec, _ bool) Fault {
-	if f := countWindow(s, takes{precision: DefaultWidth(s.Window), factor: true}, "soft limit"); f.Field != "" {
-		return f
-	}
-	if math.IsNaN(s.Factor) || math.IsInf(s.Factor, 0) || s.Factor < 1 {
-		return fault("factor", fmt.Sprintf("must be a finite number of at least 1 (got %v)", s.Factor))
-	}
-	if float64(s.Hard)*float64(s.Precision.Milliseconds()) >= bounds.MaxQuota {
-		return fault("factor", fmt.Sprintf("makes a hard limit (%d) × bucket width in ms at or above 2^53", s.Hard))
-	}
-	return Fault{}
+	c := counted(s, takes{precision: DefaultWidth(s.Window), factor: true}, "soft limit")
+	c.fail(math.IsNaN(s.Factor) || math.IsInf(s.Factor, 0) || s.Factor < 1, "factor", "must be a finite number of at least 1 (got %v)", s.Factor)
+	c.fail(float64(s.Hard)*float64(s.Precision.Milliseconds()) >= bounds.MaxQuota, "factor",
+		"makes a hard limit (%d) × bucket width in ms at or above 2^53", s.Hard)
+	return c.Fault
 }
 
 // Derive sets the hard limit, floor(soft × factor).
@@ -44,10 +38,6 @@ func (*suppressed) Describe(s *Spec) string {
 }
 
 func (*suppressed) Args(s *Spec) [3]int64 { return [3]int64{s.Quota, s.Hard, s.Window.Milliseconds()} }
-
-func (*suppressed) Header(s *Spec) (int64, time.Duration) { return s.Quota, s.Window }
-
-func (*suppressed) Share(s *Spec, n int64) bool { return shareCount(s, n) }
 
 // Decide: see algorithms.suppressed in the engine. When charging it returns,
 // admitting or not, the state with the call counted (see Commit), and the
