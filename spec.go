@@ -11,8 +11,8 @@ type Spec struct {
 	// the other.)
 
 	// Algorithm names the algorithm: "fixed", "sliding", "log", "token",
-	// "leaky", "gcra", "suppressed", or a custom name (see Custom). It is
-	// part of every stored key and never changes.
+	// "leaky", "gcra", "suppressed", "inflight", or a custom name (see
+	// Custom). It is part of every stored key and never changes.
 	Algorithm string
 	// Name is the policy name (Named), reported in headers and bodies.
 	Name string
