@@ -143,13 +143,13 @@ func (s *Store) room(sh *shard, sub string, rules []rule, p []pending, nowMS int
 
 // checkLimit decides one limit, r with its pending p, writing its state to
 // st and, when charging and the limit admits the call, the state to store
-// to p.next, which is zero. It honours and sets the limit's block as the engine does: a
-// live block denies; a denial (not an unsatisfiable one) by a limit with a
-// block starts the block when charging. A denial by a block waits for the
-// longer of the block and the limit's own counters, which decide once the
-// block ends, whether the block starts now or is met later. A block is
-// stored even past WithMaxEntries' bound: a denial is never forgotten. It
-// returns sub's slots as they then are.
+// to p.next, which is zero. It honours and sets the limit's block as the
+// engine does: a live block denies; a denial (not an unsatisfiable one) by
+// a limit with a block starts the block when charging. A denial by a block
+// waits for the longer of the block and the limit's own counters, which
+// decide once the block ends, whether the block starts now or is met
+// later. A block is stored even past WithMaxEntries' bound: a denial is
+// never forgotten. It returns sub's slots as they then are.
 func (s *Store) checkLimit(sh *shard, sub string, slots []slot, r *rule, p *pending, st *ratekit.LimitState, cost int64, charge bool, nowUS, draw int64) ([]slot, error) {
 	if r.alg == nil {
 		*st = ratekit.LimitState{}
