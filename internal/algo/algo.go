@@ -108,10 +108,10 @@ type Rules interface {
 type Algorithm interface {
 	Rules
 	// Decide decides c against the live state e (nil: none), which it never
-	// changes, and returns the limit's result; when c charges and the limit
-	// admits (Draws: when c charges) it writes the state to store to *next,
-	// zero on entry.
-	Decide(s *Spec, e *State, c Call, next *State) Result
+	// changes, writing the limit's result to *r; when c charges and the
+	// limit admits (Draws: when c charges) it writes the state to store to
+	// *next. Both are zero on entry.
+	Decide(s *Spec, e *State, c Call, r *Result, next *State)
 	// Commit reports whether to store next once the call's outcome is
 	// known: when admitted, but for Draws (see Caps).
 	Commit(next *State, admitted bool, cost int64) bool

@@ -73,7 +73,7 @@ func (*bucket) Share(s *Spec, n int64) bool {
 }
 
 // Decide: see algorithms.gcra in the engine.
-func (*bucket) Decide(s *Spec, e *State, c Call, next *State) (r Result) {
+func (*bucket) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
 	interval, burst, maxWait := s.Interval.Microseconds(), s.Quota, s.MaxWait.Microseconds()
 	cost, nowUS := c.Cost, c.Now
 	offset := interval * burst
@@ -85,31 +85,30 @@ func (*bucket) Decide(s *Spec, e *State, c Call, next *State) (r Result) {
 	r.ResetAfter = us(tat - nowUS)
 	if cost > burst {
 		r.Unsatisfiable = true
-		return r
+		return
 	}
 	newTat := tat + interval*cost
 	diff := nowUS - (newTat - offset)
 	if diff < 0 {
 		r.RetryAfter = us(-diff)
-		return r
+		return
 	}
 	var delay int64
 	if maxWait > 0 {
 		if delay = tat - nowUS; delay > maxWait {
 			r.RetryAfter = us(delay - maxWait)
-			return r
+			return
 		}
 	}
 	r.Allowed = true
 	if !c.Charge {
-		return r
+		return
 	}
 	r.Remaining = diff / interval
 	r.ResetAfter = us(newTat - nowUS)
 	r.Delay = us(delay)
 	ttlMS := (newTat - nowUS + 999) / 1000
 	*next = State{Value: newTat, ExpireMS: nowUS/1000 + ttlMS}
-	return r
 }
 
 // End: the TAT after the charge.

@@ -12,7 +12,7 @@ func (*fixed) Validate(s *Spec, _ bool) Fault { return counted(s, takes{}, "quot
 
 // Decide: see algorithms.fixed in the engine. At TTL 0 the engine, like
 // PTTL, starts a new window.
-func (*fixed) Decide(s *Spec, e *State, c Call, next *State) (r Result) {
+func (*fixed) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
 	quota, windowMS := s.Quota, s.Window.Milliseconds()
 	nowMS := c.Now / 1000
 	count, ttlMS, expireMS := int64(0), windowMS, nowMS+windowMS
@@ -36,7 +36,6 @@ func (*fixed) Decide(s *Spec, e *State, c Call, next *State) (r Result) {
 		}
 	}
 	*next = State{Value: after, ExpireMS: expireMS}
-	return r
 }
 
 // End: the window's end.

@@ -43,7 +43,7 @@ func (*inFlight) Header(s *Spec) (int64, time.Duration) { return s.Quota, 0 }
 // Decide: see algorithms.inflight in the engine. e.Log holds the leases as
 // pairs: expiry µs, lease id. An admitted call takes one slot whatever its
 // cost; a reserve takes one whatever its cost (0 too).
-func (*inFlight) Decide(s *Spec, e *State, c Call, next *State) (r Result) {
+func (*inFlight) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
 	live := int64(0)
 	if e != nil {
 		live = liveLeases(e.Log, c.Now)
@@ -51,11 +51,11 @@ func (*inFlight) Decide(s *Spec, e *State, c Call, next *State) (r Result) {
 	r.Remaining = max(s.Quota-live, 0)
 	if (c.Cost > 0 || c.Charge) && live+1 > s.Quota {
 		r.RetryAfter = RetryInFlight
-		return r
+		return
 	}
 	r.Allowed = true
 	if !c.Charge {
-		return r
+		return
 	}
 	r.Remaining--
 	expiry := c.Now + s.Window.Microseconds()
@@ -66,7 +66,6 @@ func (*inFlight) Decide(s *Spec, e *State, c Call, next *State) (r Result) {
 		}
 	}
 	next.Log = append(next.Log, expiry, c.Lease)
-	return r
 }
 
 // liveLeases counts the leases of log (pairs: expiry µs, id) alive at now.

@@ -17,7 +17,7 @@ func (*slidingLog) Validate(s *Spec, _ bool) Fault {
 }
 
 // Decide: see algorithms.log in the engine.
-func (*slidingLog) Decide(s *Spec, e *State, c Call, next *State) (r Result) {
+func (*slidingLog) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
 	quota, windowUS, cost, nowUS := s.Quota, s.Window.Microseconds(), c.Cost, c.Now
 	from := nowUS - windowUS
 	var in []int64
@@ -41,11 +41,11 @@ func (*slidingLog) Decide(s *Spec, e *State, c Call, next *State) (r Result) {
 		} else {
 			r.RetryAfter = us(in[count+cost-quota-1] + windowUS - nowUS)
 		}
-		return r
+		return
 	}
 	r.Allowed = true
 	if !c.Charge {
-		return r
+		return
 	}
 	r.Remaining -= cost
 	r.ResetAfter = us(windowUS)
@@ -57,7 +57,6 @@ func (*slidingLog) Decide(s *Spec, e *State, c Call, next *State) (r Result) {
 	for range cost {
 		next.Log = append(next.Log, nowUS)
 	}
-	return r
 }
 
 // End: the call's time.

@@ -46,7 +46,7 @@ func (*sliding) Args(s *Spec) [3]int64 {
 // Decide: see algorithms.sliding in the engine. With now in bucket c, the
 // window start lies in bucket o: buckets o+1..c count in full, bucket o by
 // its overlap. Estimates are compared multiplied by width, in integers.
-func (*sliding) Decide(s *Spec, e *State, call Call, next *State) (r Result) {
+func (*sliding) Decide(s *Spec, e *State, call Call, r *Result, next *State) {
 	quota, windowMS, width := s.Quota, s.Window.Milliseconds(), s.Precision.Milliseconds()
 	cost, nowMS := call.Cost, call.Now/1000
 	c := nowMS / width
@@ -76,15 +76,15 @@ func (*sliding) Decide(s *Spec, e *State, call Call, next *State) (r Result) {
 	}
 	if cost > quota {
 		r.Unsatisfiable = true
-		return r
+		return
 	}
 	if scaled > need {
 		r.RetryAfter = ms(slideRetry(counts, o, full, x, need, width, windowMS, nowMS))
-		return r
+		return
 	}
 	r.Allowed = true
 	if !call.Charge {
-		return r
+		return
 	}
 	ttl := (c+1)*width + windowMS - nowMS
 	r.Remaining = (quota*width - scaled - cost*width) / width
@@ -100,7 +100,6 @@ func (*sliding) Decide(s *Spec, e *State, call Call, next *State) (r Result) {
 	next.Buckets = append(next.Buckets, Bucket{Idx: c, N: counts[c] + cost})
 	counts[c] += cost // the state after the charge, for its effective window
 	r.EffectiveWindow = ms(slideWindow(counts, o, c, full+cost, x, r.Remaining, quota, width, windowMS, nowMS))
-	return r
 }
 
 // slideWindow returns the ms until one more request could pass if the r

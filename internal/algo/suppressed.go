@@ -42,7 +42,7 @@ func (*suppressed) Args(s *Spec) [3]int64 { return [3]int64{s.Quota, s.Hard, s.W
 // Decide: see algorithms.suppressed in the engine. When charging it returns,
 // admitting or not, the state with the call counted (see Commit), and the
 // result describes the window after the count.
-func (*suppressed) Decide(s *Spec, e *State, call Call, next *State) (r Result) {
+func (*suppressed) Decide(s *Spec, e *State, call Call, r *Result, next *State) {
 	soft, hard, cost := s.Quota, s.Hard, call.Cost
 	windowMS, width := s.Window.Milliseconds(), s.Precision.Milliseconds()
 	nowMS := call.Now / 1000
@@ -92,7 +92,7 @@ func (*suppressed) Decide(s *Spec, e *State, call Call, next *State) (r Result) 
 	if cost > hard {
 		r.Remaining, r.Unsatisfiable = max((soft*width-scaled)/width, 0), true
 		reset()
-		return r
+		return
 	}
 	r.Allowed = true
 	if scaledA+cw > hard*width {
@@ -124,7 +124,7 @@ func (*suppressed) Decide(s *Spec, e *State, call Call, next *State) (r Result) 
 		}
 	}
 	if !call.Charge {
-		return r
+		return
 	}
 	ttl := (c+1)*width + windowMS - nowMS
 	*next = State{ExpireMS: nowMS + ttl, Buckets: make([]Bucket, 0, len(buckets)+1)}
@@ -134,7 +134,6 @@ func (*suppressed) Decide(s *Spec, e *State, call Call, next *State) (r Result) 
 		}
 	}
 	next.Buckets = append(next.Buckets, Bucket{Idx: c, N: counts[c], A: admittedNow})
-	return r
 }
 
 // Commit stores a charging call's count whatever its outcome, counting it

@@ -10,8 +10,9 @@ import (
 	"github.com/ratekit/ratekit/store"
 )
 
-// pending is what one call would store for one of its limits.
+// pending is what one call's limit said and would store.
 type pending struct {
+	res   algo.Result
 	next  algo.State
 	lease int64 // a Holds limit: the id of the lease a charge takes
 	// keep reports that an admitted call stores next: every limit when
@@ -52,8 +53,8 @@ func (s *Store) decide(d *ratekit.Decision, key string, p *prepared, cost int64,
 
 // run decides the limits of pr for key as decide does, writing each
 // limit's state to states. What the call would store goes to its shard's
-// scratch, heap memory the algorithms may write to without costing an
-// allocation per call.
+// scratch (shard.pend), heap memory the algorithms may write to without
+// costing an allocation per call.
 func (s *Store) run(key string, pr *prepared, cost int64, charge bool, states []ratekit.LimitState, rc *ratekit.Receipt) error {
 	rules := pr.rules
 	hold := charge // slots are taken whatever the cost
@@ -76,7 +77,7 @@ func (s *Store) run(key string, pr *prepared, cost int64, charge bool, states []
 		sh.pend = make([]pending, len(rules))
 	}
 	p := sh.pend[:len(rules)]
-	defer clear(p) // holds no state past the call
+	clear(p)
 	s.maybeSweep(sh, nowMS)
 	slots := sh.subjects[sub]
 	allowed := true
@@ -125,7 +126,7 @@ func (s *Store) run(key string, pr *prepared, cost int64, charge bool, states []
 					}
 				}
 			case states[i].Allowed:
-				p[i].next = algo.State{}
+				p[i].res, p[i].next = algo.Result{}, algo.State{}
 				slots, _ = s.checkLimit(sh, sub, slots, r, &p[i], &states[i], cost, false, nowUS, draw)
 			default:
 				sh.markFull(sub, r.spec.ID) // a live denial: never evicted
@@ -143,7 +144,7 @@ func (s *Store) room(sh *shard, sub string, rules []rule, p []pending, nowMS int
 
 // checkLimit decides one limit, r with its pending p, writing its state to
 // st and, when charging and the limit admits the call, the state to store
-// to p.next, which is zero. It honours and sets the limit's block as the
+// to p.next; p.res and p.next are zero. It honours and sets the limit's block as the
 // engine does: a live block denies; a denial (not an unsatisfiable one) by
 // a limit with a block starts the block when charging. A denial by a block
 // waits for the longer of the block and the limit's own counters, which
@@ -164,18 +165,16 @@ func (s *Store) checkLimit(sh *shard, sub string, slots []slot, r *rule, p *pend
 	block := r.spec.Block.Milliseconds()
 	if block > 0 && i >= 0 && slots[i].blocked && slots[i].blockMS > nowMS {
 		left := ms(slots[i].blockMS - nowMS)
-		var own algo.Result // what the counters say, as things stand
-		if e != nil {
-			own = r.alg.Decide(&r.spec, e, algo.Call{Cost: cost, Now: nowUS, Draw: draw}, &p.next)
-			p.next = algo.State{}
+		if e != nil { // what the counters say, as things stand
+			r.alg.Decide(&r.spec, e, algo.Call{Cost: cost, Now: nowUS, Draw: draw}, &p.res, &p.next)
 		}
-		*st = ratekit.LimitState{Limit: r.limit, ResetAfter: max(left, own.ResetAfter), RetryAfter: max(left, own.RetryAfter), Blocked: true}
+		*st = ratekit.LimitState{Limit: r.limit, ResetAfter: max(left, p.res.ResetAfter), RetryAfter: max(left, p.res.RetryAfter), Blocked: true}
+		p.res, p.next = algo.Result{}, algo.State{}
 		return slots, nil
 	}
-	res := r.alg.Decide(&r.spec, e, algo.Call{Cost: cost, Charge: charge, Now: nowUS, Draw: draw, Lease: p.lease}, &p.next)
-	*st = ratekit.LimitState{Limit: r.limit, Allowed: res.Allowed, Remaining: res.Remaining, ResetAfter: res.ResetAfter,
-		RetryAfter: res.RetryAfter, EffectiveWindow: res.EffectiveWindow, Unsatisfiable: res.Unsatisfiable,
-		Delay: res.Delay, Suppression: res.Suppression}
+	r.alg.Decide(&r.spec, e, algo.Call{Cost: cost, Charge: charge, Now: nowUS, Draw: draw, Lease: p.lease}, &p.res, &p.next)
+	res := &p.res
+	limitState(st, r.limit, res)
 	drawn := res.Suppression > 0 && res.Suppression < 1 // declined by a draw: no block
 	if block > 0 && !res.Allowed && !res.Unsatisfiable && !drawn && charge {
 		var fresh bool
@@ -187,6 +186,13 @@ func (s *Store) checkLimit(sh *shard, sub string, slots []slot, r *rule, p *pend
 		st.EffectiveWindow = 0 // nothing passes until the block ends
 	}
 	return slots, nil
+}
+
+// limitState writes to st the LimitState of l whose algorithm said res.
+func limitState(st *ratekit.LimitState, l ratekit.Limit, res *algo.Result) {
+	st.Limit, st.Allowed, st.Unsatisfiable, st.Blocked = l, res.Allowed, res.Unsatisfiable, false
+	st.Remaining, st.Suppression = res.Remaining, res.Suppression
+	st.ResetAfter, st.RetryAfter, st.EffectiveWindow, st.Delay = res.ResetAfter, res.RetryAfter, res.EffectiveWindow, res.Delay
 }
 
 func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }

@@ -61,7 +61,7 @@ type shard struct {
 	subjects map[string][]slot     // limit state, by subject (see slot)
 	reps     map[entryKey]repState // reputations, by tenant and policy ID
 	held     int                   // the entries in subjects' slots (see slot)
-	pend     []pending             // scratch for the call that holds mu (see run)
+	pend     []pending             // the scratch of the call that holds mu (see run)
 	// nextSweepMS is the earliest store time at which a call sweeps the
 	// shard again; minExpireMS is at most the expiry of every entry and
 	// reputation in it, so that a sweep before then has nothing to drop.
