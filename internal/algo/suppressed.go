@@ -39,7 +39,7 @@ func (*suppressed) Describe(s *Spec) string {
 
 func (*suppressed) Args(s *Spec) [3]int64 { return [3]int64{s.Quota, s.Hard, s.Window.Milliseconds()} }
 
-// Decide: see algorithms.suppressed in the engine. When charging it returns,
+// Decide: see algorithms.suppressed in the engine. When charging it writes,
 // admitting or not, the state with the call counted (see Commit), and the
 // result describes the window after the count.
 func (*suppressed) Decide(s *Spec, e *State, call Call, r *Result, next *State) {
