@@ -3,33 +3,7 @@ package ratekit
 import (
 	"time"
 
-	"github.com/ratekit/ratekit/internal/bounds"
-)
-
-// algorithm names a rate-limiting algorithm. Its value is part of every
-// stored key, so it never changes; Spec.Algorithm reports it and package
-// store lists the names for store authors. The names are bounds'.
-type algorithm string
-
-// The kit's algorithms.
-const (
-	algFixedWindow   algorithm = bounds.FixedWindow
-	algGCRA          algorithm = bounds.GCRA
-	algSlidingWindow algorithm = bounds.SlidingWindow
-	algSlidingLog    algorithm = bounds.SlidingLog
-	algTokenBucket   algorithm = bounds.TokenBucket
-	algLeakyBucket   algorithm = bounds.LeakyBucket
-	algSuppressed    algorithm = bounds.Suppressed
-	algInFlight      algorithm = bounds.InFlight
-)
-
-// Bounds, from the package every part of the kit checks alike.
-const (
-	maxCost     = bounds.MaxCost
-	maxQuota    = bounds.MaxQuota
-	minWindow   = bounds.MinWindow
-	maxWindow   = bounds.MaxWindow
-	maxLogQuota = bounds.MaxLogQuota
+	"github.com/ratekit/ratekit/internal/algo"
 )
 
 // SlidingWindow allows quota requests in any window of length window,
@@ -45,25 +19,16 @@ const (
 // to a whole window's requests); finer buckets shrink the error and cost one
 // counter per bucket (window/width + 1 of them, at most 1000).
 func SlidingWindow(quota int64, window time.Duration) Limit {
-	c := newDef(algSlidingWindow, quota, float64(quota), window)
-	c.precision = defaultWidth(window)
+	c := newDef(algo.SlidingWindow, quota, float64(quota), window)
+	c.Precision = algo.DefaultWidth(window)
 	return c.limit()
-}
-
-// defaultWidth is the default bucket width of a window: a tenth of it when
-// that is whole milliseconds, else the window itself.
-func defaultWidth(window time.Duration) time.Duration {
-	if window%(10*time.Millisecond) == 0 {
-		return window / 10
-	}
-	return window
 }
 
 // Precision returns a copy of a SlidingWindow with buckets of width d, which
 // must be whole milliseconds and divide the window.
 func (l Limit) Precision(d time.Duration) Limit {
 	c := *l.def()
-	c.precision = d
+	c.Precision = d
 	return c.limit()
 }
 
@@ -72,7 +37,7 @@ func (l Limit) Precision(d time.Duration) Limit {
 // one microsecond are all counted). For small quotas such as login
 // attempts; quota is at most 10,000.
 func SlidingLog(quota int64, window time.Duration) Limit {
-	return newDef(algSlidingLog, quota, float64(quota), window).limit()
+	return newDef(algo.SlidingLog, quota, float64(quota), window).limit()
 }
 
 // TokenBucket allows bursts of up to burst requests and refills rate tokens
@@ -81,14 +46,14 @@ func SlidingLog(quota int64, window time.Duration) Limit {
 // accumulate rounding error; it decides exactly as GCRA with the same
 // parameters, under its familiar name and keys of its own.
 func TokenBucket(rate float64, per time.Duration, burst int64) Limit {
-	return newDef(algTokenBucket, burst, rate, per).limit()
+	return newDef(algo.TokenBucket, burst, rate, per).limit()
 }
 
 // LeakyBucket holds up to capacity requests and leaks leak of them per
 // period. As a meter (the default) it denies a request that would overflow
 // the bucket. Queue turns it into a shaper.
 func LeakyBucket(capacity int64, leak float64, per time.Duration) Limit {
-	return newDef(algLeakyBucket, capacity, leak, per).limit()
+	return newDef(algo.LeakyBucket, capacity, leak, per).limit()
 }
 
 // Queue returns a copy of a LeakyBucket in queue mode: an admitted request
@@ -98,7 +63,7 @@ func LeakyBucket(capacity int64, leak float64, per time.Duration) Limit {
 // (or that would overflow the bucket) is denied.
 func (l Limit) Queue(maxWait time.Duration) Limit {
 	c := *l.def()
-	c.maxWait = maxWait
+	c.MaxWait = maxWait
 	return c.limit()
 }
 
@@ -108,7 +73,7 @@ func (l Limit) Queue(maxWait time.Duration) Limit {
 // and "can never pass" checks, window its window, params its own
 // parameters.
 func Custom(alg string, capacity int64, window time.Duration, params [3]int64) Limit {
-	c := newDef(algorithm(alg), capacity, float64(capacity), window)
-	c.params = params
+	c := newDef(alg, capacity, float64(capacity), window)
+	c.Params = params
 	return c.limit()
 }

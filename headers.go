@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/ratekit/ratekit/internal/algo"
 )
 
 // HeaderMode selects which rate-limit headers a response carries. Modes
@@ -142,8 +144,8 @@ func effectiveWindow(s *LimitState) time.Duration {
 	t := s.ResetAfter
 	if s.EffectiveWindow > 0 {
 		t = s.EffectiveWindow
-	} else if d.alg.bucket() && d.interval > 0 {
-		t -= time.Duration(d.quota-1-s.Remaining) * d.interval
+	} else if d.Interval > 0 { // a bucket's count grows every Interval
+		t -= time.Duration(d.Quota-1-s.Remaining) * d.Interval
 	}
 	if !s.Allowed && !s.Unsatisfiable && s.RetryAfter > 0 {
 		t = min(t, s.RetryAfter)
@@ -202,30 +204,23 @@ func policyQuota(l Limit) (quota, windowSeconds int64) {
 }
 
 // headerQuota returns the quota and window (whole seconds) that describe l
-// in headers, such that the remaining count never exceeds the quota: a fixed
-// window's (or sliding window's, or log's) quota per window; a bucket
-// algorithm's burst per the time the burst takes to refill (burst ×
-// interval). A window that is not whole seconds is scaled by
-// the smallest factor up to 1000 that makes it whole (10 per 100 ms is 100
-// per second), else rounded up. Both are clamped to Structured Field integers.
-func (l *limitDef) headerQuota() (quota, windowSeconds int64) {
-	window := l.period
-	if l.alg == algInFlight { // slots, not requests per window
-		return clampSF(l.quota), 0
-	}
-	if l.alg.bucket() {
-		window = time.Duration(min(float64(l.interval)*float64(l.quota), float64(maxWindow)))
-	}
+// in headers, as the algorithm r says, such that the remaining count never
+// exceeds the quota: a window's quota per window, a bucket's burst per the
+// time the burst takes to refill. A window that is not whole seconds is
+// scaled by the smallest factor up to 1000 that makes it whole (10 per
+// 100 ms is 100 per second), else rounded up. Both are clamped to
+// Structured Field integers.
+func (l *limitDef) headerQuota(r algo.Rules) (quota, windowSeconds int64) {
+	q, window := r.Header(&l.Spec)
 	if window <= 0 {
-		return clampSF(l.quota), 0
+		return clampSF(q), 0
 	}
 	for k := int64(1); k <= 1000; k++ {
 		if scaled := window * time.Duration(k); scaled%time.Second == 0 {
-			q := float64(l.quota) * float64(k)
-			return clampSF(int64(min(q, maxSFInteger))), clampSF(int64(scaled / time.Second))
+			return clampSF(int64(min(float64(q)*float64(k), maxSFInteger))), clampSF(int64(scaled / time.Second))
 		}
 	}
-	return clampSF(l.quota), clampSF(ceilSeconds(window))
+	return clampSF(q), clampSF(ceilSeconds(window))
 }
 
 // appendItem appends the Structured Field string item "name". Names are

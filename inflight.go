@@ -3,6 +3,8 @@ package ratekit
 import (
 	"fmt"
 	"time"
+
+	"github.com/ratekit/ratekit/internal/algo"
 )
 
 // defaultLease is the lease of an InFlight limit's slots unless Lease says
@@ -43,7 +45,7 @@ const defaultLease = 10 * time.Second
 // qu="concurrent-requests", and RateLimit gives the slots left (r) without
 // t. It takes no Block and no Shadow mode.
 func InFlight(n int64) Limit {
-	c := newDef(algInFlight, n, float64(n), defaultLease)
+	c := newDef(algo.InFlight, n, float64(n), defaultLease)
 	return c.limit()
 }
 
@@ -54,32 +56,12 @@ func InFlight(n int64) Limit {
 // give slots back sooner after a crash.
 func (l Limit) Lease(d time.Duration) Limit {
 	c := *l.def()
-	c.period = d
+	c.Window = d
 	return c.limit()
 }
 
-// minLease is the shortest lease: renewals every quarter of it must have
-// time to reach the store.
-const minLease = 10 * time.Millisecond
-
-func (l *limitDef) validateInFlight() error {
-	if err := l.validateLogCount("slots", "an in-flight limit"); err != nil {
-		return err
-	}
-	if l.period < minLease {
-		return l.invalid("lease", fmt.Sprintf("must be at least %s (got %s)", minLease, l.period))
-	}
-	if l.block != 0 {
-		return l.invalid("block", "does not apply to an in-flight limit: a slot comes back when a request ends")
-	}
-	if l.shadow {
-		return l.invalid("shadow", "does not apply to an in-flight limit")
-	}
-	return l.validateWindow("lease", l.period)
-}
-
 // inFlight reports whether l is an InFlight limit.
-func (l Limit) inFlight() bool { return l.def().alg == algInFlight }
+func (l Limit) inFlight() bool { return l.def().caps&algo.Holds != 0 }
 
 // errInFlightAllow is AllowN's error on a Limiter with InFlight limits.
 var errInFlightAllow = fmt.Errorf("%w: a Limiter with an InFlight limit admits requests through Reserve, whose Reservation releases the slot; use Reserve (Middleware does)", ErrInvalidLimit)

@@ -4,7 +4,7 @@ import (
 	"hash/maphash"
 	"sync"
 
-	"github.com/ratekit/ratekit/internal/bounds"
+	"github.com/ratekit/ratekit/internal/algo"
 )
 
 const (
@@ -52,15 +52,15 @@ func newGate(limits []Limit) *gate {
 		if !l.inFlight() {
 			continue
 		}
-		if g == nil || l.def().quota < g.n {
+		if g == nil || l.def().Quota < g.n {
 			if g == nil {
 				g = &gate{seed: maphash.MakeSeed()}
 			}
-			g.n = l.def().quota
+			g.n = l.def().Quota
 			// what the store says when this limit has no slot left: a
 			// Decision of this limit alone (the others' numbers only the
 			// store knows), nothing left, Retry-After 1 s
-			g.denial = Decision{Limit: l, RetryAfter: bounds.RetryInFlight, Cached: true}
+			g.denial = Decision{Limit: l, RetryAfter: algo.RetryInFlight, Cached: true}
 		}
 	}
 	return g

@@ -3,10 +3,10 @@ package ratekit
 import (
 	"fmt"
 	"hash/fnv"
-	"math"
 	"strconv"
 	"time"
 
+	"github.com/ratekit/ratekit/internal/algo"
 	"github.com/ratekit/ratekit/internal/bounds"
 )
 
@@ -25,25 +25,13 @@ type Limit struct {
 }
 
 // limitDef is what a Limit is. It is never changed once a Limit holds it:
-// a modifier copies it and changes the copy.
+// a modifier copies it and changes the copy. Its Spec's derived values
+// (ID, Interval, Hard) are set by limit, so that Limit.Spec is a copy.
 type limitDef struct {
-	alg       algorithm
-	name      string
-	quota     int64         // requests per window, or the burst / capacity of a bucket
-	rate      float64       // bucket algorithms: requests per period
-	period    time.Duration // the window, or the period of the rate
-	precision time.Duration // SlidingWindow: bucket width
-	maxWait   time.Duration // LeakyBucket in queue mode: the longest delay
-	block     time.Duration // penalty after a denial
-	params    [3]int64      // custom algorithms: their parameters
-	factor    float64       // Suppressed: hard limit = quota × factor
-	id        string        // name:algorithm:fingerprint, the storage identity
-	named     bool          // named by Named, not by default
-	shadow    bool          // decides and counts, never refuses (Shadow)
-	// Derived by limit from the fields above, so that Spec is a copy:
-	interval         time.Duration // emissionInterval()
-	hard             int64         // hardLimit()
-	headerQ, headerW int64         // headerQuota(), after interval
+	algo.Spec                  // Window is the window, the period of a rate, or a lease
+	shadow           bool      // decides and counts, never refuses (Shadow)
+	caps             algo.Caps // what the algorithm can do
+	headerQ, headerW int64     // headerQuota()
 }
 
 // zeroDef is the zero Limit's definition. It is never written.
@@ -62,27 +50,29 @@ func (l Limit) def() *limitDef {
 // pass up to 2 × quota across a window boundary. Window has millisecond
 // resolution.
 func FixedWindow(quota int64, window time.Duration) Limit {
-	return newDef(algFixedWindow, quota, float64(quota), window).limit()
+	return newDef(algo.FixedWindow, quota, float64(quota), window).limit()
 }
 
 // GCRA allows rate requests per period as a steady flow (one every
 // period/rate) with bursts of up to burst requests. Its state is a single
 // theoretical arrival time, so memory is constant and Retry-After is exact.
 func GCRA(rate float64, period time.Duration, burst int64) Limit {
-	return newDef(algGCRA, burst, rate, period).limit()
+	return newDef(algo.GCRA, burst, rate, period).limit()
 }
 
 // newDef returns the definition of a limit of alg, named after it.
-func newDef(alg algorithm, quota int64, rate float64, period time.Duration) limitDef {
-	return limitDef{alg: alg, name: string(alg), quota: quota, rate: rate, period: period}
+func newDef(alg string, quota int64, rate float64, period time.Duration) limitDef {
+	return limitDef{Spec: algo.Spec{Algorithm: alg, Name: alg, Quota: quota, Rate: rate, Window: period}}
 }
 
 // limit computes c's storage identity and derived values and returns the
 // Limit that c defines.
 func (c limitDef) limit() Limit {
-	c.id = c.name + ":" + string(c.alg) + ":" + c.fingerprint()
-	c.interval, c.hard = c.emissionInterval(), c.hardLimit()
-	c.headerQ, c.headerW = c.headerQuota()
+	r := algo.Of(c.Algorithm)
+	r.Derive(&c.Spec)
+	c.ID = c.Name + ":" + c.Algorithm + ":" + c.fingerprint()
+	c.caps = r.Caps()
+	c.headerQ, c.headerW = c.headerQuota(r)
 	return Limit{&c}
 }
 
@@ -95,7 +85,7 @@ func (c limitDef) limit() Limit {
 // each route or purpose apart.
 func (l Limit) Named(name string) Limit {
 	c := *l.def()
-	c.name, c.named = name, true
+	c.Name = name
 	return c.limit()
 }
 
@@ -107,7 +97,7 @@ func (l Limit) Named(name string) Limit {
 // its end, a request at the RetryAfter passes.
 func (l Limit) Block(d time.Duration) Limit {
 	c := *l.def()
-	c.block = d
+	c.Block = d
 	return c.limit()
 }
 
@@ -130,84 +120,66 @@ func (l Limit) Shadow() Limit {
 
 // Name returns the limit's policy name: the one given to Named, or the
 // algorithm's.
-func (l Limit) Name() string { return l.def().name }
+func (l Limit) Name() string { return l.def().Name }
 
 // Spec describes the limit for stores and tools: its algorithm, identity and
 // parameters. Its values are computed when the limit is built, so Spec costs
 // a copy.
-func (l Limit) Spec() Spec {
-	d := l.def()
-	return Spec{
-		Algorithm: string(d.alg),
-		Name:      d.name,
-		ID:        d.id,
-		Quota:     d.quota,
-		Rate:      d.rate,
-		Window:    d.period,
-		Interval:  d.interval,
-		Precision: d.precision,
-		MaxWait:   d.maxWait,
-		Block:     d.block,
-		Factor:    d.factor,
-		Hard:      d.hard,
-		Params:    d.params,
-	}
-}
+func (l Limit) Spec() Spec { return Spec(l.def().Spec) }
 
-// emissionInterval is the emission interval of a bucket algorithm (GCRA,
-// TokenBucket, LeakyBucket): period/rate rounded up to whole microseconds,
-// so the rate carries a fixed error below one microsecond per request and
-// never drifts. It is 0 for other algorithms.
-func (l *limitDef) emissionInterval() time.Duration {
-	if !l.alg.bucket() || !(l.rate > 0) {
-		return 0
+// Share returns one of n instances' share of l, as a store that decides
+// for one instance alone needs it (store/fallback): quotas, bursts and
+// capacities divided by n, rounded down but at least 1, rates divided by n,
+// everything else kept, under a storage identity of its own. A custom
+// limit, or one whose share would be invalid, is returned as is.
+func (l Limit) Share(n int64) Limit {
+	c := *l.def()
+	if n <= 1 || !algo.Of(c.Algorithm).Share(&c.Spec, n) {
+		return l
 	}
-	us := math.Ceil(float64(l.period.Microseconds()) / l.rate)
-	if us > float64(maxWindow.Microseconds()) {
-		return maxWindow + time.Microsecond
+	if s := c.limit(); s.validate() == nil {
+		return s
 	}
-	return time.Duration(us) * time.Microsecond
+	return l
 }
-
-// bucket reports whether a is one of the bucket algorithms, which share the
-// emission-interval arithmetic.
-func (a algorithm) bucket() bool { return bounds.Bucket(string(a)) }
 
 // fingerprint returns a short hash of the algorithm and its parameters (not
 // the name). Stores put it in the key, so new parameters start fresh state.
 func (l *limitDef) fingerprint() string {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%s|%d|%s|%d|%d|%d|%d|%v", l.alg, l.quota, strconv.FormatFloat(l.rate, 'g', -1, 64), l.period,
-		l.precision, l.maxWait, l.block, l.params)
-	if l.factor != 0 { // only Suppressed: other limits keep their keys
-		fmt.Fprintf(h, "|%s", strconv.FormatFloat(l.factor, 'g', -1, 64))
+	fmt.Fprintf(h, "%s|%d|%s|%d|%d|%d|%d|%v", l.Algorithm, l.Quota, strconv.FormatFloat(l.Rate, 'g', -1, 64), l.Window,
+		l.Precision, l.MaxWait, l.Block, l.Params)
+	if l.Factor != 0 { // only Suppressed: other limits keep their keys
+		fmt.Fprintf(h, "|%s", strconv.FormatFloat(l.Factor, 'g', -1, 64))
 	}
 	return fmt.Sprintf("%016x", h.Sum64())
 }
 
 // String describes the limit, e.g. "api: fixed 100 per 1m0s".
-func (l Limit) String() string { return l.def().describe() }
-
-// describe is Limit.String.
-func (l *limitDef) describe() string {
-	var s string
-	switch {
-	case l.alg.bucket():
-		s = fmt.Sprintf("%s: %s %s per %s, burst %d", l.name, l.alg, strconv.FormatFloat(l.rate, 'g', -1, 64), l.period, l.quota)
-		if l.maxWait > 0 {
-			s += fmt.Sprintf(", queue up to %s", l.maxWait)
-		}
-	case l.alg == algSlidingWindow:
-		s = fmt.Sprintf("%s: sliding %d per %s, buckets of %s", l.name, l.quota, l.period, l.precision)
-	case l.alg == algSuppressed:
-		s = fmt.Sprintf("%s: suppressed %d per %s, hard %d", l.name, l.quota, l.period, l.hard)
-	case l.alg == algInFlight:
-		s = fmt.Sprintf("%s: in flight %d, lease %s", l.name, l.quota, l.period)
-	default:
-		s = fmt.Sprintf("%s: %s %d per %s", l.name, l.alg, l.quota, l.period)
-	}
-	if l.block > 0 {
-		s += fmt.Sprintf(", block %s", l.block)
+func (l Limit) String() string {
+	d := l.def()
+	s := algo.Of(d.Algorithm).Describe(&d.Spec)
+	if d.Block > 0 {
+		s += fmt.Sprintf(", block %s", d.Block)
 	}
 	return s
+}
+
+// validate reports whether l can be enforced. The error is a *LimitError
+// (matching ErrInvalidLimit) naming the parameter at fault.
+func (l Limit) validate() error {
+	d := l.def()
+	var f algo.Fault
+	switch {
+	case d.Algorithm == "":
+		f = algo.Fault{Field: "algorithm", Reason: "is missing; build limits with a constructor such as ratekit.FixedWindow"}
+	case bounds.Name(d.Name) != "":
+		f = algo.Fault{Field: "name", Reason: bounds.Name(d.Name)}
+	default:
+		f = algo.Of(d.Algorithm).Validate(&d.Spec, d.shadow)
+	}
+	if f.Field == "" {
+		return nil
+	}
+	return &LimitError{Limit: d.Name, Field: f.Field, Reason: f.Reason}
 }

@@ -12,8 +12,8 @@ func newLimiter(store Store, limits []Limit) (*Limiter, error) {
 	for i, lim := range l.limits {
 		names[i] = lim.Name()
 		if lim.inFlight() {
-			if l.lease == 0 || lim.def().period < l.lease {
-				l.lease = lim.def().period
+			if l.lease == 0 || lim.def().Window < l.lease {
+				l.lease = lim.def().Window
 			}
 			if l.held != "" {
 				l.held += ","

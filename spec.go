@@ -7,9 +7,12 @@ import "time"
 // Which fields are set depends on the algorithm; the others are zero. A Spec
 // is a plain value, safe to copy; the zero Spec describes no limit.
 type Spec struct {
+	// (internal/algo.Spec has these fields in this order: each converts to
+	// the other.)
+
 	// Algorithm names the algorithm: "fixed", "sliding", "log", "token",
-	// "leaky", "gcra", "suppressed", or a custom name (see Custom). It is
-	// part of every stored key and never changes.
+	// "leaky", "gcra", "suppressed", "inflight", or a custom name (see
+	// Custom). It is part of every stored key and never changes.
 	Algorithm string
 	// Name is the policy name (Named), reported in headers and bodies.
 	Name string

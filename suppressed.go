@@ -1,9 +1,9 @@
 package ratekit
 
 import (
-	"fmt"
-	"math"
 	"time"
+
+	"github.com/ratekit/ratekit/internal/algo"
 )
 
 // Suppressed returns a limit that degrades gracefully instead of cutting off:
@@ -36,36 +36,8 @@ import (
 // them with the probability of the tightest. Peek uses a draw too. A cost
 // above the hard limit can never pass and is not counted.
 func Suppressed(soft int64, window time.Duration, factor float64) Limit {
-	c := newDef(algSuppressed, soft, float64(soft), window)
-	c.factor = factor
-	c.precision = defaultWidth(window)
+	c := newDef(algo.Suppressed, soft, float64(soft), window)
+	c.Factor = factor
+	c.Precision = algo.DefaultWidth(window)
 	return c.limit()
-}
-
-// hardLimit is a Suppressed limit's hard limit, floor(soft × factor), or 0.
-func (l *limitDef) hardLimit() int64 {
-	if l.alg != algSuppressed {
-		return 0
-	}
-	h := math.Floor(float64(l.quota) * l.factor)
-	if !(h < maxQuota+1) { // also NaN
-		return maxQuota + 1
-	}
-	return int64(h)
-}
-
-func (l *limitDef) validateSuppressed() error {
-	if err := l.validateCount("soft limit", l.quota); err != nil {
-		return err
-	}
-	if err := l.validateWindow("window", l.period); err != nil {
-		return err
-	}
-	if math.IsNaN(l.factor) || math.IsInf(l.factor, 0) || l.factor < 1 {
-		return l.invalid("factor", fmt.Sprintf("must be a finite number of at least 1 (got %v)", l.factor))
-	}
-	if h := l.hard; float64(h)*float64(l.precision.Milliseconds()) >= maxQuota {
-		return l.invalid("factor", fmt.Sprintf("makes a hard limit (%d) × bucket width in ms at or above 2^53", h))
-	}
-	return nil
 }

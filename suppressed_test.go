@@ -44,7 +44,7 @@ func TestSuppressedValidate(t *testing.T) {
 
 func TestSuppressedLimit(t *testing.T) {
 	l := ratekit.Suppressed(100, time.Minute, 1.5)
-	if l.Spec().Hard != 150 || l.Spec().Factor != 1.5 || l.Spec().Quota != 100 || l.Spec().Precision != 6*time.Second || l.Spec().Algorithm != store.Suppressed {
+	if l.Spec().Hard != 150 || l.Spec().Factor != 1.5 || l.Spec().Quota != 100 || l.Spec().Precision != 6*time.Second || l.Spec().Algorithm != "suppressed" {
 		t.Fatalf("%v: hard %d factor %v burst %d width %v", l, l.Spec().Hard, l.Spec().Factor, l.Spec().Quota, l.Spec().Precision)
 	}
 	if got := l.String(); got != "suppressed: suppressed 100 per 1m0s, hard 150" {

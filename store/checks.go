@@ -5,12 +5,18 @@ import (
 	"fmt"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/algo"
 	"github.com/ratekit/ratekit/internal/bounds"
 )
 
 // MaxLogQuota is the largest quota of a SlidingLog: a log keeps one entry
 // per admitted request.
 const MaxLogQuota = bounds.MaxLogQuota
+
+// InFlight is the Spec.Algorithm of ratekit.InFlight limits. A refusal by
+// them alone says nothing about when other requests pass: a slot comes back
+// when any request ends.
+const InFlight = algo.InFlight
 
 // CheckLimits reports an error if there are no limits, or if two share an
 // ID, which would make a store charge one key twice. ratekit.New rejects such
@@ -37,7 +43,7 @@ func CheckCost(cost int64) error { return bounds.CheckCost(cost) }
 // CheckAlgorithmName reports whether name can name a custom algorithm: 1 to
 // 16 characters from [a-z0-9_], and not one of the kit's algorithms.
 func CheckAlgorithmName(name string) error {
-	if why := bounds.AlgorithmName(name); why != "" {
+	if why := algo.CustomName(name); why != "" {
 		return fmt.Errorf("ratekit: algorithm name %q %s", name, why)
 	}
 	return nil

@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/store"
+	"github.com/ratekit/ratekit/internal/algo"
 )
 
 // maxSets bounds the limit sets a Store tells apart. A Limiter has one (or
@@ -61,11 +61,7 @@ func newSet(num uint32, limits []ratekit.Limit) *limitSet {
 	for i, l := range limits {
 		sp := l.Spec()
 		s.ids[i] = sp.ID
-		switch sp.Algorithm {
-		case store.FixedWindow, store.SlidingWindow, store.SlidingLog, store.TokenBucket, store.LeakyBucket, store.GCRA:
-		default:
-			s.cacheable = false
-		}
+		s.cacheable = s.cacheable && algo.Of(sp.Algorithm).Caps()&algo.Cacheable != 0
 		if i == 0 || sp.Quota < s.maxCost {
 			s.maxCost = sp.Quota
 		}

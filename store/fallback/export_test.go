@@ -19,8 +19,5 @@ func Scaled(s *Store, limits []ratekit.Limit) []ratekit.Limit {
 	return scaled(limits, int64(s.cfg.Instances))
 }
 
-// Scale is one of n instances' share of l.
-func Scale(l ratekit.Limit, n int64) ratekit.Limit { return scale(l, n) }
-
 // ConfigOf returns s's configuration, defaults applied.
 func ConfigOf(s *Store) Config { return s.cfg }

@@ -62,7 +62,7 @@ func TestScaleEveryAlgorithm(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.in.String(), func(t *testing.T) {
-			got, in := fallback.Scale(c.in, c.n).Spec(), c.in.Spec()
+			got, in := c.in.Share(c.n).Spec(), c.in.Spec()
 			if c.unchanged {
 				if got != in {
 					t.Fatalf("%s: got %+v, want it unchanged", c.description, got)
@@ -79,7 +79,7 @@ func TestScaleEveryAlgorithm(t *testing.T) {
 			if got.ID == in.ID {
 				t.Fatal("the scaled limit shares the original's storage identity")
 			}
-			if _, err := ratekit.New(memstore.New(), fallback.Scale(c.in, c.n).Named("check")); err != nil {
+			if _, err := ratekit.New(memstore.New(), c.in.Share(c.n).Named("check")); err != nil {
 				t.Fatalf("scaled limit invalid: %v", err)
 			}
 		})

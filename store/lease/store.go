@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/algo"
 	"github.com/ratekit/ratekit/internal/elapsed"
 	"github.com/ratekit/ratekit/internal/subject"
-	"github.com/ratekit/ratekit/store"
 )
 
 // Store is a ratekit.Store that takes the quota of its leased limits from
@@ -97,7 +97,7 @@ func checkLeasable(limits []ratekit.Limit) []error {
 	for _, l := range limits {
 		sp := l.Spec()
 		switch {
-		case sp.Algorithm != store.FixedWindow:
+		case algo.Of(sp.Algorithm).Caps()&algo.Leasable == 0:
 			errs = append(errs, fmt.Errorf("ratekit: lease: limit %q is %s, which a lease cannot keep exact: units debited at one instant and "+
 				"spent later would pass bursts that a sliding window or a bucket refuses; lease FixedWindow limits only, "+
 				"and give this one to a Limiter on the inner store", sp.Name, sp.Algorithm))

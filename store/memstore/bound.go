@@ -62,7 +62,7 @@ func (s *Store) evict(sh *shard, sub string, n int) int {
 		}
 		for _, sl := range slots {
 			if sl.has && !sl.full && !sl.blocked {
-				found = append(found, victim{other, sl.id, sl.state.expireMS})
+				found = append(found, victim{other, sl.id, sl.state.ExpireMS})
 			}
 		}
 	}
@@ -108,16 +108,15 @@ func (s *Store) reserve(n int) bool {
 	}
 }
 
-// missing counts the limits of p that an admitted call stores and that
-// have no state among a subject's slots: the entries that charging them
-// adds.
-func missing(slots []slot, p []pending) int {
+// missing counts the limits of rules whose states p keeps and that have
+// no state among a subject's slots: the entries that storing them adds.
+func missing(slots []slot, rules []rule, p []pending) int {
 	n := 0
 	for i := range p {
 		if !p[i].keep {
 			continue
 		}
-		if j := find(slots, p[i].sp.ID); j < 0 || !slots[j].has {
+		if j := find(slots, rules[i].spec.ID); j < 0 || !slots[j].has {
 			n++
 		}
 	}

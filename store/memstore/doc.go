@@ -1,7 +1,9 @@
 // Package memstore is the in-process ratekit.Store. It gives the same answers
 // as store/redisstore — same algorithms, same integer microsecond arithmetic,
 // same expiry — for a single process: use it for tests, for single-instance
-// services, or as a fallback when Redis is unreachable.
+// services, or as a fallback when Redis is unreachable. It is a locking host
+// around the kit's algorithm core (internal/algo), whose arithmetic the
+// Redis engine's Lua mirrors.
 //
 // State is held in sharded maps guarded by mutexes; every call locks the one
 // shard that owns its subject, so the limits of one call are decided

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/algo"
 	"github.com/ratekit/ratekit/internal/subject"
 	"github.com/ratekit/ratekit/store"
 )
@@ -16,24 +17,19 @@ func receiptOf(rc *ratekit.Receipt, allowed bool) *ratekit.Receipt {
 	return rc
 }
 
-// fillReceipt records a charge of cost at nowUS to the limits of p, whose
-// states are p[i].next, and the lease it took (0: none): see settled.
-func fillReceipt(rc *ratekit.Receipt, p []pending, cost, nowUS, lease int64) {
+// fillReceipt records a charge of cost at nowUS to the limits of rules,
+// whose states are p[i].next, and the lease it took (0: none).
+func fillReceipt(rc *ratekit.Receipt, rules []rule, p []pending, cost, nowUS, lease int64) {
 	rc.Cost, rc.At = cost, nowUS
 	rc.Ends, rc.Held = make([]int64, len(p)), make([]int64, len(p))
 	for i := range p {
-		if cost > 0 && settles(p[i].sp.Algorithm) {
-			rc.Ends[i], rc.Held[i] = endOf(&p[i].sp, &p[i].next, nowUS), cost
+		if r := &rules[i]; cost > 0 && r.caps&algo.Settles != 0 {
+			rc.Ends[i], rc.Held[i] = r.alg.End(&r.spec, &p[i].next, nowUS), cost
 		}
 	}
 	if lease != 0 {
 		rc.Lease = strconv.FormatInt(lease, 10)
 	}
-}
-
-// settles reports whether Settle moves the charges of algorithm a.
-func settles(a string) bool {
-	return a == store.FixedWindow || a == store.SlidingWindow || a == store.SlidingLog || store.Bucket(a)
 }
 
 // settle is store.Settler's Settle: it moves the charge recorded by rc to
@@ -43,36 +39,36 @@ func settles(a string) bool {
 // as the limit's state still has it, so a settlement never gives back
 // another call's charge. lua/settle.lua in store/redisengine holds the
 // same rules.
-func (s *Store) settle(key string, limits []ratekit.Limit, rc *ratekit.Receipt, cost int64) error {
-	c, err := s.settling(key, limits, rc, cost)
+func (s *Store) settle(key string, rules []rule, rc *ratekit.Receipt, cost int64) error {
+	c, err := s.settling(key, rules, rc, cost)
 	if err != nil {
 		return err
 	}
 	defer c.sh.mu.Unlock()
-	sh, sub, nowUS, lease := c.sh, c.sub, c.nowUS, c.lease
-	for i := range limits {
-		sp := limits[i].Spec()
-		e := c.live(sp.ID)
+	sh, sub, nowUS := c.sh, c.sub, c.nowUS
+	for i := range rules {
+		r := &rules[i]
+		e := c.live(r.spec.ID)
 		switch {
-		case sp.Algorithm == store.InFlight:
-			if e != nil && lease != 0 {
-				e.log = dropLease(e.log, lease)
+		case r.caps&algo.Holds != 0:
+			if e != nil && c.lease != 0 {
+				r.alg.Release(e, c.lease)
 			}
 			continue
-		case !settles(sp.Algorithm):
+		case r.caps&algo.Settles == 0:
 			continue
 		}
-		was, now := min(rc.Cost, sp.Quota), min(cost, sp.Quota)
+		was, now := min(rc.Cost, r.spec.Quota), min(cost, r.spec.Quota)
 		switch {
 		case now < was:
 			if e != nil {
-				giveBack(&sp, e, &rc.Ends[i], min(was-now, rc.Held[i]), nowUS)
+				r.alg.GiveBack(&r.spec, e, &rc.Ends[i], min(was-now, rc.Held[i]), nowUS)
 			}
 			rc.Held[i] = max(rc.Held[i]-(was-now), 0)
 		case now > was:
-			next, end, held := extra(&sp, e, rc.Ends[i], rc.Held[i], now-was, nowUS)
-			if e != nil || s.room(sh, sub, []pending{{sp: sp, keep: true}}, nowUS/1000) {
-				sh.setState(sub, sh.subjects[sub], sp.ID, &next, false)
+			next, end, held := r.alg.Extra(&r.spec, e, rc.Ends[i], rc.Held[i], now-was, nowUS)
+			if e != nil || s.room(sh, sub, rules[i:i+1], []pending{{keep: true}}, nowUS/1000) {
+				sh.setState(sub, sh.subjects[sub], r.spec.ID, &next, false)
 				rc.Ends[i], rc.Held[i] = end, held
 			}
 		}
@@ -81,17 +77,23 @@ func (s *Store) settle(key string, limits []ratekit.Limit, rc *ratekit.Receipt, 
 	return nil
 }
 
-// endOf is where a charge made at nowUS sits in limit sp's state e after
-// it (Receipt.Ends): a FixedWindow's window end, a bucket's theoretical
-// arrival time, a SlidingWindow's or SlidingLog's time of the charge (µs).
-func endOf(sp *ratekit.Spec, e *entry, nowUS int64) int64 {
-	switch a := sp.Algorithm; {
-	case a == store.FixedWindow:
-		return e.expireMS * 1000
-	case store.Bucket(a):
-		return e.value
+// renew is store.Settler's Renew: it extends rc's lease in every Holds
+// limit by one lease from now, and reports whether every one still held it.
+func (s *Store) renew(key string, rules []rule, rc *ratekit.Receipt) (bool, error) {
+	c, err := s.settling(key, rules, rc, rc.Cost)
+	if err != nil {
+		return false, err
 	}
-	return nowUS
+	defer c.sh.mu.Unlock()
+	held := true
+	for i := range rules {
+		if r := &rules[i]; r.caps&algo.Holds != 0 {
+			e := c.live(r.spec.ID)
+			found := e != nil && r.alg.Renew(&r.spec, e, c.lease, c.nowUS)
+			held = held && found
+		}
+	}
+	return held, nil
 }
 
 // A settling is one Settle or Renew call about a subject, whose shard it
@@ -104,8 +106,14 @@ type settling struct {
 
 // settling checks a Settle or Renew call's arguments and locks the
 // subject's shard; the caller unlocks c.sh.mu.
-func (s *Store) settling(key string, limits []ratekit.Limit, rc *ratekit.Receipt, cost int64) (settling, error) {
-	if err := s.checkSettle(key, limits, rc, cost); err != nil {
+func (s *Store) settling(key string, rules []rule, rc *ratekit.Receipt, cost int64) (settling, error) {
+	if key == "" {
+		return settling{}, ratekit.ErrEmptyKey
+	}
+	if err := store.CheckCost(cost); err != nil {
+		return settling{}, err
+	}
+	if err := store.CheckReceipt(rc, len(rules)); err != nil {
 		return settling{}, err
 	}
 	c := settling{sub: subject.Key(key), nowUS: s.clock(), lease: leaseID(rc.Lease)}
@@ -115,187 +123,12 @@ func (s *Store) settling(key string, limits []ratekit.Limit, rc *ratekit.Receipt
 }
 
 // live returns the subject's live state of limit id, or nil.
-func (c *settling) live(id string) *entry {
+func (c *settling) live(id string) *algo.State {
 	slots := c.sh.subjects[c.sub]
-	if j := find(slots, id); j >= 0 && slots[j].has && slots[j].state.expireMS >= c.nowUS/1000 {
+	if j := find(slots, id); j >= 0 && slots[j].has && slots[j].state.ExpireMS >= c.nowUS/1000 {
 		return &slots[j].state
 	}
 	return nil
-}
-
-// checkSettle checks a Settle call's arguments.
-func (s *Store) checkSettle(key string, limits []ratekit.Limit, rc *ratekit.Receipt, cost int64) error {
-	if key == "" {
-		return ratekit.ErrEmptyKey
-	}
-	if err := store.CheckCost(cost); err != nil {
-		return err
-	}
-	return store.CheckReceipt(rc, len(limits))
-}
-
-// sameWindow reports whether a FixedWindow whose window ends at endMS is
-// the one a receipt records ending at endUS: two windows of one subject end
-// at least a window apart, and the Redis engine reads a window's end to the
-// millisecond, so the ends match within half a window.
-func sameWindow(sp *ratekit.Spec, endMS, endUS int64) bool {
-	d := endMS*1000 - endUS
-	return max(d, -d) < sp.Window.Microseconds()/2
-}
-
-// giveBack gives back n units of a charge that sits at *end in limit sp's
-// live state e, as far as e still holds them; n is at most what the
-// receipt records the limit holds. It never takes a count below zero.
-func giveBack(sp *ratekit.Spec, e *entry, end *int64, n, nowUS int64) {
-	switch a := sp.Algorithm; {
-	case a == store.FixedWindow:
-		if e.expireMS > nowUS/1000 && sameWindow(sp, e.expireMS, *end) {
-			e.value = max(e.value-n, 0)
-			if e.value == 0 { // an emptied window is no window: the next charge starts one
-				e.expireMS = 0
-			}
-		}
-	case a == store.SlidingWindow:
-		idx := *end / 1000 / sp.Precision.Milliseconds()
-		for k := range e.buckets {
-			if e.buckets[k].idx == idx {
-				e.buckets[k].n = max(e.buckets[k].n-n, 0)
-			}
-		}
-	case a == store.SlidingLog:
-		if *end > nowUS-sp.Window.Microseconds() {
-			e.log = dropAt(e.log, *end, n)
-		}
-	case store.Bucket(a):
-		if e.value > nowUS {
-			held := max(min(n*sp.Interval.Microseconds(), *end-nowUS), 0)
-			e.value = max(e.value-held, nowUS)
-			*end -= held
-		}
-	}
-}
-
-// dropAt removes up to n entries at time at from a log, the last first.
-func dropAt(log []int64, at, n int64) []int64 {
-	for k := len(log) - 1; k >= 0 && n > 0; k-- {
-		if log[k] == at {
-			log = append(log[:k], log[k+1:]...)
-			n--
-		}
-	}
-	return log
-}
-
-// countAt counts a log's entries at time at.
-func countAt(log []int64, at int64) int64 {
-	n := int64(0)
-	for _, t := range log {
-		if t == at {
-			n++
-		}
-	}
-	return n
-}
-
-// extra returns limit sp's state e (nil: none live) with n more of a
-// charge charged at nowUS, past the limit if need be, and where the charge
-// then sits and how much of it the limit holds, given where it sat (end)
-// and how much the limit held there (held). A FixedWindow adds n to the
-// charged window while it lives, else starts a window; a bucket moves its
-// arrival time; a SlidingWindow or SlidingLog moves what it still holds of
-// the charge to now, with the n more, so that the charge sits in one place.
-func extra(sp *ratekit.Spec, e *entry, end, held, n, nowUS int64) (next entry, at, holds int64) {
-	var none entry
-	if e == nil {
-		e = &none
-	}
-	nowMS := nowUS / 1000
-	switch a := sp.Algorithm; {
-	case a == store.FixedWindow:
-		if e.expireMS > nowMS {
-			if !sameWindow(sp, e.expireMS, end) {
-				held = 0
-			}
-			return entry{value: e.value + n, expireMS: e.expireMS}, e.expireMS * 1000, held + n
-		}
-		next = entry{value: n, expireMS: nowMS + sp.Window.Milliseconds()}
-		return next, next.expireMS * 1000, n
-	case a == store.SlidingWindow:
-		width, windowMS := sp.Precision.Milliseconds(), sp.Window.Milliseconds()
-		c, from := nowMS/width, end/1000/width
-		o := c - windowMS/width
-		next = entry{expireMS: (c+1)*width + windowMS}
-		moved := int64(0)
-		for _, b := range e.buckets {
-			if b.idx >= o {
-				next.buckets = append(next.buckets, b)
-			}
-		}
-		for k := range next.buckets {
-			if b := &next.buckets[k]; b.idx == from {
-				moved = min(held, b.n)
-				b.n -= moved
-			}
-		}
-		if k := len(next.buckets) - 1; k >= 0 && next.buckets[k].idx == c {
-			next.buckets[k].n += moved + n
-		} else {
-			next.buckets = append(next.buckets, bucket{idx: c, n: moved + n})
-		}
-		return next, nowUS, moved + n
-	case a == store.SlidingLog:
-		start := nowUS - sp.Window.Microseconds()
-		next = entry{expireMS: nowMS + sp.Window.Milliseconds()}
-		for _, t := range e.log {
-			if t > start {
-				next.log = append(next.log, t)
-			}
-		}
-		moved := int64(0)
-		if end > start {
-			moved = min(held, countAt(next.log, end))
-			next.log = dropAt(next.log, end, moved)
-		}
-		for range moved + n {
-			next.log = append(next.log, nowUS)
-		}
-		return next, nowUS, moved + n
-	}
-	// a bucket
-	tat := max(e.value, nowUS) + n*sp.Interval.Microseconds()
-	return entry{value: tat, expireMS: nowMS + (tat-nowUS+999)/1000}, tat, held + n
-}
-
-// renew is store.Settler's Renew: it extends rc's lease in every InFlight
-// limit by one lease from now, and reports whether every one still held it.
-func (s *Store) renew(key string, limits []ratekit.Limit, rc *ratekit.Receipt) (bool, error) {
-	c, err := s.settling(key, limits, rc, rc.Cost)
-	if err != nil {
-		return false, err
-	}
-	defer c.sh.mu.Unlock()
-	nowUS, lease := c.nowUS, c.lease
-	held := true
-	for i := range limits {
-		sp := limits[i].Spec()
-		if sp.Algorithm != store.InFlight {
-			continue
-		}
-		found := false
-		if e := c.live(sp.ID); e != nil {
-			expiry := nowUS + sp.Window.Microseconds()
-			for k := 0; k < len(e.log); k += 2 {
-				if e.log[k+1] == lease && e.log[k] > nowUS {
-					e.log[k], found = expiry, true
-				}
-			}
-			if found {
-				e.expireMS = max(e.expireMS, (expiry+999)/1000)
-			}
-		}
-		held = held && found
-	}
-	return held, nil
 }
 
 // leaseID parses a lease this store handed out; 0 for any other.
@@ -305,14 +138,4 @@ func leaseID(s string) int64 {
 		return 0
 	}
 	return n
-}
-
-// dropLease returns log without the lease id.
-func dropLease(log []int64, id int64) []int64 {
-	for k := 0; k < len(log); k += 2 {
-		if log[k+1] == id {
-			return append(log[:k], log[k+2:]...)
-		}
-	}
-	return log
 }

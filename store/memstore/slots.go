@@ -3,6 +3,8 @@ package memstore
 import (
 	"math"
 	"strings"
+
+	"github.com/ratekit/ratekit/internal/algo"
 )
 
 // A slot is one limit's state for one subject, and that limit's block: a
@@ -15,9 +17,9 @@ import (
 // state or block lives through its expiry millisecond and is dropped after
 // it, by sweep. The zero slot holds nothing.
 type slot struct {
-	id      string // the limit's Spec().ID
-	state   entry  // the limit's state, when has
-	blockMS int64  // the block's expiry, when blocked
+	id      string     // the limit's Spec().ID
+	state   algo.State // the limit's state, when has
+	blockMS int64      // the block's expiry, when blocked
 	has     bool
 	blocked bool
 	// full reports that the limit's last decision left nothing for this
@@ -57,7 +59,7 @@ func (sh *shard) slotOf(sub string, slots []slot, id string) ([]slot, int) {
 // setState stores *e as the state of id for sub, full when it leaves
 // nothing (see slot), and returns sub's slots as they now are. The caller
 // accounts for a new entry (see admit).
-func (sh *shard) setState(sub string, slots []slot, id string, e *entry, full bool) []slot {
+func (sh *shard) setState(sub string, slots []slot, id string, e *algo.State, full bool) []slot {
 	slots, i := sh.slotOf(sub, slots, id)
 	sl := &slots[i]
 	if !sl.has {
@@ -65,7 +67,7 @@ func (sh *shard) setState(sub string, slots []slot, id string, e *entry, full bo
 		sh.held++
 	}
 	sl.state, sl.full = *e, full
-	sh.minExpireMS = min(sh.minExpireMS, e.expireMS)
+	sh.minExpireMS = min(sh.minExpireMS, e.ExpireMS)
 	return slots
 }
 
@@ -126,8 +128,8 @@ func (sh *shard) sweepSlots(nowMS int64) (dropped int, low int64) {
 	for sub, slots := range sh.subjects {
 		kept := slots[:0]
 		for _, sl := range slots {
-			if sl.has && sl.state.expireMS < nowMS {
-				sl.has, sl.state = false, entry{}
+			if sl.has && sl.state.ExpireMS < nowMS {
+				sl.has, sl.state = false, algo.State{}
 				dropped++
 			}
 			if sl.blocked && sl.blockMS < nowMS {
@@ -135,7 +137,7 @@ func (sh *shard) sweepSlots(nowMS int64) (dropped int, low int64) {
 				dropped++
 			}
 			if sl.has {
-				low = min(low, sl.state.expireMS)
+				low = min(low, sl.state.ExpireMS)
 			}
 			if sl.blocked {
 				low = min(low, sl.blockMS)

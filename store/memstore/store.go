@@ -61,6 +61,7 @@ type shard struct {
 	subjects map[string][]slot     // limit state, by subject (see slot)
 	reps     map[entryKey]repState // reputations, by tenant and policy ID
 	held     int                   // the entries in subjects' slots (see slot)
+	pend     []pending             // the scratch of the call that holds mu (see run)
 	// nextSweepMS is the earliest store time at which a call sweeps the
 	// shard again; minExpireMS is at most the expiry of every entry and
 	// reputation in it, so that a sweep before then has nothing to drop.
@@ -76,20 +77,6 @@ type shard struct {
 type entryKey struct {
 	subject, id string
 }
-
-// entry is one limit's state: a count or a theoretical arrival time, and
-// the millisecond at which it expires. Like a Redis key, it lives through
-// that millisecond (Redis expires a key when now > its expiry time).
-type entry struct {
-	value    int64    // a count, or a theoretical arrival time in µs
-	expireMS int64    // like a Redis key's expiry time
-	buckets  []bucket // SlidingWindow: counts by bucket, oldest first
-	log      []int64  // SlidingLog: admitted requests in µs; InFlight: leases (expiry µs, id)
-}
-
-// bucket is one SlidingWindow or Suppressed bucket: its index (ms / width),
-// its count, and (Suppressed) how many of those calls were admitted.
-type bucket struct{ idx, n, a int64 }
 
 // Option configures a Store.
 type Option interface{ apply(*Store) }
@@ -184,16 +171,16 @@ var _ store.NonBlocking = (*Store)(nil)
 // store without a timeout context.
 func (s *Store) NonBlocking() bool { return true }
 
-// reset forgets key's state of limits.
-func (s *Store) reset(key string, limits []ratekit.Limit) error {
+// reset forgets key's state of the limits of rules.
+func (s *Store) reset(key string, rules []rule) error {
 	if key == "" {
 		return ratekit.ErrEmptyKey
 	}
 	sub := subject.Key(key)
 	sh := s.shard(sub)
 	sh.mu.Lock()
-	for i := range limits {
-		s.forget(sh, sub, limits[i].Spec().ID)
+	for i := range rules {
+		s.forget(sh, sub, rules[i].spec.ID)
 	}
 	sh.mu.Unlock()
 	return nil

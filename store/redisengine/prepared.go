@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/algo"
 	"github.com/ratekit/ratekit/store"
 )
 
@@ -120,7 +121,7 @@ func (p *prepared) decide(ctx context.Context, key string, cost int64, mode stri
 	cmd.head = cmd.h[:2]
 	var lease string
 	var sent int64
-	reserve := receipt || mode == "take" && cost > 0 && sh.inflight
+	reserve := receipt || mode == "take" && cost > 0 && sh.all&algo.Holds != 0
 	if reserve {
 		// a call that takes leases names them, says when it charged, and
 		// takes nothing once its caller has given up (see reserveLate)
@@ -129,7 +130,7 @@ func (p *prepared) decide(ctx context.Context, key string, cost int64, mode stri
 		cmd.h[1], cmd.h[2], cmd.h[3] = "reserve", lease, itoa(e.offset.deadline(ctx))
 		cmd.head = cmd.h[:]
 	}
-	if sh.suppressed {
+	if sh.all&algo.Draws != 0 {
 		cmd.t[0] = itoa(store.DrawBits(e.random()))
 		cmd.tail = cmd.t[:]
 	}
@@ -143,7 +144,7 @@ func (p *prepared) decide(ctx context.Context, key string, cost int64, mode stri
 	if !reserve {
 		return e.parseDecision(reply, sh.limits)
 	}
-	d, err := e.parseReserve(reply, sh.limits, cost, lease, sent)
+	d, err := e.parseReserve(reply, sh, cost, lease, sent)
 	if !receipt {
 		d.Receipt = nil // a Take holds no receipt, as memstore's
 	}

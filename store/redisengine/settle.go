@@ -7,14 +7,15 @@ import (
 	"strconv"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/algo"
 	"github.com/ratekit/ratekit/store"
 )
 
-// lease returns a new lease name when sh has an InFlight limit: the
+// lease returns a new lease name when sh has a Holds limit: the
 // engine's random prefix and a count, unique across the instances that
 // share a Redis; "" otherwise.
 func (e *Engine) lease(sh *shape) string {
-	if !sh.inflight {
+	if sh.all&algo.Holds == 0 {
 		return ""
 	}
 	e.leaseOnce.Do(func() {
@@ -30,8 +31,8 @@ func (e *Engine) lease(sh *shape) string {
 // and, after its integers, the call's time, from which it makes the Receipt
 // of an admitted charge, and learns how far Redis's clock is from the
 // engine's.
-func (e *Engine) parseReserve(reply any, limits []ratekit.Limit, cost int64, lease string, sent int64) (ratekit.Decision, error) {
-	n := len(limits)
+func (e *Engine) parseReserve(reply any, sh *shape, cost int64, lease string, sent int64) (ratekit.Decision, error) {
+	n := len(sh.limits)
 	var at any
 	switch r := reply.(type) {
 	case []int64:
@@ -52,12 +53,12 @@ func (e *Engine) parseReserve(reply any, limits []ratekit.Limit, cost int64, lea
 		return ratekit.Decision{}, e.errorf("reserve reply's time %v is not a positive integer", at)
 	}
 	e.offset.observe(sent, us)
-	d, err := e.parseDecision(reply, limits)
+	d, err := e.parseDecision(reply, sh.limits)
 	if err != nil || !d.Allowed { // a reserve of cost 0 has a receipt too: it may be settled upward
 		return d, err
 	}
 	rc := &ratekit.Receipt{Cost: cost, At: us, Ends: make([]int64, n), Held: make([]int64, n), Lease: lease}
-	for i, l := range limits {
+	for i := range n {
 		if cost == 0 {
 			break // nothing charged: nothing held
 		}
@@ -65,10 +66,10 @@ func (e *Engine) parseReserve(reply any, limits []ratekit.Limit, cost int64, lea
 		if d.States != nil {
 			reset = d.States[i].ResetAfter
 		}
-		switch a := l.Spec().Algorithm; {
-		case a == store.FixedWindow || store.Bucket(a):
+		switch c := sh.caps[i]; {
+		case c&algo.SettlesAtReset != 0:
 			rc.Ends[i], rc.Held[i] = us+reset.Microseconds(), cost
-		case a == store.SlidingWindow || a == store.SlidingLog:
+		case c&algo.SettlesAtCall != 0:
 			rc.Ends[i], rc.Held[i] = us, cost
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/store"
+	"github.com/ratekit/ratekit/internal/algo"
 )
 
 func countsDown(t *testing.T, h Harness, l ratekit.Limit) {
@@ -60,7 +60,7 @@ func Concurrently(n int, f func() bool) int64 {
 
 // withBurst rebuilds l with quota (or burst, capacity) q, same window.
 func withBurst(l ratekit.Limit, q int64) ratekit.Limit {
-	if l.Spec().Algorithm == store.Suppressed {
+	if l.Spec().Algorithm == algo.Suppressed {
 		return ratekit.Suppressed(q, l.Spec().Window, l.Spec().Factor).Named(l.Name())
 	}
 	for _, m := range Algorithms(q, l.Spec().Window) {
@@ -228,7 +228,7 @@ func blockShorterThanCounters(t *testing.T, h Harness, l ratekit.Limit) {
 
 // withWindow rebuilds l over window w, same quota.
 func withWindow(l ratekit.Limit, w time.Duration) ratekit.Limit {
-	if l.Spec().Algorithm == store.Suppressed {
+	if l.Spec().Algorithm == algo.Suppressed {
 		return ratekit.Suppressed(l.Spec().Quota, w, l.Spec().Factor).Named(l.Name())
 	}
 	for _, m := range Algorithms(l.Spec().Quota, w) {

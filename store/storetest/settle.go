@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/store"
+	"github.com/ratekit/ratekit/internal/algo"
 )
 
 // runSettle runs the cases of store.Settler: settling charges and holding
@@ -190,7 +190,7 @@ func runSettle(t *testing.T, newHarness func(t *testing.T) Harness) {
 			held = append(held, rc)
 		}
 		d, err := Reserve(context.Background(), s, "k", []ratekit.Limit{l}, 5)
-		if err != nil || d.Allowed || d.RetryAfter != store.RetryInFlight || d.Remaining != 0 || d.Receipt != nil {
+		if err != nil || d.Allowed || d.RetryAfter != algo.RetryInFlight || d.Remaining != 0 || d.Receipt != nil {
 			t.Fatalf("a fourth request: %+v, %v; want a denial, Retry-After 1s", d, err)
 		}
 		settle(t, s, "k", held[1], 1, l)

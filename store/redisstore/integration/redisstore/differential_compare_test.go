@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/store"
 )
 
 // This file compares the answers of the differential test's two stores.
@@ -98,7 +97,7 @@ func diffReceipts(set []dlimit, a, b *ratekit.Receipt) (out []string) {
 		f := fmt.Sprintf("Receipt[%d] (%s).", i, d.l.Name())
 		out = differ(out, f+"Held", a.Held[i], b.Held[i])
 		ea, eb := a.Ends[i], b.Ends[i]
-		if d.l.Spec().Algorithm == store.FixedWindow {
+		if d.l.Spec().Algorithm == "fixed" {
 			ea, eb = floorDiv(ea, 1000), floorDiv(eb, 1000)
 		}
 		if ea != eb {

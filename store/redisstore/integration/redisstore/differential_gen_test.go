@@ -127,7 +127,7 @@ func fmtRate(r float64) string { return fmt.Sprintf("%g", r) }
 // suppressed reports whether set has a Suppressed limit.
 func suppressed(set []dlimit) bool {
 	for _, d := range set {
-		if d.l.Spec().Algorithm == store.Suppressed {
+		if d.l.Spec().Algorithm == "suppressed" {
 			return true
 		}
 	}

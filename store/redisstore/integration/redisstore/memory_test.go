@@ -7,7 +7,6 @@ import (
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/internal/redistest"
-	"github.com/ratekit/ratekit/store"
 	"github.com/ratekit/ratekit/store/storetest"
 )
 
@@ -33,7 +32,7 @@ func TestMemoryPerKey(t *testing.T) {
 		}
 		t.Logf("| %s | %d B | %s |", l.Name(), n, keys[0])
 		limit := int64(400)
-		if l.Spec().Algorithm == store.SlidingLog {
+		if l.Spec().Algorithm == "log" {
 			limit = l.Spec().Quota * 160
 		}
 		if n <= 0 || n > limit {

@@ -1,0 +1,132 @@
+package algo
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/ratekit/ratekit/internal/bounds"
+)
+
+// The bucket algorithms share one arithmetic, GCRA's: a theoretical arrival
+// time (TAT) that each request moves by the emission interval. They differ
+// in name (and keys) only, but for LeakyBucket's queue mode.
+const (
+	GCRA        = "gcra"
+	TokenBucket = "token"
+	LeakyBucket = "leaky"
+)
+
+type bucket struct{ base }
+
+func (*bucket) Caps() Caps { return Cacheable | SettlesAtReset }
+
+func (*bucket) Validate(s *Spec, _ bool) Fault {
+	var c check
+	c.modifiers(s, takes{queue: s.Algorithm == LeakyBucket})
+	c.fail(math.IsNaN(s.Rate) || math.IsInf(s.Rate, 0) || s.Rate <= 0, "rate", "must be a finite number above 0 (got %v)", s.Rate)
+	c.window("period", s.Window)
+	c.count("burst", s.Quota)
+	c.fail(float64(s.Window.Microseconds()) < s.Rate, "rate", "must be at most one per microsecond (got %v per %s)", s.Rate, s.Window)
+	c.fail(float64(s.Interval)*float64(s.Quota) > float64(bounds.MaxWindow), "burst", "× interval must be at most %s (got %d × %s)",
+		bounds.MaxWindow, s.Quota, s.Interval)
+	return c.Fault
+}
+
+// Derive sets the emission interval: period/rate rounded up to whole
+// microseconds, so the rate carries a fixed error below one microsecond per
+// request and never drifts.
+func (*bucket) Derive(s *Spec) {
+	s.Interval = 0
+	if !(s.Rate > 0) {
+		return
+	}
+	us := math.Ceil(float64(s.Window.Microseconds()) / s.Rate)
+	if us > float64(bounds.MaxWindow.Microseconds()) {
+		s.Interval = bounds.MaxWindow + time.Microsecond
+		return
+	}
+	s.Interval = time.Duration(us) * time.Microsecond
+}
+
+func (*bucket) Describe(s *Spec) string {
+	d := fmt.Sprintf("%s: %s %s per %s, burst %d", s.Name, s.Algorithm, strconv.FormatFloat(s.Rate, 'g', -1, 64), s.Window, s.Quota)
+	if s.MaxWait > 0 {
+		d += fmt.Sprintf(", queue up to %s", s.MaxWait)
+	}
+	return d
+}
+
+func (*bucket) Args(s *Spec) [3]int64 {
+	return [3]int64{s.Interval.Microseconds(), s.Quota, s.MaxWait.Microseconds()}
+}
+
+// Header: the burst per the time it takes to refill.
+func (*bucket) Header(s *Spec) (int64, time.Duration) {
+	return s.Quota, time.Duration(min(float64(s.Interval)*float64(s.Quota), float64(bounds.MaxWindow)))
+}
+
+func (*bucket) Share(s *Spec, n int64) bool {
+	s.Quota, s.Rate = max(s.Quota/n, 1), s.Rate/float64(n)
+	return true
+}
+
+// Decide: see algorithms.gcra in the engine.
+func (*bucket) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
+	interval, burst, maxWait := s.Interval.Microseconds(), s.Quota, s.MaxWait.Microseconds()
+	cost, nowUS := c.Cost, c.Now
+	offset := interval * burst
+	tat := nowUS
+	if e != nil && e.Value > nowUS {
+		tat = e.Value
+	}
+	r.Remaining = max((nowUS-tat+offset)/interval, 0)
+	r.ResetAfter = us(tat - nowUS)
+	if cost > burst {
+		r.Unsatisfiable = true
+		return
+	}
+	newTat := tat + interval*cost
+	diff := nowUS - (newTat - offset)
+	if diff < 0 {
+		r.RetryAfter = us(-diff)
+		return
+	}
+	var delay int64
+	if maxWait > 0 {
+		if delay = tat - nowUS; delay > maxWait {
+			r.RetryAfter = us(delay - maxWait)
+			return
+		}
+	}
+	r.Allowed = true
+	if !c.Charge {
+		return
+	}
+	r.Remaining = diff / interval
+	r.ResetAfter = us(newTat - nowUS)
+	r.Delay = us(delay)
+	ttlMS := (newTat - nowUS + 999) / 1000
+	*next = State{Value: newTat, ExpireMS: nowUS/1000 + ttlMS}
+}
+
+// End: the TAT after the charge.
+func (*bucket) End(_ *Spec, next *State, _ int64) int64 { return next.Value }
+
+func (*bucket) GiveBack(s *Spec, e *State, end *int64, n, now int64) {
+	if e.Value > now {
+		held := max(min(n*s.Interval.Microseconds(), *end-now), 0)
+		e.Value = max(e.Value-held, now)
+		*end -= held
+	}
+}
+
+// Extra moves the TAT by n more.
+func (*bucket) Extra(s *Spec, e *State, _, held, n, now int64) (State, int64, int64) {
+	tat := now + n*s.Interval.Microseconds()
+	if e != nil {
+		tat = max(e.Value, now) + n*s.Interval.Microseconds()
+	}
+	return State{Value: tat, ExpireMS: now/1000 + (tat-now+999)/1000}, tat, held + n
+}
