@@ -25,8 +25,13 @@ const DefaultMaxBody = 64 << 10
 var ErrBodyTooLarge = errors.New("ratekit: request body too large")
 
 // A BodyOption configures a key function that reads the request body
-// (ByFormValue, ByJSONField). It is a plain value.
-type BodyOption struct{ max int64 }
+// (ByFormValue, ByJSONField); build one with MaxBody.
+type BodyOption interface{ apply(max *int64) }
+
+// maxBodyOption is MaxBody's option.
+type maxBodyOption int64
+
+func (o maxBodyOption) apply(max *int64) { *max = int64(o) }
 
 // MaxBody sets the most of a body a key function reads, in bytes (default
 // DefaultMaxBody; at most math.MaxInt64-1). A larger body is
@@ -36,15 +41,15 @@ func MaxBody(n int64) BodyOption {
 	if n <= 0 {
 		panic(fmt.Sprintf("ratekit: MaxBody(%d): the bound must be a positive number of bytes, e.g. ratekit.MaxBody(64 << 10)", n))
 	}
-	return BodyOption{max: min(n, math.MaxInt64-1)} // max+1 bytes are read
+	return maxBodyOption(min(n, math.MaxInt64-1)) // max+1 bytes are read
 }
 
 // maxBody returns the bound set by opts.
 func maxBody(opts []BodyOption) int64 {
 	n := int64(DefaultMaxBody)
 	for _, o := range opts {
-		if o.max > 0 {
-			n = o.max
+		if o != nil {
+			o.apply(&n)
 		}
 	}
 	return n

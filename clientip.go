@@ -25,8 +25,14 @@ type ClientIP struct {
 }
 
 // An IPOption configures a ClientIP (and ByIP). It is applied once, when the
-// ClientIP is built; an invalid one is an error from NewClientIP.
-type IPOption func(*ClientIP) error
+// ClientIP is built; an invalid one is an error from NewClientIP. Build one
+// with the functions that return it (TrustProxies, FromHeader, ...).
+type IPOption interface{ apply(*ClientIP) error }
+
+// ipOptionFunc adapts a function to IPOption.
+type ipOptionFunc func(*ClientIP) error
+
+func (f ipOptionFunc) apply(c *ClientIP) error { return f(c) }
 
 // TrustProxies trusts peers inside prefixes: when the socket peer is one, the
 // forwarding header is read right to left, skipping trusted addresses, and the
@@ -38,7 +44,7 @@ type IPOption func(*ClientIP) error
 // The work per request is thus bounded by the hops walked, not by the size of
 // the header.
 func TrustProxies(prefixes ...netip.Prefix) IPOption {
-	return func(c *ClientIP) error {
+	return ipOptionFunc(func(c *ClientIP) error {
 		for _, p := range prefixes {
 			if !p.IsValid() {
 				return fmt.Errorf("ratekit: TrustProxies: invalid prefix %v", p)
@@ -49,7 +55,7 @@ func TrustProxies(prefixes ...netip.Prefix) IPOption {
 			c.trusted = append(c.trusted, p.Masked())
 		}
 		return nil
-	}
+	})
 }
 
 // TrustHops trusts exactly n proxies in front of the service: the client is
@@ -57,32 +63,32 @@ func TrustProxies(prefixes ...netip.Prefix) IPOption {
 // proxies' addresses are known: a hop count cannot tell a request that
 // bypassed a proxy.
 func TrustHops(n int) IPOption {
-	return func(c *ClientIP) error {
+	return ipOptionFunc(func(c *ClientIP) error {
 		if n < 1 {
 			return fmt.Errorf("ratekit: TrustHops: n must be at least 1 (got %d)", n)
 		}
 		c.hops = n
 		return nil
-	}
+	})
 }
 
 // FromForwarded reads the RFC 7239 Forwarded header (its for= parameters)
 // instead of X-Forwarded-For.
 func FromForwarded() IPOption {
-	return func(c *ClientIP) error { c.source, c.single = "Forwarded", false; return nil }
+	return ipOptionFunc(func(c *ClientIP) error { c.source, c.single = "Forwarded", false; return nil })
 }
 
 // FromHeader reads one address from header name (e.g. CF-Connecting-IP,
 // True-Client-IP) set by a trusted proxy. A missing, repeated or invalid
 // value means the socket peer.
 func FromHeader(name string) IPOption {
-	return func(c *ClientIP) error {
+	return ipOptionFunc(func(c *ClientIP) error {
 		if name == "" {
 			return errors.New("ratekit: FromHeader: empty header name")
 		}
 		c.source, c.single = http.CanonicalHeaderKey(name), true
 		return nil
-	}
+	})
 }
 
 // IPv4Prefix groups IPv4 clients by their first bits bits (default 32: one
@@ -98,13 +104,13 @@ func IPv6Prefix(bits int) IPOption {
 }
 
 func prefixOption(name string, bits, maxBits int, field func(*ClientIP) *int) IPOption {
-	return func(c *ClientIP) error {
+	return ipOptionFunc(func(c *ClientIP) error {
 		if bits < 1 || bits > maxBits {
 			return fmt.Errorf("ratekit: %s: bits must be 1..%d (got %d)", name, maxBits, bits)
 		}
 		*field(c) = bits
 		return nil
-	}
+	})
 }
 
 // NewClientIP returns a ClientIP configured by opts, or an error naming the
@@ -112,7 +118,10 @@ func prefixOption(name string, bits, maxBits int, field func(*ClientIP) *int) IP
 func NewClientIP(opts ...IPOption) (*ClientIP, error) {
 	c := &ClientIP{source: "X-Forwarded-For", v4Bits: 32, v6Bits: 64}
 	for _, o := range opts {
-		if err := o(c); err != nil {
+		if o == nil {
+			continue
+		}
+		if err := o.apply(c); err != nil {
 			return nil, err
 		}
 	}

@@ -12,7 +12,12 @@ import (
 // each returning one of these, so that an option meant for another framework
 // does not compile: ratekit's own options through Core, the ones that read
 // the framework's context (WithSkip, WithCostFunc, WithErrorHandler) here.
-type Option[C any] func(*Config[C])
+type Option[C any] interface{ apply(*Config[C]) }
+
+// optionFunc adapts a function to Option.
+type optionFunc[C any] func(*Config[C])
+
+func (f optionFunc[C]) apply(c *Config[C]) { f(c) }
 
 // Config is what an adapter's options set. Build it with NewConfig.
 type Config[C any] struct {
@@ -34,7 +39,9 @@ type Config[C any] struct {
 func NewConfig[C any](opts []Option[C]) *Config[C] {
 	c := &Config[C]{}
 	for _, o := range opts {
-		o(c)
+		if o != nil {
+			o.apply(c)
+		}
 	}
 	return c
 }
@@ -63,24 +70,30 @@ func (cfg *Config[C]) Report(g *ratekit.Guard, c C, r *http.Request, err error) 
 // and the rest on it, so that the transport-neutral options keep ratekit's
 // meaning and defaults.
 func Core[C any](opts ...ratekit.Option) Option[C] {
-	return func(c *Config[C]) { c.coreOpts = append(c.coreOpts, opts...) }
+	return optionFunc[C](func(c *Config[C]) { c.coreOpts = append(c.coreOpts, opts...) })
 }
 
 // WithSkip lets requests for which f returns true through, uncounted and
 // without rate-limit headers.
-func WithSkip[C any](f func(c C) bool) Option[C] { return func(c *Config[C]) { c.Skip = f } }
+func WithSkip[C any](f func(c C) bool) Option[C] {
+	return optionFunc[C](func(c *Config[C]) { c.Skip = f })
+}
 
 // WithCost charges n per request instead of 1.
 func WithCost[C any](n int64) Option[C] { return WithCostFunc(func(C) int64 { return n }) }
 
 // WithCostFunc charges f(c) per request; an invalid cost goes to the key
 // error policy.
-func WithCostFunc[C any](f func(c C) int64) Option[C] { return func(c *Config[C]) { c.Cost = f } }
+func WithCostFunc[C any](f func(c C) int64) Option[C] {
+	return optionFunc[C](func(c *Config[C]) { c.Cost = f })
+}
 
 // WithErrorHandler receives every error the error policies handle.
 func WithErrorHandler[C any](f func(c C, err error)) Option[C] {
-	return func(c *Config[C]) { c.OnError = f }
+	return optionFunc[C](func(c *Config[C]) { c.OnError = f })
 }
 
 // WithReturnError sets Config.ReturnError.
-func WithReturnError[C any]() Option[C] { return func(c *Config[C]) { c.ReturnError = true } }
+func WithReturnError[C any]() Option[C] {
+	return optionFunc[C](func(c *Config[C]) { c.ReturnError = true })
+}
