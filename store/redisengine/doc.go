@@ -1,7 +1,6 @@
 // Package redisengine is ratekit's Redis engine, written once for every Redis
-// client: the Lua programs (lua/engine.lua, lua/suppressed.lua,
-// lua/settle.lua, lua/reputation.lua), the key schema, the arguments of each
-// call (prepared once per set of limits), the checks of every reply, and the
+// client: the Lua programs, the key schema, the arguments of each call
+// (prepared once per set of limits), the checks of every reply, and the
 // handling of replies that prove a call did not run. It uses the standard
 // library only and talks to Redis through Conn, which a client module
 // implements: store/redisstore for go-redis, store/redisstore/rueidisstore
@@ -12,6 +11,20 @@
 // A subject's state lives under <prefix>:{<tag>}:<name>:<algorithm>:<fingerprint>,
 // a block under the same key and ":block" (see Tag and Engine.Keys). All keys
 // of a subject share the tag, so a call never crosses Redis Cluster slots.
+//
+// # Lua: a prelude, one file per algorithm, the programs
+//
+// lua/prelude.lua holds what every program shares: the clock (Redis's TIME in
+// µs, read once per call), integer formatting, the parsing caches, pruning.
+// Each built-in algorithm has a file of its own (lua/fixed.lua,
+// lua/sliding.lua, lua/log.lua, lua/gcra.lua for gcra, token and leaky,
+// lua/inflight.lua, lua/suppressed.lua) with its decide, its writes and its
+// settle arithmetic, and adds itself to the table algorithms by name. The
+// programs call algorithms through that table only: decide (lua/engine.lua,
+// whose header is the contract of an algorithm), settle (lua/settle.lua) and
+// reputation (lua/reputation.lua). The engine puts the files together in one
+// fixed order, custom algorithms after the built-in ones, so that one set of
+// algorithms is one source and one SHA.
 //
 // # Programs: Functions where Redis has them, scripts elsewhere
 //
@@ -40,8 +53,14 @@
 // a call with a Suppressed limit adds its uniform draw. The reply is seven
 // integers per limit (allowed, remaining, reset µs, retry-after µs, flags,
 // delay µs, effective window µs), then, when a limit reports a suppression factor, one string per
-// limit. lua/engine.lua documents the contract in full, and custom
-// algorithms (Options.Algorithms) follow it.
+// limit. lua/engine.lua documents the contract in full.
+//
+// An algorithm answers in a table with named fields (allowed, remaining,
+// reset, retry, flags, the write to commit and the state after it), the one
+// the engine lends it, which lives as long as the library: a call of the
+// common paths makes no table but its reply. A custom algorithm
+// (Options.Algorithms) is a Lua function of (r, key, p1, p2, p3) that
+// fills r in and returns it, or returns a table of its own.
 //
 // A reserve call (Engine.Reserve, and a Take with an InFlight limit) sends
 // the mode "reserve", its lease and its caller's deadline on Redis's clock

@@ -2,7 +2,7 @@ package redisengine
 
 import (
 	"crypto/sha1"
-	_ "embed"
+	"embed"
 	"encoding/hex"
 	"fmt"
 	"slices"
@@ -11,21 +11,40 @@ import (
 	"github.com/ratekit/ratekit/store"
 )
 
-//go:embed lua/engine.lua
-var engineFile string
+// The engine's Lua, one file each: the prelude, the built-in algorithms
+// and the programs.
+//
+//go:embed lua/*.lua
+var luaFiles embed.FS
 
-//go:embed lua/suppressed.lua
-var suppressedFile string
+// algorithmFiles are the built-in algorithms, in the order they are put
+// together (one source, one SHA).
+var algorithmFiles = []string{"fixed", "sliding", "log", "gcra", "inflight", "suppressed"}
 
-//go:embed lua/reputation.lua
-var reputationFile string
+// luaFile returns lua/<name>.lua, ending in a newline.
+func luaFile(name string) string {
+	b, err := luaFiles.ReadFile("lua/" + name + ".lua")
+	if err != nil {
+		panic(err) // embedded: a missing file is a build mistake
+	}
+	return strings.TrimRight(string(b), "\n") + "\n"
+}
 
-//go:embed lua/settle.lua
-var settleFile string
-
-// engineBody is the engine with its built-in algorithms kept in files of
-// their own spliced in.
-var engineBody = strings.Replace(engineFile, "--@builtin: lua/suppressed.lua\n", suppressedFile, 1)
+var (
+	// preludeSrc starts every program; builtinSrc, the built-in
+	// algorithms, follows it in all but reputation's script.
+	preludeSrc = luaFile("prelude")
+	builtinSrc = func() string {
+		var b strings.Builder
+		for _, name := range algorithmFiles {
+			b.WriteString(luaFile(name))
+		}
+		return b.String()
+	}()
+	decideSrc     = luaFile("engine")
+	settleSrc     = luaFile("settle")
+	reputationSrc = luaFile("reputation")
+)
 
 // script is one Lua script: its source and SHA-1, for EVALSHA and EVAL.
 type script struct {
@@ -58,7 +77,7 @@ type sources struct {
 // code, so stores with different algorithms, or different versions of the
 // kit, never replace each other's library.
 func buildSources(custom map[string]string) (*sources, error) {
-	body := engineBody
+	algorithms := preludeSrc + builtinSrc
 	if len(custom) > 0 {
 		names := make([]string, 0, len(custom))
 		for name := range custom {
@@ -66,6 +85,7 @@ func buildSources(custom map[string]string) (*sources, error) {
 		}
 		slices.Sort(names) // one source, one SHA, whatever the map order
 		var b strings.Builder
+		b.WriteString(algorithms)
 		for _, name := range names {
 			if err := store.CheckAlgorithmName(name); err != nil {
 				return nil, err
@@ -73,21 +93,22 @@ func buildSources(custom map[string]string) (*sources, error) {
 			if strings.TrimSpace(custom[name]) == "" {
 				return nil, fmt.Errorf("custom algorithm %q has no source", name)
 			}
-			fmt.Fprintf(&b, "algorithms[%q] = %s\n", name, custom[name])
+			fmt.Fprintf(&b, "algorithms[%q] = custom(\n%s\n)\n", name, custom[name])
 		}
-		body = strings.Replace(body, "--@custom", b.String(), 1)
+		algorithms = b.String()
+	}
+	// A script calls its program with the script's KEYS and ARGV, which the
+	// prelude's upvalues of the same names hide.
+	asScript := func(body, program string) script {
+		return newScript("local call_keys, call_args = KEYS, ARGV\n" + body + "return " + program + "(call_keys, call_args)\n")
 	}
 	s := &sources{}
-	s.scripts[progDecide] = newScript("local call_keys, call_args = KEYS, ARGV\n" + body + "\nreturn decide(call_keys, call_args)\n")
-	s.scripts[progReputation] = newScript(reputationFile)
-	// settle uses the engine's parsing: its script is the engine's body too
-	s.scripts[progSettle] = newScript("local call_keys, call_args = KEYS, ARGV\n" + body +
-		"\nlocal function settle(KEYS, ARGV)\n" + settleFile + "\nend\nreturn settle(call_keys, call_args)\n")
+	s.scripts[progDecide] = asScript(algorithms+decideSrc, "decide")
+	s.scripts[progReputation] = asScript(preludeSrc+reputationSrc, "reputation")
+	s.scripts[progSettle] = asScript(algorithms+settleSrc, "settle")
 
-	// The library: the engine's body defines decide; reputation and settle
-	// become functions of (KEYS, ARGV).
-	code := body + "\nlocal function reputation(KEYS, ARGV)\n" + reputationFile + "\nend\n" +
-		"\nlocal function settle(KEYS, ARGV)\n" + settleFile + "\nend\n"
+	// The library: every program, each a function of (keys, args).
+	code := algorithms + decideSrc + settleSrc + reputationSrc
 	sum := sha1.Sum([]byte(code))
 	lib := "ratekit_" + hex.EncodeToString(sum[:8])
 	var reg strings.Builder
@@ -98,6 +119,6 @@ func buildSources(custom map[string]string) (*sources, error) {
 		// a write (see Engine).
 		fmt.Fprintf(&reg, "redis.register_function{function_name='%s', callback=%s}\n", s.functions[i], f)
 	}
-	s.library = "#!lua name=" + lib + "\n" + code + "\n" + reg.String()
+	s.library = "#!lua name=" + lib + "\n" + code + reg.String()
 	return s, nil
 }

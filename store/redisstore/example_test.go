@@ -30,12 +30,19 @@ func ExampleNew() {
 // contract, and use it beside the built-in ones.
 func ExampleWithAlgorithm() {
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", ContextTimeoutEnabled: true})
-	store, err := redisstore.New(client, redisstore.WithAlgorithm("holds", `function(key, slots, hold_ms)
+	store, err := redisstore.New(client, redisstore.WithAlgorithm("holds", `function(r, key, slots, hold_ms)
   local used = tonumber(redis.call('GET', key) or '0')
-  local remaining = math.max(slots - used, 0)
-  if used + cost > slots then return false, remaining, 0, hold_ms * 1000, 0 end
-  if not charge then return true, remaining, 0, 0, 0 end
-  return true, remaining, 0, 0, 0, remaining - cost, hold_ms * 1000, 0, 'set', string.format('%d', used + cost), hold_ms
+  r.allowed, r.remaining, r.reset, r.retry, r.flags = false, math.max(slots - used, 0), 0, 0, 0
+  if used + cost > slots then
+    r.retry = hold_ms * 1000
+    return r
+  end
+  r.allowed = true
+  if charge then
+    r.after_remaining, r.after_reset = r.remaining - cost, hold_ms * 1000
+    r.op, r.a, r.b = 'set', int(used + cost), hold_ms
+  end
+  return r
 end`))
 	if err != nil {
 		panic(err)

@@ -120,15 +120,22 @@ func (s *Store) Keys(subject string, limits []ratekit.Limit) ([]string, error) {
 // ratekit.Custom(name, …). source is a Lua function following the engine's
 // contract (see store/redisengine's lua/engine.lua and its package doc):
 //
-//	function(key, p1, p2, p3)
+//	function(r, key, p1, p2, p3)
 //	  -- read state with redis.call; write nothing
-//	  return allowed, remaining, reset_us, retry_us, flags,
-//	         after_remaining, after_reset_us, delay_us, op, a, b, c
+//	  r.allowed, r.remaining, r.reset = allowed, remaining, reset_us
+//	  if not allowed then r.retry, r.flags = retry_us, flags end
+//	  if allowed and charge then -- the write, committed if every limit admits
+//	    r.op, r.a, r.b, r.after_remaining, r.after_reset = op, a, b, after_remaining, after_reset_us
+//	  end
+//	  return r
 //	end
 //
-// where op is nil, 'incr' (INCRBY cost), 'set' (SET a PX b), 'hincr' or
-// 'zadd', and cost, charge and clock() are in scope. A store with custom
-// algorithms runs its own copy of the engine (its own Functions library).
+// where r is a table the engine lends (its window, factor and op cleared;
+// clear a field with false, not nil), or the function may return a table
+// of its own; op is 'incr' (INCRBY cost), 'decr', 'set' (SET a PX b),
+// 'del', 'hincr' or 'zadd'; and cost, charge, clock() and int() are in
+// scope. A store with custom algorithms runs its own copy of the engine (its
+// own Functions library).
 func WithAlgorithm(name string, source string) Option {
 	return optionFunc(func(s *Store) {
 		if s.opts.Algorithms == nil {

@@ -12,83 +12,83 @@
 -- integer reply would truncate), violations, good, last violation µs, last
 -- update µs, ttl ms (0 for a tenant without state).
 --
--- Time is Redis's own (TIME, µs). Every write sets a TTL by the new score.
+-- Time is Redis's own (the prelude's clock). Every write sets a TTL by the
+-- new score. reputation(keys, args) runs inside the engine's library, or a
+-- script of the prelude and this file.
 
-local key, mode = KEYS[1], ARGV[1]
-if mode == 'reset' then
-  redis.call('DEL', key)
-  return {}
-end
-
-local penalty, established = tonumber(ARGV[2]), tonumber(ARGV[3])
-local good_step, slow_step = tonumber(ARGV[4]), tonumber(ARGV[5])
-local hourly, quiet = tonumber(ARGV[6]), tonumber(ARGV[7])
-
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-
-local function int(x)
-  return string.format('%d', x)
-end
-
-local stored = redis.call('HMGET', key, 's', 'v', 'g', 'lv', 'lu')
-local score, v, g, lv, lu = 1, 0, 0, 0, now
-if stored[1] then
-  score, v, g = tonumber(stored[1]), tonumber(stored[2]), tonumber(stored[3])
-  lv, lu = tonumber(stored[4]), tonumber(stored[5])
-  if not (score and v and g and lv and lu) then
-    return redis.error_reply('ratekit: corrupt reputation state at ' .. key)
+local function reputation(keys, args)
+  start(keys, args)
+  local key, mode = KEYS[1], ARGV[1]
+  if mode == 'reset' then
+    redis.call('DEL', key)
+    return {}
   end
-elseif mode == 'get' then
-  return { '1', 0, 0, 0, 0, 0 }
-end
 
--- time-based recovery since the later of the last update and the end of the
--- quiet period after the last violation
-if score < 1 then
-  local from = math.max(lu, lv + quiet)
-  if now > from then
-    score = math.min(1, score + hourly * ((now - from) / 3600000000))
-  end
-end
+  local penalty, established = tonumber(ARGV[2]), tonumber(ARGV[3])
+  local good_step, slow_step = tonumber(ARGV[4]), tonumber(ARGV[5])
+  local hourly, quiet = tonumber(ARGV[6]), tonumber(ARGV[7])
 
-if mode == 'get' then
-  return { string.format('%.17g', score), v, g, lv, lu, math.max(redis.call('PTTL', key), 0) }
-elseif mode == 'violation' then
-  local base = penalty * (1 - 0.5 * (math.min(g, established) / established))
-  v = v + 1
-  local esc = 1
-  if v >= 10 then
-    esc = 2
-  elseif v >= 5 then
-    esc = 1.5
+  local now = clock()
+
+  local stored = redis.call('HMGET', key, 's', 'v', 'g', 'lv', 'lu')
+  local score, v, g, lv, lu = 1, 0, 0, 0, now
+  if stored[1] then
+    score, v, g = tonumber(stored[1]), tonumber(stored[2]), tonumber(stored[3])
+    lv, lu = tonumber(stored[4]), tonumber(stored[5])
+    if not (score and v and g and lv and lu) then
+      return redis.error_reply('ratekit: corrupt reputation state at ' .. key)
+    end
+  elseif mode == 'get' then
+    return { '1', 0, 0, 0, 0, 0 }
   end
-  local rapid = 1
-  if lv > 0 and now - lv < 1000000 then rapid = 1.2 end
-  score = math.max(0, score - base * esc * rapid)
-  lv = now
-elseif mode == 'good' then
-  g = g + 1
-  if v > 0 then
-    score = math.min(1, score + slow_step / v)
+
+  -- time-based recovery since the later of the last update and the end of the
+  -- quiet period after the last violation
+  if score < 1 then
+    local from = math.max(lu, lv + quiet)
+    if now > from then
+      score = math.min(1, score + hourly * ((now - from) / 3600000000))
+    end
+  end
+
+  if mode == 'get' then
+    return { string.format('%.17g', score), v, g, lv, lu, math.max(redis.call('PTTL', key), 0) }
+  elseif mode == 'violation' then
+    local base = penalty * (1 - 0.5 * (math.min(g, established) / established))
+    v = v + 1
+    local esc = 1
+    if v >= 10 then
+      esc = 2
+    elseif v >= 5 then
+      esc = 1.5
+    end
+    local rapid = 1
+    if lv > 0 and now - lv < 1000000 then rapid = 1.2 end
+    score = math.max(0, score - base * esc * rapid)
+    lv = now
+  elseif mode == 'good' then
+    g = g + 1
+    if v > 0 then
+      score = math.min(1, score + slow_step / v)
+    else
+      score = math.min(1, score + good_step)
+    end
   else
-    score = math.min(1, score + good_step)
+    return redis.error_reply('ratekit: unknown reputation mode ' .. tostring(mode))
   end
-else
-  return redis.error_reply('ratekit: unknown reputation mode ' .. tostring(mode))
-end
 
-local ttl = 1800000
-if score < 0.1 then
-  ttl = 14400000
-elseif score < 0.3 then
-  ttl = 7200000
-elseif score < 0.7 then
-  ttl = 3600000
-end
-if v >= 10 then ttl = ttl * 2 end
+  local ttl = 1800000
+  if score < 0.1 then
+    ttl = 14400000
+  elseif score < 0.3 then
+    ttl = 7200000
+  elseif score < 0.7 then
+    ttl = 3600000
+  end
+  if v >= 10 then ttl = ttl * 2 end
 
-local s = string.format('%.17g', score)
-redis.call('HSET', key, 's', s, 'v', int(v), 'g', int(g), 'lv', int(lv), 'lu', int(now))
-redis.call('PEXPIRE', key, ttl)
-return { s, v, g, lv, now, ttl }
+  local s = string.format('%.17g', score)
+  redis.call('HSET', key, 's', s, 'v', int(v), 'g', int(g), 'lv', int(lv), 'lu', int(now))
+  redis.call('PEXPIRE', key, ttl)
+  return { s, v, g, lv, now, ttl }
+end

@@ -1,19 +1,19 @@
--- suppressed: a built-in algorithm of the engine (lua/engine.lua), kept in
--- its own file and spliced in where the engine says --@builtin, before any
--- custom algorithm. It follows the engine's contract like a custom algorithm
--- would, and uses the engine's clock(), cost, charge, draw and slide_retry.
+-- suppressed (trypema's suppressed strategy, see ratekit.Suppressed): p1
+-- soft, p2 hard, p3 window ms.
 --
--- suppressed (trypema's suppressed strategy, see ratekit.Suppressed): a hash
--- of two counts per bucket of the window (width window/10, or the window):
--- 't<bucket>' every call, 'a<bucket>' the admitted ones. Admit when the calls
--- in the window, this one included, are at most soft; decline when the
--- admitted ones would pass hard; else admit when draw / 2^53 < p =
--- (soft / offered) × (soft / admitted), both counted in the window with this
--- call and scaled to a whole window when the oldest call is younger than the
--- window. Every call is counted: the write 'supp' is
--- returned when declining too, and the values describe the state after the
--- call is counted (remaining and retry-after against soft, on all calls).
-function algorithms.suppressed(key, soft, hard, window_ms)
+-- Redis keeps a hash of two counts per bucket of the window (width
+-- window/10, or the window): 't<bucket>' every call, 'a<bucket>' the
+-- admitted ones, its TTL to the moment the newest bucket leaves the window.
+-- Admit when the calls in the window, this one included, are at most soft;
+-- decline when the admitted ones would pass hard; else admit when draw /
+-- 2^53 < p = (soft / offered) × (soft / admitted), both counted in the
+-- window with this call and scaled to a whole window when the oldest call
+-- is younger than the window. Every call is counted: the write 'supp' is
+-- committed when declining too (always.supp), and the answer describes the state
+-- after the call is counted (remaining and retry-after against soft, on all
+-- calls). Settling leaves it as it is.
+
+local function check(r, key, soft, hard, window_ms)
   local width = window_ms
   if window_ms % 10 == 0 then width = window_ms / 10 end
   local now_ms = math.floor(clock() / 1000)
@@ -44,7 +44,9 @@ function algorithms.suppressed(key, soft, hard, window_ms)
   if cost > hard then
     local reset = 0
     if newest then reset = ((newest + 1) * width + window_ms - now_ms) * 1000 end
-    return false, math.max(math.floor((soft * width - scaled) / width), 0), reset, 0, 1
+    r.allowed, r.remaining, r.reset = false, math.max(math.floor((soft * width - scaled) / width), 0), reset
+    r.retry, r.flags, r.factor = 0, 1, false
+    return r
   end
   local ok, flags, factor = true, 0, 0
   if scaled_a + cw > hard * width then
@@ -78,6 +80,20 @@ function algorithms.suppressed(key, soft, hard, window_ms)
       retry = slide_retry(counts, full, x, (soft - cost) * width, width, o, window_ms, now_ms)
     end
   end
-  if not charge then return ok, remaining, reset, retry, flags, nil, nil, nil, nil, nil, nil, nil, factor end
-  return ok, remaining, reset, retry, flags, remaining, reset, 0, 'supp', c, (c + 1) * width + window_ms - now_ms, o, factor
+  r.allowed, r.remaining, r.reset, r.retry, r.flags, r.factor = ok, remaining, reset, retry, flags, factor
+  if charge then
+    r.after_remaining, r.after_reset, r.delay, r.after_window = remaining, reset, 0, 0
+    r.op, r.a, r.b, r.c = 'supp', c, (c + 1) * width + window_ms - now_ms, o
+  end
+  return r
 end
+
+function writes.supp(key, r, admitted) -- the call in bucket a, PEXPIRE b ms, prune buckets before c
+  prune(key, r.c, true)
+  redis.call('HINCRBY', key, 't' .. int(r.a), ARGV[1])
+  if admitted then redis.call('HINCRBY', key, 'a' .. int(r.a), ARGV[1]) end
+  redis.call('PEXPIRE', key, int(r.b))
+end
+always.supp = true
+
+algorithms.suppressed = { decide = check }

@@ -13,18 +13,27 @@ import (
 
 // concurrencyLimit is a custom algorithm: at most p1 requests "in flight",
 // each holding its slot for p2 ms (a counter whose TTL restarts with every
-// admission). It follows the engine's contract: read, decide, return a write.
-const concurrencyLimit = `function(key, slots, hold_ms)
+// admission). It follows the engine's contract: read, decide, and answer in
+// the table r the engine lends, with the write to commit.
+const concurrencyLimit = `function(r, key, slots, hold_ms)
   local used = tonumber(redis.call('GET', key) or '0')
-  local remaining = math.max(slots - used, 0)
   local ttl = redis.call('PTTL', key)
-  local reset = 0
-  if ttl > 0 then reset = ttl * 1000 end
-  if cost > slots then return false, remaining, reset, 0, 1 end
-  if used + cost > slots then return false, remaining, reset, reset, 0 end
-  if not charge then return true, remaining, reset, 0, 0 end
-  return true, remaining, reset, 0, 0, remaining - cost, hold_ms * 1000, 0,
-    'set', string.format('%d', used + cost), hold_ms
+  r.allowed, r.remaining, r.reset, r.retry, r.flags = false, math.max(slots - used, 0), 0, 0, 0
+  if ttl > 0 then r.reset = ttl * 1000 end
+  if cost > slots then
+    r.flags = 1
+    return r
+  end
+  if used + cost > slots then
+    r.retry = r.reset
+    return r
+  end
+  r.allowed = true
+  if charge then
+    r.after_remaining, r.after_reset = r.remaining - cost, hold_ms * 1000
+    r.op, r.a, r.b = 'set', int(used + cost), hold_ms
+  end
+  return r
 end`
 
 func TestCustomAlgorithm(t *testing.T) {

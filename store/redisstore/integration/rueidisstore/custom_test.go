@@ -10,13 +10,16 @@ import (
 )
 
 // quotaPerMinute is a custom algorithm: p1 requests per minute, counted in
-// a key whose TTL restarts with every admission.
-const quotaPerMinute = `function(key, quota)
+// a key whose TTL restarts with every admission. It answers with a table
+// of its own rather than the one the engine lends.
+const quotaPerMinute = `function(_, key, quota)
   local used = tonumber(redis.call('GET', key) or '0')
-  if cost > quota then return false, math.max(quota - used, 0), 0, 0, 1 end
-  if used + cost > quota then return false, quota - used, 60000000, 60000000, 0 end
-  if not charge then return true, quota - used, 0, 0, 0 end
-  return true, quota - used, 0, 0, 0, quota - used - cost, 60000000, 0, 'set', string.format('%d', used + cost), 60000
+  local remaining = math.max(quota - used, 0)
+  if cost > quota then return { allowed = false, remaining = remaining, reset = 0, retry = 0, flags = 1 } end
+  if used + cost > quota then return { allowed = false, remaining = remaining, reset = 60000000, retry = 60000000, flags = 0 } end
+  if not charge then return { allowed = true, remaining = remaining, reset = 0, retry = 0, flags = 0 } end
+  return { allowed = true, remaining = remaining, reset = 0, retry = 0, flags = 0,
+    after_remaining = remaining - cost, after_reset = 60000000, op = 'set', a = string.format('%d', used + cost), b = 60000 }
 end`
 
 // TestCustomAlgorithm: a store with a custom algorithm runs it (in a

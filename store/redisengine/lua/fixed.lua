@@ -1,0 +1,128 @@
+-- fixed: a fixed window. p1 quota, p2 window ms.
+--
+-- Redis keeps one counter per subject, its TTL set once, when the window
+-- starts (SET PX, or PEXPIRE on the INCRBY that made the key), and never
+-- moved: the window ends when its time is up, not when its key is gone (a
+-- key lives through the millisecond its PTTL reads 0). A call is admitted
+-- when count + cost <= quota; remaining is quota - count, reset and
+-- retry-after the window's PTTL.
+--
+-- A call that charges is taken first (take): INCRBY, then PTTL (PEXPIRE
+-- instead for a new window). A call it denies is taken back at once
+-- (DECRBY), and one another limit denies by its undo (DECRBY, or DEL for a
+-- window the call began) in the same atomic call, so a denied call is never
+-- recorded. Settling moves the charge only in the window it was charged in,
+-- while that window lives.
+
+-- check: the window read (GET, PTTL) and decided, nothing written.
+local function check(r, key, quota, window_ms)
+  local count, ttl, live = 0, window_ms, false
+  local stored = redis.call('GET', key)
+  if stored then
+    local pttl = redis.call('PTTL', key)
+    if pttl > 0 then
+      count, ttl, live = tonumber(stored) or 0, pttl, true
+    end
+  end
+  local remaining, reset = math.max(quota - count, 0), 0
+  if count > 0 then reset = ttl * 1000 end
+  r.allowed, r.remaining, r.reset = true, remaining, reset
+  if count + cost > quota then
+    r.allowed, r.retry, r.flags = false, ttl * 1000, 0
+    if cost > quota then r.retry, r.flags = 0, 1 end
+    return r
+  end
+  if charge then
+    r.after_remaining, r.after_reset, r.delay, r.after_window = remaining - cost, ttl * 1000, 0, 0
+    if live then
+      r.op = 'incr'
+    else
+      r.op, r.a, r.b = 'set', ARGV[1], window_ms
+    end
+  end
+  return r
+end
+
+-- over holds the keys whose last charge was denied on this node, at most
+-- 4096 (the table starts afresh when full). It only orders the commands of
+-- the next call: a key in it is read first (GET and PTTL, no write), so a
+-- subject that keeps calling over its quota costs neither a write nor a
+-- write taken back; the decision is always made on the stored count. A
+-- script run without Functions makes it anew per call.
+local over, over_n = {}, 0
+
+-- take: the charge written first; an admission's undo is DEL for a window
+-- the call began, else DECRBY. A failed INCRBY (out of memory, in a script
+-- run without Functions) leaves the decision to check: a denial stands, an
+-- admission fails as its write did.
+local function take(r, key, quota, window_ms)
+  if cost > quota then return check(r, key, quota, window_ms) end
+  if over[key] then
+    if not check(r, key, quota, window_ms).allowed then return r end
+    over[key], r.op = nil, false
+  end
+  local count = redis.pcall('INCRBY', key, ARGV[1])
+  if type(count) ~= 'number' then
+    if check(r, key, quota, window_ms).allowed then error(count) end -- the admission needs the write
+    return r
+  end
+  if count == cost then -- a new window
+    redis.call('PEXPIRE', key, window_ms)
+    r.allowed, r.remaining, r.reset, r.undo = true, quota - count, window_ms * 1000, 'del'
+    return r
+  end
+  local ttl = redis.call('PTTL', key)
+  if ttl <= 0 then
+    -- the window has ended (a key lives through the millisecond its PTTL
+    -- reads 0), or a counter has no TTL: a new window, as check says
+    redis.call('SET', key, ARGV[1], 'PX', window_ms)
+    r.allowed, r.remaining, r.reset, r.undo = true, quota - cost, window_ms * 1000, 'del'
+    return r
+  end
+  if count > quota then
+    redis.call('DECRBY', key, ARGV[1])
+    if over_n >= 4096 then over, over_n = {}, 0 end
+    over[key], over_n = true, over_n + 1
+    r.allowed, r.remaining, r.reset = false, math.max(quota - count + cost, 0), ttl * 1000
+    r.retry, r.flags = ttl * 1000, 0
+    return r
+  end
+  r.allowed, r.remaining, r.reset, r.undo = true, quota - count, ttl * 1000, 'decr'
+  return r
+end
+
+-- settle: the charged window is the key's while its end, read to the ms,
+-- is within half a window of e (the windows of a key end at least a window
+-- apart). A give-back comes off its count (an emptied window is deleted: the
+-- next charge starts one); an extra charge goes to it while it lives, else
+-- to a new window.
+local function settle(key, quota, window_ms, _, was, to, e, held)
+  local give, extra
+  give, extra, held = moves(was, to, quota, held)
+  if give > 0 then
+    local pttl = redis.call('PTTL', key)
+    if pttl > 0 and math.abs(clock() + pttl * 1000 - e) < window_ms * 500 then
+      local v = tonumber(redis.call('GET', key)) or 0
+      give = math.min(give, v)
+      if give >= v then
+        redis.call('DEL', key)
+      elseif give > 0 then
+        redis.call('DECRBY', key, give)
+      end
+    end
+  elseif extra > 0 then
+    local pttl = redis.call('PTTL', key)
+    local now = clock()
+    if pttl > 0 then
+      redis.call('INCRBY', key, extra)
+      if math.abs(now + pttl * 1000 - e) >= window_ms * 500 then held = 0 end
+      e, held = now + pttl * 1000, held + extra
+    else
+      redis.call('SET', key, extra, 'PX', window_ms)
+      e, held = now + window_ms * 1000, extra
+    end
+  end
+  return e, held
+end
+
+algorithms.fixed = { decide = check, take = take, settle = settle }

@@ -1,0 +1,90 @@
+-- gcra, token and leaky: one arithmetic, the generic cell rate algorithm
+-- (as go-redis/redis_rate). p1 interval µs (the time one unit takes to come
+-- back), p2 burst, p3 max wait µs (0: meter; else queue mode).
+--
+-- Redis keeps one value, the theoretical arrival time tat (µs), with a TTL
+-- to it: the bucket is full again at tat. A call is admitted when tat +
+-- interval * cost - interval * burst <= now; remaining is what has come
+-- back (now - tat + interval * burst) / interval, reset tat - now. In queue
+-- mode an admitted request waits until max(tat, now), at most max wait.
+-- A charge sets tat to max(tat, now) + interval * cost. Settling gives back
+-- the part of the charge not yet refilled, or charges extra on tat.
+
+-- at decides on stored, the key's value (a number or nil).
+local function at(r, stored, interval, burst, max_wait)
+  local now = clock()
+  local offset = interval * burst
+  local tat = now
+  if stored and stored > now then tat = stored end
+  r.allowed, r.remaining, r.reset = false, math.max(math.floor((now - tat + offset) / interval), 0), tat - now
+  r.retry, r.flags = 0, 0
+  if cost > burst then r.flags = 1 return r end
+  local new_tat = tat + interval * cost
+  local diff = now - (new_tat - offset)
+  if diff < 0 then r.retry = -diff return r end
+  local delay = 0
+  if max_wait > 0 then
+    delay = tat - now
+    if delay > max_wait then r.retry = delay - max_wait return r end
+  end
+  r.allowed = true
+  if not charge then return r end
+  r.after_remaining, r.after_reset, r.delay, r.after_window = math.floor(diff / interval), new_tat - now, delay, 0
+  r.op, r.a, r.b = 'set', int(new_tat), math.ceil((new_tat - now) / 1000)
+  return r
+end
+
+local function check(r, key, interval, burst, max_wait)
+  return at(r, tonumber(redis.call('GET', key)), interval, burst, max_wait)
+end
+
+-- take: a missing key is a full bucket (tat = now), which admits any cost
+-- up to burst: take writes that charge with SET NX GET, one command instead
+-- of GET and SET, and answers with the state after it and the undo DEL. A
+-- key that exists is left as it is (NX) and its value, which GET returns,
+-- decided on as check does. SET with both NX and GET needs Redis 7
+-- (redis.REDIS_VERSION_NUM is set from 7.0 on); a failed SET (out of
+-- memory, in a script run without Functions) leaves the decision to check.
+local function take(r, key, interval, burst, max_wait)
+  if cost > burst or not redis.REDIS_VERSION_NUM then return check(r, key, interval, burst, max_wait) end
+  local now = clock()
+  local offset = interval * burst
+  local new_tat = now + interval * cost
+  local diff = now - (new_tat - offset)
+  if diff < 0 then return check(r, key, interval, burst, max_wait) end
+  local stored = redis.pcall('SET', key, int(new_tat), 'PX', int(math.ceil((new_tat - now) / 1000)), 'NX', 'GET')
+  if type(stored) == 'table' and stored.err then return check(r, key, interval, burst, max_wait) end
+  if stored then return at(r, tonumber(stored), interval, burst, max_wait) end
+  r.allowed, r.remaining, r.reset, r.undo = true, math.floor(diff / interval), new_tat - now, 'del'
+  return r
+end
+
+-- settle: a give-back takes off tat the part of the charge not yet
+-- refilled, min(n * interval, e - now), e being the tat the charge made.
+local function settle(key, interval, burst, _, was, to, e, held)
+  local give, extra
+  give, extra, held = moves(was, to, burst, held)
+  if give > 0 then
+    local now = clock()
+    local tat = tonumber(redis.call('GET', key))
+    if tat and tat > now then
+      local part = math.max(math.min(give * interval, e - now), 0)
+      local nt = math.max(tat - part, now)
+      e = e - part
+      if nt > now then
+        redis.call('SET', key, int(nt), 'PX', int(math.ceil((nt - now) / 1000)))
+      else
+        redis.call('DEL', key)
+      end
+    end
+  elseif extra > 0 then
+    local now = clock()
+    local tat = math.max(tonumber(redis.call('GET', key)) or now, now) + extra * interval
+    redis.call('SET', key, int(tat), 'PX', int(math.ceil((tat - now) / 1000)))
+    e, held = tat, held + extra
+  end
+  return e, held
+end
+
+local bucket = { decide = check, take = take, settle = settle }
+algorithms.gcra, algorithms.token, algorithms.leaky = bucket, bucket, bucket

@@ -1,0 +1,51 @@
+-- inflight: requests in flight. p1 slots, p2 lease ms.
+--
+-- Redis keeps a sorted set of leases, member the lease (named by the
+-- caller), score its expiry µs, with a TTL of one lease; a lease past its
+-- expiry holds nothing. A call that takes (cost > 0) or reserves is
+-- admitted while fewer than slots leases live; a reserve takes one slot
+-- whatever its cost (0 too), trimming the expired leases. A denial's retry
+-- is 1 s, as no one can tell when a request ends. Settling releases the
+-- call's lease; renewing moves a live lease's expiry to one lease from now
+-- and never takes back a lapsed one, whose slot may be another request's.
+
+local function check(r, key, slots, lease_ms)
+  local now = clock()
+  local live = redis.call('ZCOUNT', key, '(' .. int(now), '+inf')
+  local remaining = math.max(slots - live, 0)
+  r.allowed, r.remaining, r.reset, r.retry, r.flags = true, remaining, 0, 0, 0
+  if (cost > 0 or lease) and live >= slots then
+    r.allowed, r.retry = false, 1000000
+    return r
+  end
+  if charge or lease then
+    r.after_remaining, r.after_reset, r.delay, r.after_window = remaining - 1, 0, 0, 0
+    r.op, r.a, r.b = 'lease', now, lease_ms
+  end
+  return r
+end
+
+function writes.lease(key, r) -- the lease at a µs for b ms; expired leases go
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', int(r.a))
+  redis.call('ZADD', key, int(r.a + r.b * 1000), lease or ('t' .. int(r.a)))
+  redis.call('PEXPIRE', key, int(r.b))
+end
+
+local function settle(key, slots, lease_ms, _, was, to, e, held)
+  if lease then redis.call('ZREM', key, lease) end
+  return e, held
+end
+
+-- renew returns 1 when the call's lease is held, 0 when it lapsed.
+local function renew(key, slots, lease_ms)
+  local now = clock()
+  local score = lease and redis.call('ZSCORE', key, lease)
+  if score and tonumber(score) > now then
+    redis.call('ZADD', key, 'XX', int(now + lease_ms * 1000), lease)
+    redis.call('PEXPIRE', key, lease_ms)
+    return 1
+  end
+  return 0
+end
+
+algorithms.inflight = { decide = check, settle = settle, renew = renew }

@@ -1,0 +1,157 @@
+-- ratekit prelude: what the engine's programs share. source.go puts the
+-- engine together in one order: this prelude, one file per built-in
+-- algorithm (fixed, sliding, log, gcra, inflight, suppressed; each adds its
+-- entry to algorithms, and its writes to writes), the custom algorithms,
+-- then the programs: decide (lua/engine.lua, which documents the contract
+-- of an algorithm), settle (lua/settle.lua) and reputation
+-- (lua/reputation.lua). As a Redis Functions library all of it is made once
+-- per node; as a script (Redis without Functions), once per call.
+--
+-- Time is Redis's own (TIME, µs), read at most once per call. Every number
+-- stays below 2^53 and is written with string.format('%d') (int): tostring
+-- keeps 14 digits.
+
+-- the call's keys, arguments and shared values, set by the program that
+-- runs: upvalues of every algorithm, so nothing is made per call to hand
+-- them around. cost is the call's cost, charge whether it charges, draw its
+-- uniform draw (an integer k for k / 2^53, or nil), lease its in-flight
+-- lease (or nil), now Redis's time once read (see clock).
+local KEYS, ARGV, cost, charge, draw, now, lease
+
+-- start begins a call of a program: Redis's clock is not read yet.
+local function start(keys, args)
+  KEYS, ARGV, now = keys, args, nil
+end
+
+-- clock returns Redis's time in µs, read once per call.
+local function clock()
+  if not now then
+    local t = redis.call('TIME')
+    now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  end
+  return now
+end
+
+local function int(x)
+  return string.format('%d', x)
+end
+
+-- num reads an argument as a number, parsed once per distinct string while
+-- the library lives (tonumber runs strtod each time): a service sends the
+-- same costs over and over. The cache holds at most 4096 strings.
+local nums, nums_n = {}, 0
+local function num(s)
+  local v = nums[s]
+  if not v then
+    v = tonumber(s)
+    if nums_n >= 4096 then nums, nums_n = {}, 0 end
+    nums[s], nums_n = v, nums_n + 1
+  end
+  return v
+end
+
+-- algorithms holds each algorithm by name (see lua/engine.lua); writes
+-- each write an answer may name as its op, called as writes[op](key, r,
+-- admitted) with the answer r: those of a key's value here, the others in
+-- the files of their algorithms. A write in always is committed whether or
+-- not the call is admitted.
+local algorithms, writes, always = {}, {}, {}
+
+function writes.incr(key) redis.call('INCRBY', key, ARGV[1]) end -- INCRBY cost
+function writes.decr(key) redis.call('DECRBY', key, ARGV[1]) end -- DECRBY cost
+function writes.set(key, r) redis.call('SET', key, r.a, 'PX', int(r.b)) end -- SET a PX b
+function writes.del(key) redis.call('DEL', key) end
+
+-- custom makes the algorithm of a custom decide function f, whose answer
+-- may leave out delay and after_window (0 then).
+local function custom(f)
+  return {
+    decide = function(r, key, p1, p2, p3)
+      r.delay, r.after_window = false, false
+      return f(r, key, p1, p2, p3)
+    end,
+  }
+end
+
+-- spec reads a limit's argument: { algorithm, p1, p2, p3, block ms, the
+-- algorithm's decide, its take (else decide) }, parsed once per distinct
+-- string while the library lives (at most 4096 kept), or nil for a string
+-- that is not a limit (a draw). An unknown algorithm has no functions.
+local specs, specs_n = {}, 0
+local function spec(s)
+  local sp = specs[s]
+  if not sp then
+    local a, p1, p2, p3, b = string.match(s, '^([%w_]+) (%-?%d+) (%-?%d+) (%-?%d+) (%d+)$')
+    if not a then return nil end
+    local algorithm = algorithms[a]
+    sp = { a, tonumber(p1), tonumber(p2), tonumber(p3), tonumber(b) }
+    if algorithm then sp[6], sp[7] = algorithm.decide, algorithm.take or algorithm.decide end
+    if specs_n >= 4096 then specs, specs_n = {}, 0 end
+    specs[s], specs_n = sp, specs_n + 1
+  end
+  return sp
+end
+
+-- prune deletes the fields of the hash at key whose bucket is before
+-- oldest, and any field that names no bucket. A field is its bucket's
+-- number, or with tagged one letter and the number ('t12', 'a12').
+local function prune(key, oldest, tagged)
+  local fields = redis.call('HKEYS', key)
+  for j = 1, #fields do
+    local f = fields[j]
+    local idx = tonumber(tagged and string.sub(f, 2) or f)
+    if not idx or idx < oldest then redis.call('HDEL', key, f) end
+  end
+end
+
+-- Bucketed windows (sliding, suppressed): with now in bucket c of width
+-- width, the window start s = now - window lies in bucket o = c -
+-- window/width, at x = s % width within it; buckets o+1..c count in full,
+-- bucket o by (width - x) / width. Estimates are compared multiplied by
+-- width, in integers.
+
+-- slide_retry returns the µs until a bucketed window estimate leaves room:
+-- with the window start sliding forward bucket by bucket (b) from x in bucket
+-- o, the first moment full * width + counts[b] * (width - x) <= need. counts
+-- is indexed by bucket - o; full sums the buckets o+1..c.
+local function slide_retry(counts, full, x, need, width, o, window_ms, now_ms)
+  local b = 0
+  while true do
+    local n, room = counts[b] or 0, need - full * width
+    if room >= 0 then
+      local at = x
+      if n > 0 then at = math.max(x, width - math.floor(room / n)) end
+      if at < width then
+        return ((o + b) * width + at + window_ms - now_ms) * 1000
+      end
+    end
+    b, x = b + 1, 0
+    full = full - (counts[b] or 0)
+  end
+end
+
+-- slide_window returns the effective window (µs) of a bucketed window
+-- estimate with r requests remaining: slide_retry for one more request after
+-- r more in bucket c. counts is left as it was.
+local function slide_window(counts, full, x, r, quota, width, o, c, window_ms, now_ms)
+  local k = c - o
+  local before = counts[k]
+  counts[k] = (before or 0) + r
+  local t = slide_retry(counts, full + r, x, (quota - 1) * width, width, o, window_ms, now_ms)
+  counts[k] = before
+  return t
+end
+
+-- moves splits the settling of a charge from cost was to cost to, in a
+-- limit that holds at most quota of a charge and held of this one: it
+-- returns what to give back (at most held), what to charge extra, and what
+-- the limit holds once the give-back is made.
+local function moves(was, to, quota, held)
+  was, to = math.min(was, quota), math.min(to, quota)
+  if to < was then
+    return math.min(was - to, held), 0, math.max(held - (was - to), 0)
+  elseif to > was then
+    return 0, to - was, held
+  end
+  return 0, 0, held
+end
