@@ -10,7 +10,7 @@ func (*fixed) Caps() Caps { return Cacheable | Leasable | SettlesAtReset }
 
 func (*fixed) Validate(s *Spec, _ bool) Fault { return counted(s, takes{}, "quota").Fault }
 
-// Decide: see algorithms.fixed in the engine. At TTL 0 the engine, like
+// Decide: see lua/fixed.lua in store/redisengine. At TTL 0 the engine, like
 // PTTL, starts a new window.
 func (*fixed) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
 	quota, windowMS := s.Quota, s.Window.Milliseconds()

@@ -43,7 +43,7 @@ func (*sliding) Args(s *Spec) [3]int64 {
 	return [3]int64{s.Quota, s.Window.Milliseconds(), s.Precision.Milliseconds()}
 }
 
-// Decide: see algorithms.sliding in the engine. With now in bucket c, the
+// Decide: see lua/sliding.lua in store/redisengine. With now in bucket c, the
 // window start lies in bucket o: buckets o+1..c count in full, bucket o by
 // its overlap. Estimates are compared multiplied by width, in integers.
 func (*sliding) Decide(s *Spec, e *State, call Call, r *Result, next *State) {

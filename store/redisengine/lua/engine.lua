@@ -77,7 +77,7 @@
 -- counters. A limit in its block waits for the longer of the block and its
 -- counters (read, never written), as when the block starts. A blocked call
 -- TOUCHes its keys so that eviction by LRU or LFU sees them in use.
--- store/memstore mirrors this arithmetic. No table or closure is made per
+-- internal/algo mirrors this arithmetic. No table or closure is made per
 -- limit on the common paths: Lua allocation costs as much as a Redis
 -- command here.
 

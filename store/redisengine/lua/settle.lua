@@ -24,7 +24,7 @@
 -- it, never below zero. An extra charge is added past the quota if need be,
 -- so that the charge sits in one place. An algorithm without settle
 -- (suppressed, custom ones) is left as it is; without renew, it holds no
--- lease. store/memstore's settle.go holds the same rules.
+-- lease. internal/algo holds the same rules in Go, one file per algorithm.
 --
 -- settle(keys, args) runs inside the engine's library (or a script of the
 -- prelude and the algorithms), whose parsing it uses: limit arguments are
