@@ -5,6 +5,8 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
+	"path"
 	"slices"
 	"strings"
 
@@ -17,10 +19,6 @@ import (
 //go:embed lua/*.lua
 var luaFiles embed.FS
 
-// algorithmFiles are the built-in algorithms, in the order they are put
-// together (one source, one SHA).
-var algorithmFiles = []string{"fixed", "sliding", "log", "gcra", "inflight", "suppressed"}
-
 // luaFile returns lua/<name>.lua, ending in a newline.
 func luaFile(name string) string {
 	b, err := luaFiles.ReadFile("lua/" + name + ".lua")
@@ -30,21 +28,24 @@ func luaFile(name string) string {
 	return strings.TrimRight(string(b), "\n") + "\n"
 }
 
-var (
-	// preludeSrc starts every program; builtinSrc, the built-in
-	// algorithms, follows it in all but reputation's script.
-	preludeSrc = luaFile("prelude")
-	builtinSrc = func() string {
-		var b strings.Builder
-		for _, name := range algorithmFiles {
+// builtinSource returns the built-in algorithms' Lua: every file of lua/
+// but the prelude and the programs, in name order (one source, one SHA).
+// Adding an algorithm's Lua is adding its file.
+func builtinSource() string {
+	names, err := fs.Glob(luaFiles, "lua/*.lua") // sorted
+	if err != nil {
+		panic(err) // a constant, valid pattern
+	}
+	var b strings.Builder
+	for _, n := range names {
+		switch name := strings.TrimSuffix(path.Base(n), ".lua"); name {
+		case "prelude", "engine", "settle", "reputation":
+		default:
 			b.WriteString(luaFile(name))
 		}
-		return b.String()
-	}()
-	decideSrc     = luaFile("engine")
-	settleSrc     = luaFile("settle")
-	reputationSrc = luaFile("reputation")
-)
+	}
+	return b.String()
+}
 
 // script is one Lua script: its source and SHA-1, for EVALSHA and EVAL.
 type script struct {
@@ -77,7 +78,8 @@ type sources struct {
 // code, so stores with different algorithms, or different versions of the
 // kit, never replace each other's library.
 func buildSources(custom map[string]string) (*sources, error) {
-	algorithms := preludeSrc + builtinSrc
+	preludeSrc, decideSrc, settleSrc, reputationSrc := luaFile("prelude"), luaFile("engine"), luaFile("settle"), luaFile("reputation")
+	algorithms := preludeSrc + builtinSource()
 	if len(custom) > 0 {
 		names := make([]string, 0, len(custom))
 		for name := range custom {
