@@ -158,7 +158,7 @@ func keyedOpts[O any](f *fixture, o options[O]) []O {
 }
 
 func openOpts[O any](f *fixture, o options[O]) []O {
-	return []O{o.onError(f.report), o.observer(f.obs)}
+	return []O{o.clock(f.clock.Now), o.onError(f.report), o.observer(f.obs)}
 }
 
 func closedOpts[O any](f *fixture, o options[O]) []O {
