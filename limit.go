@@ -34,13 +34,11 @@ type limitDef struct {
 	headerQ, headerW int64     // headerQuota()
 }
 
-// zeroDef is the zero Limit's definition. It is never written.
-var zeroDef limitDef
-
-// def returns l's definition, which the caller must not change.
+// def returns l's definition, which the caller must not change; a new
+// zero definition for the zero Limit.
 func (l Limit) def() *limitDef {
 	if l.d == nil {
-		return &zeroDef
+		return &limitDef{}
 	}
 	return l.d
 }

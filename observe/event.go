@@ -28,13 +28,22 @@ const (
 	Released
 )
 
-var outcomeNames = [...]string{"allowed", "denied", "shadow_denied", "error", "invalid", "released"}
-
 // String returns the outcome's label: "allowed", "denied", "shadow_denied",
 // "error", "invalid" or "released".
 func (o Outcome) String() string {
-	if int(o) < len(outcomeNames) {
-		return outcomeNames[o]
+	switch o {
+	case Allowed:
+		return "allowed"
+	case Denied:
+		return "denied"
+	case ShadowDenied:
+		return "shadow_denied"
+	case Error:
+		return "error"
+	case Invalid:
+		return "invalid"
+	case Released:
+		return "released"
 	}
 	return "unknown"
 }

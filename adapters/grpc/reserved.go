@@ -43,31 +43,31 @@ func code(err error) codes.Code {
 // ResourceExhausted 429, Unimplemented 501, Unavailable 503,
 // DeadlineExceeded 504; Unknown, Internal, DataLoss and any other code 500.
 func HTTPStatus(c codes.Code) int {
-	if int(c) < len(httpStatuses) {
-		return httpStatuses[c]
+	switch c {
+	case codes.OK:
+		return http.StatusOK
+	case codes.Canceled:
+		return 499 // the client closed the request; no constant in net/http
+	case codes.InvalidArgument, codes.FailedPrecondition, codes.OutOfRange:
+		return http.StatusBadRequest
+	case codes.Unauthenticated:
+		return http.StatusUnauthorized
+	case codes.PermissionDenied:
+		return http.StatusForbidden
+	case codes.NotFound:
+		return http.StatusNotFound
+	case codes.AlreadyExists, codes.Aborted:
+		return http.StatusConflict
+	case codes.ResourceExhausted:
+		return http.StatusTooManyRequests
+	case codes.Unimplemented:
+		return http.StatusNotImplemented
+	case codes.Unavailable:
+		return http.StatusServiceUnavailable
+	case codes.DeadlineExceeded:
+		return http.StatusGatewayTimeout
 	}
 	return http.StatusInternalServerError
-}
-
-// httpStatuses maps each code, by its number, to its HTTP status.
-var httpStatuses = [...]int{
-	codes.OK:                 http.StatusOK,
-	codes.Canceled:           499, // the client closed the request; no constant in net/http
-	codes.Unknown:            http.StatusInternalServerError,
-	codes.InvalidArgument:    http.StatusBadRequest,
-	codes.DeadlineExceeded:   http.StatusGatewayTimeout,
-	codes.NotFound:           http.StatusNotFound,
-	codes.AlreadyExists:      http.StatusConflict,
-	codes.PermissionDenied:   http.StatusForbidden,
-	codes.ResourceExhausted:  http.StatusTooManyRequests,
-	codes.FailedPrecondition: http.StatusBadRequest,
-	codes.Aborted:            http.StatusConflict,
-	codes.OutOfRange:         http.StatusBadRequest,
-	codes.Unimplemented:      http.StatusNotImplemented,
-	codes.Internal:           http.StatusInternalServerError,
-	codes.Unavailable:        http.StatusServiceUnavailable,
-	codes.DataLoss:           http.StatusInternalServerError,
-	codes.Unauthenticated:    http.StatusUnauthorized,
 }
 
 // reservedStream is a ServerStream whose context carries the stream's

@@ -44,13 +44,29 @@ const (
 // fields a Guard sets, to send them under their metadata names, and drops
 // what only HTTP has (Cache-Control).
 type mdFields struct {
-	vals [len(fieldNames)]string // "" when not set
+	vals [numFields]string // "" when not set
 }
 
-// fieldNames are the metadata names of the fields, in the order sent.
-var fieldNames = [...]string{
-	"x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "ratelimit-policy", "ratelimit",
-	FieldRetryAfter, FieldPushback,
+// numFields is how many fields mdFields keeps.
+const numFields = 7
+
+// fieldName is the metadata name of field i, in the order sent.
+func fieldName(i int) string {
+	switch i {
+	case 0:
+		return "x-ratelimit-limit"
+	case 1:
+		return "x-ratelimit-remaining"
+	case 2:
+		return "x-ratelimit-reset"
+	case 3:
+		return "ratelimit-policy"
+	case 4:
+		return "ratelimit"
+	case fieldRetryAfter:
+		return FieldRetryAfter
+	}
+	return FieldPushback
 }
 
 // Indexes of the fields that are set outside Set.
@@ -93,7 +109,7 @@ func (f *mdFields) metadata() metadata.MD {
 	for i, v := range f.vals {
 		if v != "" {
 			values = append(values, v)
-			md[fieldNames[i]] = values[len(values)-1 : len(values) : len(values)]
+			md[fieldName(i)] = values[len(values)-1 : len(values) : len(values)]
 		}
 	}
 	return md

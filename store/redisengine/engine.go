@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -111,17 +110,3 @@ type prefixed struct {
 func (p *prefixed) Error() string { return p.msg }
 func (p *prefixed) Unwrap() error { return p.err }
 
-// costs are the strings of the usual costs, made once.
-var costs = func() (s [64]string) {
-	for i := range s {
-		s[i] = strconv.Itoa(i)
-	}
-	return s
-}()
-
-func costString(cost int64) string {
-	if cost >= 0 && cost < int64(len(costs)) {
-		return costs[cost]
-	}
-	return itoa(cost)
-}

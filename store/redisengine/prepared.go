@@ -117,7 +117,7 @@ func (p *prepared) decide(ctx context.Context, key string, cost int64, mode stri
 	}
 	cmd := &Command{static: sh.static, ints: sh.ints}
 	cmd.Keys = e.keys(t, sh, cmd)
-	cmd.h[0], cmd.h[1] = costString(cost), mode
+	cmd.h[0], cmd.h[1] = itoa(cost), mode
 	cmd.head = cmd.h[:2]
 	var lease string
 	var sent int64
