@@ -109,4 +109,3 @@ type prefixed struct {
 
 func (p *prefixed) Error() string { return p.msg }
 func (p *prefixed) Unwrap() error { return p.err }
-
