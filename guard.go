@@ -95,11 +95,11 @@ func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64,
 	var res *Reservation // set when the Guard reserves
 	err := keyErr
 	if err == nil {
-		sctx := ctx // the store call's: bounded by the timeout unless the store never waits
+		// The store call is bounded by the timeout unless the store never
+		// waits; its timer ends with the call, not with a queue delay.
+		sctx, cancel := ctx, context.CancelFunc(nil)
 		if !g.unbounded {
-			var cancel context.CancelFunc
 			sctx, cancel = c.bound(ctx)
-			defer cancel()
 		}
 		if g.reserving {
 			// on a store error, res holds the request's place among the
@@ -109,6 +109,9 @@ func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64,
 			}
 		} else {
 			d, err = g.limiter.AllowN(sctx, key, cost)
+		}
+		if cancel != nil {
+			cancel()
 		}
 	}
 	if c.observer != nil {
