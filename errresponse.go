@@ -134,9 +134,12 @@ func BadRequestResponse() *ErrorResponse {
 
 // KeyErrorResponse returns the response to a request whose key function
 // (or cost) failed with err under the default key error policy: 413
-// PAYLOAD_TOO_LARGE for ErrBodyTooLarge, else BadRequestResponse's 400.
+// PAYLOAD_TOO_LARGE for a body too large (an error matching
+// *http.MaxBytesError, as package bodykey's key functions return), else
+// BadRequestResponse's 400.
 func KeyErrorResponse(err error) *ErrorResponse {
-	if errors.Is(err, ErrBodyTooLarge) {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
 		return &ErrorResponse{
 			Status:  http.StatusRequestEntityTooLarge,
 			Code:    CodePayloadTooLarge,

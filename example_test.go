@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/clientip"
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
@@ -52,7 +53,7 @@ func ExampleLimiter_AllowN() {
 
 // Behind a load balancer at 10.0.0.0/8, read X-Forwarded-For from the right.
 func ExampleByIP() {
-	key := ratekit.ByIP(ratekit.TrustProxies(netip.MustParsePrefix("10.0.0.0/8")))
+	key := ratekit.ByIP(clientip.TrustProxies(netip.MustParsePrefix("10.0.0.0/8")))
 	req := httptest.NewRequest("GET", "/", nil)
 	req.RemoteAddr = "10.1.2.3:4567"
 	req.Header.Set("X-Forwarded-For", "203.0.113.9, 198.51.100.20, 10.0.0.7")

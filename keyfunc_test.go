@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/clientip"
 )
 
 func TestJoinHasNoSeparatorCollisions(t *testing.T) {
@@ -45,12 +46,12 @@ func TestEmptyKeys(t *testing.T) {
 // address, whatever form the peer and the headers take; a plain IPv4 peer
 // costs no allocation (its key is RemoteAddr's own text).
 func TestByIPKeysAsKeyDoes(t *testing.T) {
-	for _, opts := range [][]ratekit.IPOption{
+	for _, opts := range [][]clientip.Option{
 		nil,
-		{ratekit.IPv4Prefix(24)},
-		{ratekit.TrustProxies(netip.MustParsePrefix("10.0.0.0/8"))},
+		{clientip.IPv4Prefix(24)},
+		{clientip.TrustProxies(netip.MustParsePrefix("10.0.0.0/8"))},
 	} {
-		c, err := ratekit.NewClientIP(opts...)
+		c, err := clientip.New(opts...)
 		if err != nil {
 			t.Fatal(err)
 		}

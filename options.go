@@ -32,7 +32,7 @@ const (
 	// reports the error to the error handler.
 	FailOpen ErrorPolicy = iota
 	// FailClosed answers 503 Service Unavailable (store failures) or 400
-	// Bad Request (key and cost errors; 413 for ErrBodyTooLarge), with a
+	// Bad Request (key and cost errors; 413 for a body too large), with a
 	// JSON body.
 	FailClosed
 )
@@ -106,7 +106,7 @@ func WithErrorPolicy(p ErrorPolicy) Option {
 
 // WithKeyErrorPolicy sets what happens when the key function fails or gives
 // an empty key, or the cost is invalid (default FailClosed: 400 Bad Request,
-// or 413 for ErrBodyTooLarge, so that leaving out a header never skips the
+// or 413 for a body too large, so that leaving out a header never skips the
 // limit). FailOpen lets such requests through uncounted, with their body
 // whole.
 func WithKeyErrorPolicy(p ErrorPolicy) Option {

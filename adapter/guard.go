@@ -5,6 +5,7 @@ import (
 	"net/netip"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/clientip"
 	"github.com/ratekit/ratekit/internal/keyjoin"
 )
 
@@ -48,7 +49,7 @@ func Join[C any, K ~func(C) (string, error)](keys ...K) K {
 // ip(c), grouped as ratekit.ByIP groups addresses (IPv6 by /64); framework
 // names it in errors. Adapters offer it as their ByFrameworkIP.
 func FrameworkIP[C any, K ~func(C) (string, error)](framework string, ip func(c C) string) K {
-	grouping, err := ratekit.NewClientIP()
+	grouping, err := clientip.New()
 	if err != nil { // unreachable: no options
 		panic(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/bodykey"
 	"github.com/ratekit/ratekit/lockout"
 	"github.com/ratekit/ratekit/store/memstore"
 	"github.com/ratekit/ratekit/store/storetest"
@@ -74,7 +75,7 @@ func TestLockoutFailsClosed(t *testing.T) {
 	if err := newLockout(t, downStore{memstore.New()}, true).Enforce(context.Background(), "alice"); err != nil {
 		t.Fatalf("store down, FailOpen: %v", err)
 	}
-	h := newLockout(t, downStore{memstore.New()}, false).Middleware(ratekit.ByFormValue("username"))(ok)
+	h := newLockout(t, downStore{memstore.New()}, false).Middleware(bodykey.FormValue("username"))(ok)
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, login("alice", "x"))
 	if rec.Code != 503 || rec.Header().Get("Retry-After") != "1" {
@@ -109,7 +110,7 @@ func TestFailureOnlyCounting(t *testing.T) {
 		}
 		io.WriteString(w, "welcome")
 	})
-	h := perIP.Middleware(ratekit.ByIP(), lockout.KeepOnSuccess())(perAccount.Middleware(ratekit.ByFormValue("username"))(handler))
+	h := perIP.Middleware(ratekit.ByIP(), lockout.KeepOnSuccess())(perAccount.Middleware(bodykey.FormValue("username"))(handler))
 	do := func(user, password string) int {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, login(user, password))
@@ -155,7 +156,7 @@ func TestParallelGuesses(t *testing.T) {
 	lo := newLockout(t, memstore.New(), false)
 	var mu sync.Mutex
 	calls := 0
-	h := lo.Middleware(ratekit.ByFormValue("username"))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := lo.Middleware(bodykey.FormValue("username"))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		calls++
 		mu.Unlock()
@@ -179,7 +180,7 @@ func TestParallelGuesses(t *testing.T) {
 // success (a 400 from the handler) does not count.
 func TestOtherStatusesRefund(t *testing.T) {
 	lo := newLockout(t, memstore.New(), false)
-	h := lo.Middleware(ratekit.ByFormValue("username"))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := lo.Middleware(bodykey.FormValue("username"))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
 	}))
 	for range 10 {

@@ -56,8 +56,8 @@ func WithErrorHandler(f func(r *http.Request, err error)) Option {
 // slip past the allowance. After the handler, a failure status keeps the
 // attempt; a 2xx status resets the counter (or, with KeepOnSuccess, refunds
 // the attempt); any other status refunds it (Refund). A handler that panics
-// keeps the attempt. Key errors answer 400 (413 for
-// ratekit.ErrBodyTooLarge); store errors answer 503 unless the Lockout is
+// keeps the attempt. Key errors answer 400 (413 for a body too
+// large for package bodykey); store errors answer 503 unless the Lockout is
 // FailOpen. Each store call is bounded by the Lockout's Timeout. Chain one
 // per subject kind, e.g. per account and per IP; the per-IP one should
 // count 400, 413 and 429 too (FailureStatuses), so that one address sending

@@ -13,7 +13,7 @@ import (
 )
 
 // Limit an Echo route to 2 requests per minute per client IP (the socket
-// peer; see ratekit.TrustProxies for load balancers).
+// peer; see clientip.TrustProxies for load balancers).
 func ExampleMiddleware() {
 	limiter, err := ratekit.New(memstore.New(), ratekit.FixedWindow(2, time.Minute).Named("api"))
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/adapter"
+	"github.com/ratekit/ratekit/clientip"
 )
 
 // A KeyFunc names the subject an Echo request is counted against. An empty key
@@ -22,10 +23,10 @@ func FromHTTP(key ratekit.KeyFunc) KeyFunc {
 }
 
 // ByIP keys requests by client IP address as ratekit.ByIP does, with its
-// explicit trust model: the socket peer unless ratekit.TrustProxies or
-// ratekit.TrustHops says which proxies to believe. It never calls
+// explicit trust model: the socket peer unless clientip.TrustProxies or
+// clientip.TrustHops says which proxies to believe. It never calls
 // c.RealIP. It panics if opts are invalid, when the route is built.
-func ByIP(opts ...ratekit.IPOption) KeyFunc { return FromHTTP(ratekit.ByIP(opts...)) }
+func ByIP(opts ...clientip.Option) KeyFunc { return FromHTTP(ratekit.ByIP(opts...)) }
 
 // ByHeader keys requests by the first value of header name, e.g. an API key.
 // A missing or empty header is ratekit.ErrEmptyKey.
@@ -38,7 +39,7 @@ func Join(keys ...KeyFunc) KeyFunc { return adapter.Join(keys...) }
 // addresses (IPv6 by /64). It opts in to Echo's client-IP resolution: use it
 // only when the Echo instance has an IPExtractor that trusts your proxies,
 // because without one RealIP returns the leftmost X-Forwarded-For value,
-// which any client can write. Prefer ByIP with ratekit.TrustProxies.
+// which any client can write. Prefer ByIP with clientip.TrustProxies.
 func ByFrameworkIP() KeyFunc {
 	return adapter.FrameworkIP[echo.Context, KeyFunc]("echo", func(c echo.Context) string { return c.RealIP() })
 }

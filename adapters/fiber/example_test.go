@@ -10,6 +10,7 @@ import (
 
 	"github.com/ratekit/ratekit"
 	ratekitfiber "github.com/ratekit/ratekit/adapters/fiber"
+	"github.com/ratekit/ratekit/clientip"
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
@@ -46,7 +47,7 @@ func ExampleByIP() {
 	limiter, _ := ratekit.New(memstore.New(), ratekit.GCRA(10, time.Second, 10).Named("api"))
 	app := fiber.New()
 	app.Use(ratekitfiber.Middleware(limiter,
-		ratekitfiber.ByIP(ratekit.TrustProxies(netip.MustParsePrefix("10.0.0.0/8"))),
+		ratekitfiber.ByIP(clientip.TrustProxies(netip.MustParsePrefix("10.0.0.0/8"))),
 		ratekitfiber.WithSkip(func(c *fiber.Ctx) bool { return c.Path() == "/healthz" }),
 		ratekitfiber.WithCostFunc(func(c *fiber.Ctx) int64 {
 			if c.Method() == fiber.MethodPost {

@@ -8,26 +8,22 @@ import (
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/adapter"
+	"github.com/ratekit/ratekit/clientip"
 )
 
 // ByIP keys requests by client IP address as ratekit.ByIP does, with the same
-// options (see ratekit.NewClientIP): by default the socket peer, never a
+// options (see clientip.New): by default the socket peer, never a
 // header; with TrustProxies or TrustHops, every line of the forwarding
 // header, right to left. IPv6 addresses are grouped by /64. It reads the
 // fasthttp peer address and request headers, not c.IP. ByIP panics if opts
 // are invalid, as ratekit.ByIP does: it runs once, when the app is built.
-func ByIP(opts ...ratekit.IPOption) KeyFunc {
-	ip, err := ratekit.NewClientIP(opts...)
+func ByIP(opts ...clientip.Option) KeyFunc {
+	ip, err := clientip.New(opts...)
 	if err != nil {
 		panic(err)
 	}
 	return func(c *fiber.Ctx) (string, error) {
-		header := func(name string) []string { return headerValues(c, name) }
-		a, err := ip.Resolve(peer(c), header)
-		if err != nil {
-			return "", err
-		}
-		return ip.Key(a), nil
+		return ip.KeyOf(peer(c), func(name string) []string { return headerValues(c, name) })
 	}
 }
 
@@ -79,7 +75,7 @@ func Join(keys ...KeyFunc) KeyFunc { return adapter.Join(keys...) }
 // with TrustedProxies is on. With ProxyHeader X-Forwarded-For, c.IP returns
 // the raw list (a request with several hops gets no key: 400) or, with
 // EnableIPValidation, its leftmost address, which the client wrote. Prefer
-// ByIP with ratekit.TrustProxies, which reads X-Forwarded-For from the right.
+// ByIP with clientip.TrustProxies, which reads X-Forwarded-For from the right.
 func ByFrameworkIP() KeyFunc {
 	return adapter.FrameworkIP[*fiber.Ctx, KeyFunc]("fiber", func(c *fiber.Ctx) string { return c.IP() })
 }

@@ -12,10 +12,11 @@ import (
 
 	"github.com/ratekit/ratekit"
 	ratekitfiber "github.com/ratekit/ratekit/adapters/fiber"
+	"github.com/ratekit/ratekit/clientip"
 )
 
 // keyApp answers every request with the key ByIP(opts...) gives it.
-func keyApp(opts ...ratekit.IPOption) *fiber.App {
+func keyApp(opts ...clientip.Option) *fiber.App {
 	key := ratekitfiber.ByIP(opts...)
 	app := fiber.New()
 	app.Get("/", func(c *fiber.Ctx) error {
@@ -31,27 +32,27 @@ func keyApp(opts ...ratekit.IPOption) *fiber.App {
 // ByIP on a Fiber request must give the key ratekit.ByIP gives the same
 // request on net/http.
 func TestByIPMatchesCore(t *testing.T) {
-	lb := ratekit.TrustProxies(netip.MustParsePrefix("10.0.0.0/8"))
+	lb := clientip.TrustProxies(netip.MustParsePrefix("10.0.0.0/8"))
 	cases := []struct {
 		name   string
-		opts   []ratekit.IPOption
+		opts   []clientip.Option
 		peer   string
 		header http.Header
 		want   string
 	}{
 		{"peer only by default", nil, "203.0.113.9:1", http.Header{"X-Forwarded-For": {"198.51.100.1"}}, "203.0.113.9"},
-		{"untrusted peer", []ratekit.IPOption{lb}, "203.0.113.9:1", http.Header{"X-Forwarded-For": {"198.51.100.1"}}, "203.0.113.9"},
-		{"trusted peer, right to left", []ratekit.IPOption{lb}, "10.0.0.1:1",
+		{"untrusted peer", []clientip.Option{lb}, "203.0.113.9:1", http.Header{"X-Forwarded-For": {"198.51.100.1"}}, "203.0.113.9"},
+		{"trusted peer, right to left", []clientip.Option{lb}, "10.0.0.1:1",
 			http.Header{"X-Forwarded-For": {"192.0.2.66, 198.51.100.1, 10.2.3.4"}}, "198.51.100.1"},
-		{"every line of a repeated header", []ratekit.IPOption{lb}, "10.0.0.1:1",
+		{"every line of a repeated header", []clientip.Option{lb}, "10.0.0.1:1",
 			http.Header{"X-Forwarded-For": {"192.0.2.66", "198.51.100.1, 10.2.3.4"}}, "198.51.100.1"},
-		{"junk stops the walk", []ratekit.IPOption{lb}, "10.0.0.1:1",
+		{"junk stops the walk", []clientip.Option{lb}, "10.0.0.1:1",
 			http.Header{"X-Forwarded-For": {"192.0.2.66, junk, 10.2.3.4"}}, "10.2.3.4"},
-		{"hops", []ratekit.IPOption{ratekit.TrustHops(2)}, "10.0.0.1:1",
+		{"hops", []clientip.Option{clientip.TrustHops(2)}, "10.0.0.1:1",
 			http.Header{"X-Forwarded-For": {"192.0.2.66", "198.51.100.1", "10.2.3.4"}}, "198.51.100.1"},
-		{"Forwarded", []ratekit.IPOption{lb, ratekit.FromForwarded()}, "10.0.0.1:1",
+		{"Forwarded", []clientip.Option{lb, clientip.FromForwarded()}, "10.0.0.1:1",
 			http.Header{"Forwarded": {`for=192.0.2.66`, `for="[2001:db8::1]:80";proto=https`}}, "2001:db8::/64"},
-		{"single header", []ratekit.IPOption{lb, ratekit.FromHeader("CF-Connecting-IP")}, "10.0.0.1:1",
+		{"single header", []clientip.Option{lb, clientip.FromHeader("CF-Connecting-IP")}, "10.0.0.1:1",
 			http.Header{"Cf-Connecting-Ip": {"198.51.100.7"}}, "198.51.100.7"},
 		{"IPv6 peer grouped", nil, "[2001:db8:1:2::7]:443", nil, "2001:db8:1:2::/64"},
 		{"mapped peer", nil, "[::ffff:192.0.2.5]:1", nil, "192.0.2.5"},
@@ -76,7 +77,7 @@ func TestByIPMatchesCore(t *testing.T) {
 // Through app.Test the request crosses the wire format: fasthttp must still
 // hand ByIP every line of a repeated header.
 func TestByIPReadsEveryHeaderLine(t *testing.T) {
-	app := keyApp(ratekit.TrustProxies(netip.MustParsePrefix("0.0.0.0/32"), netip.MustParsePrefix("10.0.0.0/8")))
+	app := keyApp(clientip.TrustProxies(netip.MustParsePrefix("0.0.0.0/32"), netip.MustParsePrefix("10.0.0.0/8")))
 	req := httptest.NewRequest("GET", "/", nil) // app.Test's peer is 0.0.0.0
 	req.Header["X-Forwarded-For"] = []string{"192.0.2.66", "198.51.100.1, 10.2.3.4"}
 	res, err := app.Test(req, -1)

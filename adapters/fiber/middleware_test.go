@@ -15,6 +15,7 @@ import (
 
 	"github.com/ratekit/ratekit"
 	ratekitfiber "github.com/ratekit/ratekit/adapters/fiber"
+	"github.com/ratekit/ratekit/clientip"
 )
 
 const peer = "192.0.2.1:1234"
@@ -229,7 +230,7 @@ func TestNilPanics(t *testing.T) {
 	for name, f := range map[string]func(){
 		"nil key":     func() { ratekitfiber.Middleware(l, nil) },
 		"nil limiter": func() { ratekitfiber.Middleware(nil, ratekitfiber.ByIP()) },
-		"bad option":  func() { ratekitfiber.ByIP(ratekit.TrustHops(0)) },
+		"bad option":  func() { ratekitfiber.ByIP(clientip.TrustHops(0)) },
 	} {
 		func() {
 			defer func() {

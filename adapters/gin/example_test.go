@@ -13,7 +13,7 @@ import (
 )
 
 // Limit a Gin route to 2 requests per minute per client IP (the socket peer;
-// see ratekit.TrustProxies for load balancers).
+// see clientip.TrustProxies for load balancers).
 func ExampleMiddleware() {
 	gin.SetMode(gin.ReleaseMode)
 	limiter, err := ratekit.New(memstore.New(), ratekit.FixedWindow(2, time.Minute).Named("api"))

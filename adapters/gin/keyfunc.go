@@ -5,6 +5,7 @@ import (
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/adapter"
+	"github.com/ratekit/ratekit/clientip"
 )
 
 // A KeyFunc names the subject a Gin request is counted against. An empty key
@@ -22,10 +23,10 @@ func FromHTTP(key ratekit.KeyFunc) KeyFunc {
 }
 
 // ByIP keys requests by client IP address as ratekit.ByIP does, with its
-// explicit trust model: the socket peer unless ratekit.TrustProxies or
-// ratekit.TrustHops says which proxies to believe. It never calls
+// explicit trust model: the socket peer unless clientip.TrustProxies or
+// clientip.TrustHops says which proxies to believe. It never calls
 // c.ClientIP. It panics if opts are invalid, when the route is built.
-func ByIP(opts ...ratekit.IPOption) KeyFunc { return FromHTTP(ratekit.ByIP(opts...)) }
+func ByIP(opts ...clientip.Option) KeyFunc { return FromHTTP(ratekit.ByIP(opts...)) }
 
 // ByHeader keys requests by the first value of header name, e.g. an API key.
 // A missing or empty header is ratekit.ErrEmptyKey.
@@ -39,7 +40,7 @@ func Join(keys ...KeyFunc) KeyFunc { return adapter.Join(keys...) }
 // resolution: use it only when the engine's trusted proxies are configured
 // (engine.SetTrustedProxies or TrustedPlatform), because a default Gin engine
 // trusts every proxy and reads X-Forwarded-For from any client. Prefer ByIP
-// with ratekit.TrustProxies.
+// with clientip.TrustProxies.
 func ByFrameworkIP() KeyFunc {
 	return adapter.FrameworkIP[*gin.Context, KeyFunc]("gin", func(c *gin.Context) string { return c.ClientIP() })
 }

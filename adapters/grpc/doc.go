@@ -74,7 +74,7 @@
 //
 // A KeyFunc reads the call's context: ByIP keys by the peer address with
 // ratekit's trust model (x-forwarded-for, forwarded or a header named by
-// ratekit.FromHeader is read from the metadata only when the peer is a
+// clientip.FromHeader is read from the metadata only when the peer is a
 // trusted proxy), ByMetadata by a metadata value, ByMethod by the full
 // method, ByPeerCertificate by the identity of a verified client
 // certificate, and Join joins them. Any func(context.Context) (string,

@@ -21,7 +21,7 @@ import (
 )
 
 // Limit every call of a server to 2 per minute per client IP (the peer's
-// address; see ratekit.TrustProxies for proxies). The health service is
+// address; see clientip.TrustProxies for proxies). The health service is
 // counted here only because the example has no other service.
 func ExampleUnaryServerInterceptor() {
 	limiter, err := ratekit.New(memstore.New(), ratekit.FixedWindow(2, time.Minute).Named("api"))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/adapter"
+	"github.com/ratekit/ratekit/clientip"
 )
 
 // A KeyFunc names the subject a call is counted against, from the call's
@@ -22,13 +23,13 @@ type KeyFunc func(ctx context.Context) (string, error)
 
 // ByIP keys calls by the client's IP address as ratekit.ByIP does, with its
 // options and trust model: by default the peer's address, never metadata;
-// with ratekit.TrustProxies or ratekit.TrustHops, every x-forwarded-for
-// value, read right to left (ratekit.FromForwarded and ratekit.FromHeader
+// with clientip.TrustProxies or clientip.TrustHops, every x-forwarded-for
+// value, read right to left (clientip.FromForwarded and clientip.FromHeader
 // read those fields instead). IPv6 addresses are grouped by /64. A peer
 // that is not an IP address (a Unix socket) is a key error. ByIP panics if
 // opts are invalid, when the server is built.
-func ByIP(opts ...ratekit.IPOption) KeyFunc {
-	ip, err := ratekit.NewClientIP(opts...)
+func ByIP(opts ...clientip.Option) KeyFunc {
+	ip, err := clientip.New(opts...)
 	if err != nil {
 		panic(err)
 	}
@@ -37,14 +38,10 @@ func ByIP(opts ...ratekit.IPOption) KeyFunc {
 		if err != nil {
 			return "", err
 		}
-		a, err := ip.Resolve(addr, func(name string) []string {
+		return ip.KeyOf(addr, func(name string) []string {
 			md, _ := metadata.FromIncomingContext(ctx)
 			return md.Get(name)
 		})
-		if err != nil {
-			return "", err
-		}
-		return ip.Key(a), nil
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ratekit/ratekit"
 	ratekitgrpc "github.com/ratekit/ratekit/adapters/grpc"
+	"github.com/ratekit/ratekit/clientip"
 )
 
 func TestUnaryAllowThenDeny(t *testing.T) {
@@ -248,7 +249,7 @@ func TestByIPTrust(t *testing.T) {
 		second codes.Code // a second call, another x-forwarded-for
 	}{
 		{"peer only", ratekitgrpc.ByIP(), codes.ResourceExhausted},
-		{"trusted loopback", ratekitgrpc.ByIP(ratekit.TrustProxies(mustPrefix("127.0.0.0/8"))), codes.OK},
+		{"trusted loopback", ratekitgrpc.ByIP(clientip.TrustProxies(mustPrefix("127.0.0.0/8"))), codes.OK},
 	} {
 		l, _ := limiter(t, ratekit.FixedWindow(1, time.Minute))
 		_, conn := serve(t, []grpc.ServerOption{grpc.UnaryInterceptor(ratekitgrpc.UnaryServerInterceptor(l, tc.key))})

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/clientip"
 	"github.com/ratekit/ratekit/observe"
 	"github.com/ratekit/ratekit/store/memstore"
 )
@@ -80,8 +81,8 @@ func (hungStore) Take(ctx context.Context, _ string, _ []ratekit.Limit, _ int64)
 
 // trust makes the test clients' proxies trusted: 192.0.2.0/24 in front of the
 // httptest requests, and 0.0.0.0, the peer of Fiber's app.Test.
-var trust = []ratekit.IPOption{
-	ratekit.TrustProxies(netip.MustParsePrefix("192.0.2.0/24"), netip.MustParsePrefix("0.0.0.0/32")),
+var trust = []clientip.Option{
+	clientip.TrustProxies(netip.MustParsePrefix("192.0.2.0/24"), netip.MustParsePrefix("0.0.0.0/32")),
 }
 
 // fixture is what one framework's app is built from: its own memstore on its

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/bodykey"
 	"github.com/ratekit/ratekit/lockout"
 	"github.com/ratekit/ratekit/observe"
 )
@@ -48,12 +49,12 @@ func loginRoute(store ratekit.Store, l loginLimits, obs observe.Observer) (http.
 		writeJSON(w, map[string]any{"status": 200, "message": "Welcome, " + user + "."})
 	})
 	// The per-IP lockout also counts what never reaches a password check:
-	// bodies without a username (400), bodies over ByFormValue's 64 KiB
+	// bodies without a username (400), bodies over bodykey.FormValue's 64 KiB
 	// (413) and attempts on blocked accounts (429), so that one address
 	// flooding the route is blocked too.
 	ipFailures := lockout.FailureStatuses(http.StatusUnauthorized, http.StatusForbidden, http.StatusUnprocessableEntity,
 		http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusTooManyRequests)
-	h := ip.Middleware(ratekit.ByIP(), lockout.KeepOnSuccess(), ipFailures)(account.Middleware(ratekit.ByFormValue("username"))(check))
+	h := ip.Middleware(ratekit.ByIP(), lockout.KeepOnSuccess(), ipFailures)(account.Middleware(bodykey.FormValue("username"))(check))
 	limits := []string{"per account: " + describeWindow(l.account) + "; " + describeWindow(l.accountDay), "per IP: " + describeWindow(l.ip)}
 	return h, limits, nil
 }

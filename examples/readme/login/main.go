@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/bodykey"
 	"github.com/ratekit/ratekit/lockout"
 	"github.com/ratekit/ratekit/store/memstore"
 )
@@ -35,7 +36,7 @@ func main() {
 	ipFailures := lockout.FailureStatuses(http.StatusUnauthorized, http.StatusForbidden, http.StatusUnprocessableEntity,
 		http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusTooManyRequests)
 	mux.Handle("POST /login", perIP.Middleware(ratekit.ByIP(), lockout.KeepOnSuccess(), ipFailures)(
-		account.Middleware(ratekit.ByJSONField("username"))(http.HandlerFunc(checkPassword))))
+		account.Middleware(bodykey.JSONField("username"))(http.HandlerFunc(checkPassword))))
 	log.Fatal(http.ListenAndServe("127.0.0.1:8080", mux))
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/clientip"
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
@@ -19,11 +20,11 @@ var cdnRanges = []netip.Prefix{netip.MustParsePrefix("173.245.48.0/20")}
 func keyFunc(behind string) ratekit.KeyFunc {
 	switch behind {
 	case "lb": // load balancers at 10.0.0.0/8 append to X-Forwarded-For
-		return ratekit.ByIP(ratekit.TrustProxies(netip.MustParsePrefix("10.0.0.0/8")))
+		return ratekit.ByIP(clientip.TrustProxies(netip.MustParsePrefix("10.0.0.0/8")))
 	case "cdn": // a CDN that sends the client in a header of its own
-		return ratekit.ByIP(ratekit.TrustProxies(cdnRanges...), ratekit.FromHeader("CF-Connecting-IP"))
+		return ratekit.ByIP(clientip.TrustProxies(cdnRanges...), clientip.FromHeader("CF-Connecting-IP"))
 	case "hops": // exactly two proxies, whatever their addresses
-		return ratekit.ByIP(ratekit.TrustHops(2))
+		return ratekit.ByIP(clientip.TrustHops(2))
 	default: // the socket peer: no header is read
 		return ratekit.ByIP()
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/bodykey"
 	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/levels"
 	"github.com/ratekit/ratekit/lockout"
@@ -75,7 +76,7 @@ func TestHungRedisIsBounded(t *testing.T) {
 		call func()
 	}{
 		{"Middleware", request(handler(ratekit.Middleware(limiter, ratekit.ByIP())))},
-		{"lockout.Middleware", request(handler(lo.Middleware(ratekit.ByFormValue("username"))))},
+		{"lockout.Middleware", request(handler(lo.Middleware(bodykey.FormValue("username"))))},
 		{"Lockout.Attempt", func() { _, _ = lo.Attempt(ctx, "alice") }},
 		{"Lockout.Enforce", func() { _ = lo.Enforce(ctx, "alice") }},
 		{"Lockout.Check", func() { _, _ = lo.Check(ctx, "alice") }},

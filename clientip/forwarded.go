@@ -1,7 +1,7 @@
 // The walk over forwarding headers: right to left, lazily, bounded by the
 // hops it reads.
 
-package ratekit
+package clientip
 
 import (
 	"net/netip"
@@ -38,7 +38,7 @@ func walkHops(w *entryWalker, peer netip.Addr, n int) netip.Addr {
 	return last
 }
 
-func (c *ClientIP) isTrusted(a netip.Addr) bool {
+func (c *Resolver) isTrusted(a netip.Addr) bool {
 	for _, p := range c.trusted {
 		if p.Contains(a) {
 			return true

@@ -1,4 +1,4 @@
-package ratekit_test
+package clientip_test
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/clientip"
 )
 
 // The resolver once split every header line into a slice of all its entries
@@ -139,7 +139,7 @@ func oldHasPort(s string) bool {
 // diffPair is one configuration built both ways.
 type diffPair struct {
 	name string
-	new  *ratekit.ClientIP
+	new  *clientip.Resolver
 	old  *oldClientIP
 }
 
@@ -150,26 +150,26 @@ func diffPairs(tb testing.TB) []diffPair {
 	lan := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")}
 	all := []netip.Prefix{netip.MustParsePrefix("0.0.0.0/0"), netip.MustParsePrefix("::/0")}
 	var out []diffPair
-	add := func(name string, old oldClientIP, opts ...ratekit.IPOption) {
-		c, err := ratekit.NewClientIP(opts...)
+	add := func(name string, old oldClientIP, opts ...clientip.Option) {
+		c, err := clientip.New(opts...)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		out = append(out, diffPair{name, c, &old})
 	}
 	for _, src := range []string{"X-Forwarded-For", "Forwarded"} {
-		var from []ratekit.IPOption
+		var from []clientip.Option
 		if src == "Forwarded" {
-			from = []ratekit.IPOption{ratekit.FromForwarded()}
+			from = []clientip.Option{clientip.FromForwarded()}
 		}
-		add(src+"/lan", oldClientIP{trusted: lan, source: src, limit: proxyCap}, append([]ratekit.IPOption{ratekit.TrustProxies(lan...)}, from...)...)
-		add(src+"/all", oldClientIP{trusted: all, source: src, limit: proxyCap}, append([]ratekit.IPOption{ratekit.TrustProxies(all...)}, from...)...)
+		add(src+"/lan", oldClientIP{trusted: lan, source: src, limit: proxyCap}, append([]clientip.Option{clientip.TrustProxies(lan...)}, from...)...)
+		add(src+"/all", oldClientIP{trusted: all, source: src, limit: proxyCap}, append([]clientip.Option{clientip.TrustProxies(all...)}, from...)...)
 		for _, n := range []int{1, 2, 3, 7} {
-			add(fmt.Sprintf("%s/hops%d", src, n), oldClientIP{hops: n, source: src}, append([]ratekit.IPOption{ratekit.TrustHops(n)}, from...)...)
+			add(fmt.Sprintf("%s/hops%d", src, n), oldClientIP{hops: n, source: src}, append([]clientip.Option{clientip.TrustHops(n)}, from...)...)
 		}
 	}
 	add("single", oldClientIP{trusted: lan, source: "X-Forwarded-For", single: true},
-		ratekit.TrustProxies(lan...), ratekit.FromHeader("X-Forwarded-For"))
+		clientip.TrustProxies(lan...), clientip.FromHeader("X-Forwarded-For"))
 	return out
 }
 
@@ -274,7 +274,7 @@ func TestClientIPDifferential(t *testing.T) {
 // TestClientIPProxyCap pins the one difference from the old walk: behind
 // TrustProxies, at most 64 entries are read, and a 65th is treated as junk.
 func TestClientIPProxyCap(t *testing.T) {
-	c := mustIP(t, ratekit.TrustProxies(netip.MustParsePrefix("10.0.0.0/8")))
+	c := mustIP(t, clientip.TrustProxies(netip.MustParsePrefix("10.0.0.0/8")))
 	trusted := func(n int) []string { // 10.0.0.n ... 10.0.0.1, rightmost first from the right
 		s := make([]string, n)
 		for i := range s {
@@ -306,7 +306,7 @@ func TestClientIPProxyCap(t *testing.T) {
 // the handful of entries it reads need, whatever the header holds (a few
 // hundred bytes; the bound leaves room for race and coverage builds).
 func TestClientIPBoundedWork(t *testing.T) {
-	lan := ratekit.TrustProxies(netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8"))
+	lan := clientip.TrustProxies(netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8"))
 	mb := 1 << 20
 	headers := map[string]string{
 		"commas":           strings.Repeat(",", mb),
@@ -322,7 +322,7 @@ func TestClientIPBoundedWork(t *testing.T) {
 		"forwarded-quotes": `for="` + strings.Repeat(`"`, mb),
 	}
 	for name, v := range headers {
-		for _, opts := range [][]ratekit.IPOption{{lan}, {ratekit.TrustHops(2)}, {lan, ratekit.FromForwarded()}, {ratekit.TrustHops(2), ratekit.FromForwarded()}} {
+		for _, opts := range [][]clientip.Option{{lan}, {clientip.TrustHops(2)}, {lan, clientip.FromForwarded()}, {clientip.TrustHops(2), clientip.FromForwarded()}} {
 			c := mustIP(t, opts...)
 			h := http.Header{"X-Forwarded-For": {v}, "Forwarded": {v}}
 			var before, after runtime.MemStats

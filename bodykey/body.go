@@ -1,8 +1,13 @@
-package ratekit
+// Package bodykey has key functions that read the request body: the account
+// of a login form (FormValue) or of a JSON login (JSONField). They read at
+// most DefaultMaxBytes of the body (MaxBytes changes it) and put it back, so
+// the handler reads it as it came. A larger body is an error that matches
+// *http.MaxBytesError (errors.As), which ratekit.Middleware answers 413
+// Payload Too Large under the default key error policy.
+package bodykey
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,40 +18,40 @@ import (
 	"strings"
 )
 
-// DefaultMaxBody is the most of a request body that ByFormValue and
-// ByJSONField read, 64 KiB: far more than a login form, far less than what
-// a client could make the server hold. MaxBody changes it.
-const DefaultMaxBody = 64 << 10
+// DefaultMaxBytes is the most of a request body that FormValue and
+// JSONField read, 64 KiB: far more than a login form, far less than what a
+// client could make the server hold. MaxBytes changes it.
+const DefaultMaxBytes = 64 << 10
 
-// ErrBodyTooLarge reports a request body larger than a key function may
-// read (MaxBody). Middleware answers it 413 Payload Too Large under the
-// default key error policy; the body is left as it came, unread past the
-// bound.
-var ErrBodyTooLarge = errors.New("ratekit: request body too large")
+// An Option configures a key function of this package; build one with
+// MaxBytes.
+type Option interface{ apply(max *int64) }
 
-// A BodyOption configures a key function that reads the request body
-// (ByFormValue, ByJSONField); build one with MaxBody.
-type BodyOption interface{ apply(max *int64) }
+// maxBytesOption is MaxBytes' option.
+type maxBytesOption int64
 
-// maxBodyOption is MaxBody's option.
-type maxBodyOption int64
+func (o maxBytesOption) apply(max *int64) { *max = int64(o) }
 
-func (o maxBodyOption) apply(max *int64) { *max = int64(o) }
-
-// MaxBody sets the most of a body a key function reads, in bytes (default
-// DefaultMaxBody; at most math.MaxInt64-1). A larger body is
-// ErrBodyTooLarge. MaxBody panics if n is not positive: it runs once, when
-// the middleware is set up.
-func MaxBody(n int64) BodyOption {
+// MaxBytes sets the most of a body a key function reads, in bytes (default
+// DefaultMaxBytes; at most math.MaxInt64-1). A larger body is an error
+// matching *http.MaxBytesError; the body is left as it came, unread past the
+// bound. MaxBytes panics if n is not positive: it runs once, when the
+// middleware is set up.
+func MaxBytes(n int64) Option {
 	if n <= 0 {
-		panic(fmt.Sprintf("ratekit: MaxBody(%d): the bound must be a positive number of bytes, e.g. ratekit.MaxBody(64 << 10)", n))
+		panic(fmt.Sprintf("ratekit: bodykey.MaxBytes(%d): the bound must be a positive number of bytes, e.g. bodykey.MaxBytes(64 << 10)", n))
 	}
-	return maxBodyOption(min(n, math.MaxInt64-1)) // max+1 bytes are read
+	return maxBytesOption(min(n, math.MaxInt64-1)) // max+1 bytes are read
 }
 
-// maxBody returns the bound set by opts.
-func maxBody(opts []BodyOption) int64 {
-	n := int64(DefaultMaxBody)
+// tooLarge is the error of a body above max bytes.
+func tooLarge(max int64) error {
+	return fmt.Errorf("ratekit: request body larger than %d bytes: %w", max, &http.MaxBytesError{Limit: max})
+}
+
+// maxBytes returns the bound set by opts.
+func maxBytes(opts []Option) int64 {
+	n := int64(DefaultMaxBytes)
 	for _, o := range opts {
 		if o != nil {
 			o.apply(&n)
@@ -73,7 +78,7 @@ type partBody struct {
 
 // readBody reads r's body, at most max bytes, and puts it back so that the
 // handler (and other key functions) read it as it came. A body above max is
-// ErrBodyTooLarge, found from Content-Length without reading when the
+// too large, found from Content-Length without reading when the
 // client declared it; otherwise after reading max+1 bytes, which are put
 // back in front of the rest.
 func readBody(r *http.Request, max int64) ([]byte, error) {
@@ -82,24 +87,20 @@ func readBody(r *http.Request, max int64) ([]byte, error) {
 	}
 	if b, ok := r.Body.(*bufferedBody); ok && b.Len() == len(b.buf) { // read by another key function
 		if int64(len(b.buf)) > max {
-			return nil, fmt.Errorf("%w: more than %d bytes", ErrBodyTooLarge, max)
+			return nil, tooLarge(max)
 		}
 		return b.buf, nil
 	}
 	if r.ContentLength > max {
-		return nil, fmt.Errorf("%w: %d bytes, more than %d", ErrBodyTooLarge, r.ContentLength, max)
+		return nil, tooLarge(max)
 	}
 	buf, err := io.ReadAll(io.LimitReader(r.Body, max+1))
 	if err != nil || int64(len(buf)) > max {
 		r.Body = partBody{io.MultiReader(bytes.NewReader(buf), r.Body), r.Body}
-		var mbe *http.MaxBytesError
-		switch {
-		case errors.As(err, &mbe): // an http.MaxBytesReader's bound, before ours
-			return nil, fmt.Errorf("%w: %w", ErrBodyTooLarge, err)
-		case err != nil:
+		if err != nil { // an http.MaxBytesReader's bound, before ours, is a *http.MaxBytesError too
 			return nil, fmt.Errorf("ratekit: reading the request body: %w", err)
 		}
-		return nil, fmt.Errorf("%w: more than %d bytes", ErrBodyTooLarge, max)
+		return nil, tooLarge(max)
 	}
 	r.Body = &bufferedBody{Reader: bytes.NewReader(buf), buf: buf, body: r.Body}
 	return buf, nil

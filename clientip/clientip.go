@@ -1,4 +1,9 @@
-package ratekit
+// Package clientip finds a request's client address under an explicit trust
+// model, for ratekit.ByIP and the framework adapters' key functions. By
+// default only the socket peer counts; forwarding headers are read only from
+// trusted proxies (TrustProxies) or behind a fixed number of hops
+// (TrustHops), right to left, and a client-supplied value is never believed.
+package clientip
 
 import (
 	"errors"
@@ -8,14 +13,14 @@ import (
 	"strings"
 )
 
-// ClientIP resolves the client address of a request under an explicit trust
-// model; ByIP is its usual form. Build it with NewClientIP (the zero value is
+// A Resolver finds the client address of a request under an explicit trust
+// model; ratekit.ByIP is its usual form. Build it with New (the zero value is
 // not usable). By default it uses only the socket peer: headers are read only when
 // the peer is a trusted proxy (TrustProxies) or a fixed number of proxies is
 // trusted (TrustHops). Addresses are unmapped (::ffff:1.2.3.4 is 1.2.3.4),
 // zones are dropped, and keys group IPv6 addresses by /64 (IPv6Prefix). It is
 // safe for concurrent use.
-type ClientIP struct {
+type Resolver struct {
 	trusted []netip.Prefix
 	hops    int
 	source  string // header to read: X-Forwarded-For, Forwarded or a single-IP header
@@ -24,15 +29,15 @@ type ClientIP struct {
 	v6Bits  int
 }
 
-// An IPOption configures a ClientIP (and ByIP). It is applied once, when the
-// ClientIP is built; an invalid one is an error from NewClientIP. Build one
+// An Option configures a Resolver (and ratekit.ByIP). It is applied once,
+// when the Resolver is built; an invalid one is an error from New. Build one
 // with the functions that return it (TrustProxies, FromHeader, ...).
-type IPOption interface{ apply(*ClientIP) error }
+type Option interface{ apply(*Resolver) error }
 
-// ipOptionFunc adapts a function to IPOption.
-type ipOptionFunc func(*ClientIP) error
+// optionFunc adapts a function to Option.
+type optionFunc func(*Resolver) error
 
-func (f ipOptionFunc) apply(c *ClientIP) error { return f(c) }
+func (f optionFunc) apply(c *Resolver) error { return f(c) }
 
 // TrustProxies trusts peers inside prefixes: when the socket peer is one, the
 // forwarding header is read right to left, skipping trusted addresses, and the
@@ -43,8 +48,8 @@ func (f ipOptionFunc) apply(c *ClientIP) error { return f(c) }
 // one that does not parse, so the 64th address from the right is the client.
 // The work per request is thus bounded by the hops walked, not by the size of
 // the header.
-func TrustProxies(prefixes ...netip.Prefix) IPOption {
-	return ipOptionFunc(func(c *ClientIP) error {
+func TrustProxies(prefixes ...netip.Prefix) Option {
+	return optionFunc(func(c *Resolver) error {
 		for _, p := range prefixes {
 			if !p.IsValid() {
 				return fmt.Errorf("ratekit: TrustProxies: invalid prefix %v", p)
@@ -62,8 +67,8 @@ func TrustProxies(prefixes ...netip.Prefix) IPOption {
 // the n-th forwarding entry from the right; with fewer entries, the peer. Prefer TrustProxies when the
 // proxies' addresses are known: a hop count cannot tell a request that
 // bypassed a proxy.
-func TrustHops(n int) IPOption {
-	return ipOptionFunc(func(c *ClientIP) error {
+func TrustHops(n int) Option {
+	return optionFunc(func(c *Resolver) error {
 		if n < 1 {
 			return fmt.Errorf("ratekit: TrustHops: n must be at least 1 (got %d)", n)
 		}
@@ -74,15 +79,15 @@ func TrustHops(n int) IPOption {
 
 // FromForwarded reads the RFC 7239 Forwarded header (its for= parameters)
 // instead of X-Forwarded-For.
-func FromForwarded() IPOption {
-	return ipOptionFunc(func(c *ClientIP) error { c.source, c.single = "Forwarded", false; return nil })
+func FromForwarded() Option {
+	return optionFunc(func(c *Resolver) error { c.source, c.single = "Forwarded", false; return nil })
 }
 
 // FromHeader reads one address from header name (e.g. CF-Connecting-IP,
 // True-Client-IP) set by a trusted proxy. A missing, repeated or invalid
 // value means the socket peer.
-func FromHeader(name string) IPOption {
-	return ipOptionFunc(func(c *ClientIP) error {
+func FromHeader(name string) Option {
+	return optionFunc(func(c *Resolver) error {
 		if name == "" {
 			return errors.New("ratekit: FromHeader: empty header name")
 		}
@@ -93,18 +98,18 @@ func FromHeader(name string) IPOption {
 
 // IPv4Prefix groups IPv4 clients by their first bits bits (default 32: one
 // key per address).
-func IPv4Prefix(bits int) IPOption {
-	return prefixOption("IPv4Prefix", bits, 32, func(c *ClientIP) *int { return &c.v4Bits })
+func IPv4Prefix(bits int) Option {
+	return prefixOption("IPv4Prefix", bits, 32, func(c *Resolver) *int { return &c.v4Bits })
 }
 
 // IPv6Prefix groups IPv6 clients by their first bits bits (default 64: one
 // key per subnet, since a single host usually holds a whole /64).
-func IPv6Prefix(bits int) IPOption {
-	return prefixOption("IPv6Prefix", bits, 128, func(c *ClientIP) *int { return &c.v6Bits })
+func IPv6Prefix(bits int) Option {
+	return prefixOption("IPv6Prefix", bits, 128, func(c *Resolver) *int { return &c.v6Bits })
 }
 
-func prefixOption(name string, bits, maxBits int, field func(*ClientIP) *int) IPOption {
-	return ipOptionFunc(func(c *ClientIP) error {
+func prefixOption(name string, bits, maxBits int, field func(*Resolver) *int) Option {
+	return optionFunc(func(c *Resolver) error {
 		if bits < 1 || bits > maxBits {
 			return fmt.Errorf("ratekit: %s: bits must be 1..%d (got %d)", name, maxBits, bits)
 		}
@@ -113,10 +118,10 @@ func prefixOption(name string, bits, maxBits int, field func(*ClientIP) *int) IP
 	})
 }
 
-// NewClientIP returns a ClientIP configured by opts, or an error naming the
-// invalid option.
-func NewClientIP(opts ...IPOption) (*ClientIP, error) {
-	c := &ClientIP{source: "X-Forwarded-For", v4Bits: 32, v6Bits: 64}
+// New returns a Resolver configured by opts, or an error naming the invalid
+// option.
+func New(opts ...Option) (*Resolver, error) {
+	c := &Resolver{source: "X-Forwarded-For", v4Bits: 32, v6Bits: 64}
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -133,7 +138,7 @@ func NewClientIP(opts ...IPOption) (*ClientIP, error) {
 
 // Key returns the subject key for a: the address itself, or its network when
 // a prefix groups addresses (e.g. "2001:db8:1:2::/64").
-func (c *ClientIP) Key(a netip.Addr) string {
+func (c *Resolver) Key(a netip.Addr) string {
 	bits := c.v6Bits
 	if a.Is4() {
 		bits = c.v4Bits
@@ -145,11 +150,26 @@ func (c *ClientIP) Key(a netip.Addr) string {
 	return p.String()
 }
 
+// KeyOf returns the key of the client of a request whose socket peer is
+// remoteAddr and whose headers header reads: Key of what Resolve returns. A
+// plain IPv4 peer's key is a substring of remoteAddr, made without
+// allocating.
+func (c *Resolver) KeyOf(remoteAddr string, header func(name string) []string) (string, error) {
+	a, err := c.Resolve(remoteAddr, header)
+	if err != nil {
+		return "", err
+	}
+	if k, ok := c.keyIn(remoteAddr, a); ok {
+		return k, nil
+	}
+	return c.Key(a), nil
+}
+
 // keyIn returns Key(a) as a substring of s, the text a was read from
 // (RemoteAddr's "ip:port"), when s holds it as Key writes it: a whole IPv4
 // address, followed by nothing or a port. Such a key costs no formatting
 // and no allocation.
-func (c *ClientIP) keyIn(s string, a netip.Addr) (string, bool) {
+func (c *Resolver) keyIn(s string, a netip.Addr) (string, bool) {
 	if !a.Is4() || c.v4Bits != 32 {
 		return "", false
 	}
@@ -165,7 +185,7 @@ func (c *ClientIP) keyIn(s string, a netip.Addr) (string, bool) {
 // remoteAddr ("ip:port" or "ip") and whose header values are read through
 // header (http.Header.Values for net/http). Frameworks that are not net/http
 // pass their own peer and header accessor.
-func (c *ClientIP) Resolve(remoteAddr string, header func(name string) []string) (netip.Addr, error) {
+func (c *Resolver) Resolve(remoteAddr string, header func(name string) []string) (netip.Addr, error) {
 	peer, ok := parseAddr(remoteAddr)
 	if !ok {
 		return netip.Addr{}, fmt.Errorf("ratekit: client IP: peer address %q does not parse", remoteAddr)

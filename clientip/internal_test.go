@@ -1,4 +1,4 @@
-package ratekit
+package clientip
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package ratekit_test
+package bodykey_test
 
 import (
 	"encoding/json"
@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/bodykey"
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
 // Key a JSON login by its username: the body is read up to 1 KiB here
 // (64 KiB by default) and put back for the handler, and a larger one is
 // refused with 413 before any limit or handler runs.
-func ExampleByJSONField() {
+func ExampleJSONField() {
 	limiter, err := ratekit.New(memstore.New(), ratekit.FixedWindow(5, time.Minute).Named("login"))
 	if err != nil {
 		panic(err)
@@ -25,7 +26,7 @@ func ExampleByJSONField() {
 		_ = json.NewDecoder(r.Body).Decode(&body) // the whole body, as the client sent it
 		fmt.Fprintf(w, "hello %s", body.Username)
 	})
-	handler := ratekit.Middleware(limiter, ratekit.ByJSONField("username", ratekit.MaxBody(1<<10)))(login)
+	handler := ratekit.Middleware(limiter, bodykey.JSONField("username", bodykey.MaxBytes(1<<10)))(login)
 
 	for _, body := range []string{
 		`{"username":"Alice","password":"wonderland"}`,

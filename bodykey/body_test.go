@@ -1,4 +1,4 @@
-package ratekit_test
+package bodykey_test
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/bodykey"
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
@@ -38,18 +39,18 @@ func formRequest(body string) *http.Request {
 func TestByFormValueKeepsTheBody(t *testing.T) {
 	body := "username=+Alice+&password=secret"
 	r := formRequest(body)
-	k, err := ratekit.ByFormValue("username")(r)
+	k, err := bodykey.FormValue("username")(r)
 	if err != nil || k != "alice" {
 		t.Fatalf("key %q, %v; want alice", k, err)
 	}
-	if k, err := ratekit.ByFormValue("password")(r); err != nil || k != "secret" { // the body, read once
+	if k, err := bodykey.FormValue("password")(r); err != nil || k != "secret" { // the body, read once
 		t.Fatalf("second key %q, %v", k, err)
 	}
 	if got := r.PostFormValue("password"); got != "secret" {
 		t.Fatalf("handler's PostFormValue: %q", got)
 	}
 	r = formRequest(body)
-	_, _ = ratekit.ByFormValue("username")(r)
+	_, _ = bodykey.FormValue("username")(r)
 	if got, _ := io.ReadAll(r.Body); string(got) != body {
 		t.Fatalf("handler read %q, want %q", got, body)
 	}
@@ -64,7 +65,7 @@ func TestByFormValueMultipart(t *testing.T) {
 	_ = mw.Close()
 	r := httptest.NewRequest(http.MethodPost, "/login", bytes.NewReader(buf.Bytes()))
 	r.Header.Set("Content-Type", mw.FormDataContentType())
-	if k, err := ratekit.ByFormValue("username")(r); err != nil || k != "bob" {
+	if k, err := bodykey.FormValue("username")(r); err != nil || k != "bob" {
 		t.Fatalf("key %q, %v; want bob", k, err)
 	}
 	if err := r.ParseMultipartForm(1 << 20); err != nil {
@@ -77,16 +78,16 @@ func TestByFormValueMultipart(t *testing.T) {
 
 func TestByFormValueQueryAndMissing(t *testing.T) {
 	r := httptest.NewRequest(http.MethodGet, "/login?username=Carol", nil)
-	if k, err := ratekit.ByFormValue("username")(r); err != nil || k != "carol" {
+	if k, err := bodykey.FormValue("username")(r); err != nil || k != "carol" {
 		t.Fatalf("GET: key %q, %v", k, err)
 	}
 	r = formRequest("password=x") // the body lacks it: the query string is next, as FormValue orders them
-	if k, err := ratekit.ByFormValue("username")(r); err != nil || k != "fromquery" {
+	if k, err := bodykey.FormValue("username")(r); err != nil || k != "fromquery" {
 		t.Fatalf("query fallback: key %q, %v", k, err)
 	}
 	r = httptest.NewRequest(http.MethodPost, "/login", strings.NewReader("password=x"))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	if _, err := ratekit.ByFormValue("username")(r); !errors.Is(err, ratekit.ErrEmptyKey) {
+	if _, err := bodykey.FormValue("username")(r); !errors.Is(err, ratekit.ErrEmptyKey) {
 		t.Fatalf("missing field: %v", err)
 	}
 }
@@ -100,7 +101,7 @@ func TestBodyBoundNotReadPast(t *testing.T) {
 		t.Fatal(err)
 	}
 	ran := false
-	h := ratekit.Middleware(l, ratekit.ByFormValue("username"))(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { ran = true }))
+	h := ratekit.Middleware(l, bodykey.FormValue("username"))(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { ran = true }))
 	const size = 10 << 20
 	for _, declared := range []bool{true, false} {
 		text := "username=a&pad=" + strings.Repeat("x", size)
@@ -120,7 +121,7 @@ func TestBodyBoundNotReadPast(t *testing.T) {
 		}
 		want := int64(0)
 		if !declared {
-			want = ratekit.DefaultMaxBody + 1
+			want = bodykey.DefaultMaxBytes + 1
 		}
 		if src.n != want {
 			t.Fatalf("declared %v: read %d bytes, want %d", declared, src.n, want)
@@ -137,7 +138,7 @@ func TestBodyBoundFailOpen(t *testing.T) {
 	}
 	body := "username=a&pad=" + strings.Repeat("x", 200)
 	var got []byte
-	h := ratekit.Middleware(l, ratekit.ByFormValue("username", ratekit.MaxBody(100)), ratekit.WithKeyErrorPolicy(ratekit.FailOpen))(
+	h := ratekit.Middleware(l, bodykey.FormValue("username", bodykey.MaxBytes(100)), ratekit.WithKeyErrorPolicy(ratekit.FailOpen))(
 		http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got, _ = io.ReadAll(r.Body) }))
 	r := formRequest(body)
 	r.ContentLength = -1
@@ -160,13 +161,13 @@ func TestByJSONField(t *testing.T) {
 		{`["username","x"]`, "", ratekit.ErrEmptyKey},
 		{`not json`, "", ratekit.ErrEmptyKey},
 		{``, "", ratekit.ErrEmptyKey},
-		{`{"username":"` + strings.Repeat("a", 200) + `"}`, "", ratekit.ErrBodyTooLarge},
+		{`{"username":"` + strings.Repeat("a", 200) + `"}`, "", errTooLarge},
 	}
-	key := ratekit.ByJSONField("username", ratekit.MaxBody(128))
+	key := bodykey.JSONField("username", bodykey.MaxBytes(128))
 	for _, c := range cases {
 		r := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(c.body))
 		k, err := key(r)
-		if k != c.want || !errors.Is(err, c.err) || (c.err == nil) != (err == nil) {
+		if k != c.want || !is(err, c.err) || (c.err == nil) != (err == nil) {
 			t.Errorf("%.40q: key %q, %v; want %q, %v", c.body, k, err, c.want, c.err)
 		}
 		if got, _ := io.ReadAll(r.Body); string(got) != c.body {
@@ -177,17 +178,17 @@ func TestByJSONField(t *testing.T) {
 
 func TestMaxBodyInvalid(t *testing.T) {
 	defer func() {
-		if msg, _ := recover().(string); !strings.HasPrefix(msg, "ratekit: MaxBody(0)") {
+		if msg, _ := recover().(string); !strings.HasPrefix(msg, "ratekit: bodykey.MaxBytes(0)") {
 			t.Fatalf("panic %q", msg)
 		}
 	}()
-	ratekit.MaxBody(0)
+	bodykey.MaxBytes(0)
 }
 
 func TestByFormValueParsedForm(t *testing.T) {
 	r := httptest.NewRequest(http.MethodPost, "/login", nil)
 	r.Form = map[string][]string{"username": {" Erin"}} // parsed already, by a framework or ParseForm
-	if k, err := ratekit.ByFormValue("username")(r); err != nil || k != "erin" {
+	if k, err := bodykey.FormValue("username")(r); err != nil || k != "erin" {
 		t.Fatalf("key %q, %v", k, err)
 	}
 }
@@ -218,7 +219,7 @@ func TestFormValueOrder(t *testing.T) {
 		form("POST", "?user=other", "user=victim"),
 		form("PATCH", "", "user=victim"),
 	} {
-		key, err := ratekit.ByFormValue("user")(r)
+		key, err := bodykey.FormValue("user")(r)
 		want := strings.ToLower(r.FormValue("user")) // what the handler sees
 		if err != nil || key != want || want != "victim" {
 			t.Errorf("%s %s: key %q (%v), handler's FormValue %q", r.Method, r.URL, key, err, want)
@@ -233,7 +234,7 @@ func TestByJSONFieldAsDecoded(t *testing.T) {
 		var decoded struct{ User string }
 		_ = json.Unmarshal([]byte(body), &decoded)
 		r := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(body))
-		if k, err := ratekit.ByJSONField("user")(r); err != nil || k != "victim" || decoded.User != "victim" {
+		if k, err := bodykey.JSONField("user")(r); err != nil || k != "victim" || decoded.User != "victim" {
 			t.Errorf("%s: key %q (%v), decoded %q", body, k, err, decoded.User)
 		}
 	}
@@ -242,18 +243,31 @@ func TestByJSONFieldAsDecoded(t *testing.T) {
 // TestMaxBodyLargest: the largest bound still reads the body.
 func TestMaxBodyLargest(t *testing.T) {
 	r := formRequest("username=dan")
-	if k, err := ratekit.ByFormValue("username", ratekit.MaxBody(math.MaxInt64))(r); err != nil || k != "dan" {
+	if k, err := bodykey.FormValue("username", bodykey.MaxBytes(math.MaxInt64))(r); err != nil || k != "dan" {
 		t.Fatalf("key %q, %v", k, err)
 	}
 }
 
 // TestUpstreamMaxBytesReader: a body an http.MaxBytesReader cut off before
-// the key function's bound is ErrBodyTooLarge too (413).
+// the key function's bound is too large as well (413).
 func TestUpstreamMaxBytesReader(t *testing.T) {
 	r := formRequest("username=erin&pad=" + strings.Repeat("x", 200))
 	r.ContentLength = -1
 	r.Body = http.MaxBytesReader(httptest.NewRecorder(), r.Body, 50)
-	if _, err := ratekit.ByFormValue("username")(r); !errors.Is(err, ratekit.ErrBodyTooLarge) {
-		t.Fatalf("%v, want ErrBodyTooLarge", err)
+	if _, err := bodykey.FormValue("username")(r); !is(err, errTooLarge) {
+		t.Fatalf("%v, want a *http.MaxBytesError", err)
 	}
+}
+
+// errTooLarge stands for "an error matching *http.MaxBytesError" in is.
+var errTooLarge = errors.New("body too large")
+
+// is reports errors.Is(err, want), or for errTooLarge whether err matches
+// *http.MaxBytesError, as ratekit.KeyErrorResponse checks.
+func is(err, want error) bool {
+	if want == errTooLarge {
+		var mbe *http.MaxBytesError
+		return errors.As(err, &mbe)
+	}
+	return errors.Is(err, want)
 }

@@ -1,4 +1,4 @@
-package ratekit_test
+package clientip_test
 
 import (
 	"net/http"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/clientip"
 )
 
 // hugeHeader returns unit repeated to 1 MiB (the whole header is one line).
@@ -18,7 +19,7 @@ func hugeHeader(unit string) string {
 // forwarding header behind trusted proxies and behind two trusted hops: the
 // work must depend on the hops walked, not on the header's size.
 func BenchmarkClientIPHugeHeader(b *testing.B) {
-	proxies := ratekit.TrustProxies(netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8"))
+	proxies := clientip.TrustProxies(netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8"))
 	headers := []struct{ name, key, value string }{
 		{"commas", "X-Forwarded-For", hugeHeader(",")},
 		{"valid", "X-Forwarded-For", hugeHeader("198.51.100.9, ")[:(1<<20)/14*14-2]},
@@ -33,16 +34,16 @@ func BenchmarkClientIPHugeHeader(b *testing.B) {
 	}
 	modes := []struct {
 		name string
-		opts []ratekit.IPOption
+		opts []clientip.Option
 	}{
-		{"proxies", []ratekit.IPOption{proxies}},
-		{"hops2", []ratekit.IPOption{ratekit.TrustHops(2)}},
+		{"proxies", []clientip.Option{proxies}},
+		{"hops2", []clientip.Option{clientip.TrustHops(2)}},
 	}
 	for _, h := range headers {
 		for _, m := range modes {
 			opts := m.opts
 			if h.key == "Forwarded" {
-				opts = append(opts[:len(opts):len(opts)], ratekit.FromForwarded())
+				opts = append(opts[:len(opts):len(opts)], clientip.FromForwarded())
 			}
 			b.Run(h.name+"/"+m.name, func(b *testing.B) {
 				benchByIP(b, ratekit.ByIP(opts...), http.Header{h.key: {h.value}})
@@ -54,20 +55,20 @@ func BenchmarkClientIPHugeHeader(b *testing.B) {
 // BenchmarkClientIP measures ByIP on ordinary headers: a client behind two
 // proxies, one header line or several.
 func BenchmarkClientIP(b *testing.B) {
-	proxies := ratekit.TrustProxies(netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8"))
+	proxies := clientip.TrustProxies(netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8"))
 	cases := []struct {
 		name   string
-		opts   []ratekit.IPOption
+		opts   []clientip.Option
 		header http.Header
 	}{
 		{"peer", nil, http.Header{"X-Forwarded-For": {"6.6.6.6, 198.51.100.9, 10.0.0.2"}}},
-		{"xff/proxies", []ratekit.IPOption{proxies}, http.Header{"X-Forwarded-For": {"6.6.6.6, 198.51.100.9, 10.0.0.2"}}},
-		{"xff/hops2", []ratekit.IPOption{ratekit.TrustHops(2)}, http.Header{"X-Forwarded-For": {"6.6.6.6, 198.51.100.9, 10.0.0.2"}}},
-		{"xff-lines/proxies", []ratekit.IPOption{proxies}, http.Header{"X-Forwarded-For": {"6.6.6.6", "198.51.100.9:4711", "10.0.0.2"}}},
-		{"xff-ipv6/proxies", []ratekit.IPOption{proxies}, http.Header{"X-Forwarded-For": {"2001:db8::1, [2001:db8:1::9]:443, fd00::2"}}},
-		{"forwarded/proxies", []ratekit.IPOption{proxies, ratekit.FromForwarded()},
+		{"xff/proxies", []clientip.Option{proxies}, http.Header{"X-Forwarded-For": {"6.6.6.6, 198.51.100.9, 10.0.0.2"}}},
+		{"xff/hops2", []clientip.Option{clientip.TrustHops(2)}, http.Header{"X-Forwarded-For": {"6.6.6.6, 198.51.100.9, 10.0.0.2"}}},
+		{"xff-lines/proxies", []clientip.Option{proxies}, http.Header{"X-Forwarded-For": {"6.6.6.6", "198.51.100.9:4711", "10.0.0.2"}}},
+		{"xff-ipv6/proxies", []clientip.Option{proxies}, http.Header{"X-Forwarded-For": {"2001:db8::1, [2001:db8:1::9]:443, fd00::2"}}},
+		{"forwarded/proxies", []clientip.Option{proxies, clientip.FromForwarded()},
 			http.Header{"Forwarded": {`for=6.6.6.6, for="[2001:db8::9]:4711";proto=https, for=10.0.0.2;by=10.0.0.1`}}},
-		{"forwarded/hops2", []ratekit.IPOption{ratekit.TrustHops(2), ratekit.FromForwarded()},
+		{"forwarded/hops2", []clientip.Option{clientip.TrustHops(2), clientip.FromForwarded()},
 			http.Header{"Forwarded": {`for=6.6.6.6, for="[2001:db8::9]:4711";proto=https, for=10.0.0.2;by=10.0.0.1`}}},
 	}
 	for _, tc := range cases {

@@ -1,0 +1,92 @@
+package bodykey
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/ratekit/ratekit"
+)
+
+// FormValue keys requests by a form field, trimmed and lower-cased so that
+// "Alice " and "alice" share one counter: the account of a login form. It
+// takes the value http.Request.FormValue gives the handler, in its order (a
+// url-encoded body of a POST, PUT or PATCH, the query string, a multipart
+// body; files excepted), so the account counted is the account checked; but
+// it reads at most DefaultMaxBytes of the body (see MaxBytes).
+// The body is put back, so the handler reads it (or calls ParseForm) as it
+// came. A form parsed already (r.Form) is read as it is. A missing field is
+// ratekit.ErrEmptyKey.
+func FormValue(name string, opts ...Option) ratekit.KeyFunc {
+	max := maxBytes(opts)
+	return func(r *http.Request) (string, error) {
+		v, err := formValue(r, name, max)
+		if err != nil {
+			return "", err
+		}
+		v = strings.ToLower(strings.TrimSpace(v))
+		if v == "" {
+			return "", fmt.Errorf("%w: form field %s is missing", ratekit.ErrEmptyKey, name)
+		}
+		return v, nil
+	}
+}
+
+// JSONField keys requests by a top-level field of a JSON object body, a
+// string or a number, trimmed and lower-cased as FormValue does: the
+// account of a JSON login. It reads at most DefaultMaxBytes of the body
+// (see MaxBytes). The body is put back, so the handler decodes
+// it as it came. A body that is not a JSON object, or that lacks the field,
+// is ratekit.ErrEmptyKey.
+func JSONField(name string, opts ...Option) ratekit.KeyFunc {
+	max := maxBytes(opts)
+	return func(r *http.Request) (string, error) {
+		body, err := readBody(r, max)
+		if err != nil {
+			return "", err
+		}
+		v := strings.ToLower(strings.TrimSpace(jsonField(body, name)))
+		if v == "" {
+			return "", fmt.Errorf("%w: JSON field %s is missing", ratekit.ErrEmptyKey, name)
+		}
+		return v, nil
+	}
+}
+
+// jsonField returns the top-level field name of the JSON object body when it
+// is a string or a number, or "". It matches keys as encoding/json fills a
+// struct field: without regard to case, the last match winning, so that
+// the key is the value the handler's decoder sees.
+func jsonField(body []byte, name string) string {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	var found json.RawMessage
+	for dec.More() {
+		t, err := dec.Token()
+		key, ok := t.(string)
+		var raw json.RawMessage
+		if err != nil || !ok || dec.Decode(&raw) != nil {
+			return ""
+		}
+		if strings.EqualFold(key, name) {
+			found = raw
+		}
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(found, &s) == nil {
+		return s
+	}
+	var n json.Number
+	if json.Unmarshal(found, &n) == nil {
+		return n.String()
+	}
+	return ""
+}
