@@ -6,8 +6,8 @@
 // the request take the echo.Context. ByIP keeps ratekit's trust model and
 // never calls c.RealIP, which ByFrameworkIP opts in to.
 //
-// The middleware writes a denial or a fail-closed error itself, past Echo's
-// HTTPErrorHandler. With WithReturnError it returns an *echo.HTTPError
+// The middleware writes a denial or a fail-closed error itself, bypassing
+// Echo's HTTPErrorHandler. With WithReturnError it returns an *echo.HTTPError
 // instead: Code is the status, Message the rendered JSON body (a
 // json.Marshaler), Internal wraps the *ratekit.ErrorResponse and any
 // underlying error; the rate-limit headers stay on the response.
