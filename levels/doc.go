@@ -3,5 +3,6 @@
 // endpoint (net/http ServeMux patterns), with a reputation gate that lets
 // well-behaved tenants through while the global limit is exceeded (see
 // package reputation). New returns net/http middleware that answers exactly
-// as ratekit.Middleware does and takes the same options.
+// as ratekit.Middleware does and takes the same options. See
+// docs/architecture.md#reputation-and-levels in the repository.
 package levels

@@ -4,5 +4,6 @@
 // tenants through while a global limit is exceeded.
 //
 // Both of the kit's stores implement Store: the Redis store in one Lua script
-// per update, store/memstore with the same arithmetic, bit for bit.
+// per update, store/memstore with the same arithmetic, bit for bit. See
+// docs/architecture.md#reputation-and-levels in the repository.
 package reputation

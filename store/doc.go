@@ -4,5 +4,6 @@
 // arguments, and NonBlocking, which an in-process store implements. The
 // kit's stores live below it: store/memstore (in-process), store/storetest
 // (the conformance suite every store passes) and store/redisstore (Redis; a
-// module of its own).
+// module of its own). See docs/architecture.md#the-store-contract in the
+// repository.
 package store
