@@ -10,6 +10,7 @@ import (
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/clientip"
+	"github.com/ratekit/ratekit/response"
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
@@ -61,11 +62,11 @@ func ExampleByIP() {
 	// Output: 198.51.100.20 <nil>
 }
 
-// An ErrorResponse is an error for handlers and an http.Handler for writing.
+// A response.Error is an error for handlers and an http.Handler for writing.
 func ExampleDeniedResponse() {
 	d := ratekit.Decision{Limit: ratekit.FixedWindow(5, time.Minute).Named("login"), RetryAfter: 16500 * time.Millisecond}
 	rec := httptest.NewRecorder()
-	ratekit.DeniedResponse(d, ratekit.CodeTooManyAttempts).ServeHTTP(rec, nil)
+	ratekit.DeniedResponse(d, response.CodeTooManyAttempts).ServeHTTP(rec, nil)
 	fmt.Println(rec.Code, rec.Header().Get("Retry-After"))
 	fmt.Println(rec.Body.String())
 	// Output:

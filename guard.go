@@ -5,13 +5,9 @@ import (
 	"errors"
 	"net/http"
 	"time"
-)
 
-// HeaderSetter receives response headers: http.Header, or a framework's
-// context with a Set(key, value string) method.
-type HeaderSetter interface {
-	Set(key, value string)
-}
+	"github.com/ratekit/ratekit/response"
+)
 
 // A Verdict is what one request gets from a Guard.
 type Verdict struct {
@@ -23,10 +19,10 @@ type Verdict struct {
 	// timeout, a key error, an invalid cost. Report it; never show it.
 	Err error
 	// Response is the 429, 400 or 503 to send when Pass is false.
-	Response *ErrorResponse
+	Response *response.Error
 	// Reservation holds the request's charge and InFlight slots when the
 	// Guard reserves (see Reserving) and the request passes; the caller
-	// ends it with Finish (or Run) once the request is handled. A request
+	// ends it with Run once the request is handled. A request
 	// that passes on a store error (fail open) of a Limiter with InFlight
 	// limits gets one too, with a zero Decision: it holds the request's
 	// place among this instance's in-flight requests of its subject, which
@@ -85,7 +81,7 @@ func NewGuard(l *Limiter, opts ...Option) *Guard {
 // cost is what the request costs. A request admitted by a LeakyBucket in
 // queue mode returns after its Delay (or when ctx ends). Check sets the
 // rate-limit headers, and on a denial Retry-After and Cache-Control, on h.
-func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64, h HeaderSetter) Verdict {
+func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64, h response.HeaderSetter) Verdict {
 	c := g.cfg
 	var start time.Time
 	if c.observer != nil {
@@ -121,10 +117,10 @@ func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64,
 		requestErr := keyErr != nil || isRequestError(err)
 		switch {
 		case requestErr && c.keyPolicy == FailClosed:
-			return Verdict{Err: err, Response: KeyErrorResponse(err)}
+			return Verdict{Err: err, Response: response.KeyError(err)}
 		case !requestErr && c.policy == FailClosed:
 			res.leaveGate()
-			return Verdict{Err: err, Response: UnavailableResponse(c.closedRetry)}
+			return Verdict{Err: err, Response: response.Unavailable(c.closedRetry)}
 		}
 		// Failing open, a request of a Limiter with InFlight limits still
 		// holds its place among this instance's in-flight requests (res),
@@ -136,13 +132,15 @@ func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64,
 		wait(ctx, d.Delay)
 		return Verdict{Pass: true, Decision: d, Reservation: res}
 	}
-	writeRetryHeaders(h, d.RetryAfter)
+	response.SetRetry(h, d.RetryAfter)
 	return Verdict{Decision: d, Response: DeniedResponse(d, c.code)}
 }
 
 // Render sets the response headers of e (Retry-After, Cache-Control,
 // Content-Type) on h and returns its body through the configured renderer.
-func (g *Guard) Render(e *ErrorResponse, h HeaderSetter) []byte { return e.render(h, g.cfg.render) }
+func (g *Guard) Render(e *response.Error, h response.HeaderSetter) []byte {
+	return e.Render(h, g.cfg.render)
+}
 
 // Report hands err to the configured error handler (WithErrorHandler; by
 // default a throttled slog warning). r may be nil.

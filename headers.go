@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ratekit/ratekit/response"
+
 	"github.com/ratekit/ratekit/internal/algo"
 )
 
@@ -45,7 +47,7 @@ const (
 
 // writeHeaders sets the rate-limit headers of mode for d; now is the time
 // X-RateLimit-Reset counts from.
-func writeHeaders(h HeaderSetter, d *Decision, mode HeaderMode, now time.Time) {
+func writeHeaders(h response.HeaderSetter, d *Decision, mode HeaderMode, now time.Time) {
 	if hh, ok := h.(http.Header); ok {
 		writeHTTPHeaders(hh, d, mode, now)
 		return
@@ -179,21 +181,6 @@ func policyHeader(limits []Limit) string {
 		}
 	}
 	return string(b)
-}
-
-// writeRetryHeaders sets Retry-After (whole seconds, rounded up, at least 1)
-// and Cache-Control: no-store, as every 429 and 503 of the kit carries. A
-// retry of 0 or less (a request that can never pass) writes no Retry-After.
-func writeRetryHeaders(h HeaderSetter, retry time.Duration) {
-	if retry > 0 {
-		h.Set(headerRetryAfter, strconv.FormatInt(retryAfterSeconds(retry), 10))
-	}
-	h.Set(headerCacheCtl, "no-store")
-}
-
-// retryAfterSeconds is retry in whole seconds, rounded up, at least 1.
-func retryAfterSeconds(retry time.Duration) int64 {
-	return max(ceilSeconds(retry), 1)
 }
 
 // policyQuota returns the quota and window (whole seconds) that describe l

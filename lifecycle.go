@@ -34,19 +34,19 @@ func WithCountIf(counts func(status int) bool) Option {
 
 // Reserving reports whether the Guard admits requests through
 // Limiter.Reserve, so that a Verdict that passes carries a Reservation to
-// Finish: its Limiter has InFlight limits, or WithSettle or WithCountIf is
+// end with Run: its Limiter has InFlight limits, or WithSettle or WithCountIf is
 // set.
 func (g *Guard) Reserving() bool { return g.reserving }
 
-// Finish ends the reservation of a request that passed Check once its
+// finish ends the reservation of a request that passed Check once its
 // handler has returned; status is its response status (0 when unknown,
 // which counts). Under WithCountIf a status that does not count refunds the
 // whole charge; the request's InFlight slots are released, and then its
 // place among the instance's in-flight requests of its subject (see
 // Limiter.Reserve), also for the Reservation of a request that failed open.
 // The store call is bounded by WithTimeout and made even when ctx has
-// ended. Finish does nothing for a nil Reservation.
-func (g *Guard) Finish(ctx context.Context, res *Reservation, status int) error {
+// ended. finish does nothing for a nil Reservation.
+func (g *Guard) finish(ctx context.Context, res *Reservation, status int) error {
 	if res == nil {
 		return nil
 	}
@@ -80,7 +80,7 @@ func (g *Guard) Serve(w http.ResponseWriter, r *http.Request, next http.Handler,
 // Run). next runs the rest with ctx carrying res, where ReservationFrom
 // finds it, and returns the response status (0 counts as 200). A panic in
 // next counts as 500 and goes on. Once next returns or panics, res is
-// finished with the status (Finish: a refund under WithCountIf, the InFlight
+// finished with the status (finish: a refund under WithCountIf, the InFlight
 // slots released).
 //
 // The slots are held until next returns, whether or not ctx has ended:
@@ -95,7 +95,7 @@ func (g *Guard) Run(ctx context.Context, res *Reservation, report func(error), n
 		if code == 0 {
 			code = http.StatusOK
 		}
-		if err := g.Finish(ctx, res, code); err != nil {
+		if err := g.finish(ctx, res, code); err != nil {
 			report(err)
 		}
 	}()

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ratekit/ratekit/response"
+
 	"github.com/ratekit/ratekit/internal/bounds"
 )
 
@@ -131,7 +133,7 @@ func (l *Limiter) Reset(ctx context.Context, key string) error {
 }
 
 // Enforce is AllowN's one-call form for handlers: nil when the request may
-// pass, else an *ErrorResponse to write (its Write or ServeHTTP method): 429
+// pass, else an *response.Error to write (its Write or ServeHTTP method): 429
 // RATE_LIMITED with Retry-After, 400 for an empty key or a bad cost, 503 when
 // the store fails (to fail open instead, let a SERVICE_UNAVAILABLE response
 // pass).
@@ -141,10 +143,10 @@ func (l *Limiter) Enforce(ctx context.Context, key string, cost int64) error {
 	case err == nil && d.Allowed:
 		return nil
 	case err == nil:
-		return DeniedResponse(d, CodeRateLimited)
+		return DeniedResponse(d, response.CodeRateLimited)
 	case isRequestError(err):
-		return BadRequestResponse()
+		return response.BadRequest()
 	default:
-		return UnavailableResponse(time.Second)
+		return response.Unavailable(time.Second)
 	}
 }

@@ -12,7 +12,7 @@ import (
 // ok is the protected handler of the HTTP tests.
 var ok = httpcheck.OK
 
-type response = httpcheck.Response
+type reply = httpcheck.Response
 
 var (
 	get   = httpcheck.Get

@@ -3,17 +3,19 @@ package ratekit_test
 import (
 	"context"
 	"errors"
-	"github.com/ratekit/ratekit/store/storetest"
 	"net/http"
 	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/ratekit/ratekit/store/storetest"
+
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/response"
 )
 
-func wantHeaders(t *testing.T, r response, want map[string]string) {
+func wantHeaders(t *testing.T, r reply, want map[string]string) {
 	t.Helper()
 	for k, v := range want {
 		if got := r.Header.Get(k); got != v {
@@ -76,7 +78,7 @@ func TestSeveralLimitsInHeaders(t *testing.T) {
 
 func TestProblemJSON(t *testing.T) {
 	l := newLimiter(t, ratekit.FixedWindow(1, time.Hour).Named("api"))
-	srv := serve(t, l, ratekit.ByIP(), ratekit.WithRenderer(ratekit.RenderProblem), ratekit.WithHeaders(ratekit.HeadersNone))
+	srv := serve(t, l, ratekit.ByIP(), ratekit.WithRenderer(response.Problem), ratekit.WithHeaders(ratekit.HeadersNone))
 	get(t, srv.URL)
 	r := get(t, srv.URL)
 	want := `{"type":"https://iana.org/assignments/http-problem-types#quota-exceeded","title":"Request cannot be satisfied as assigned quota has been exceeded","status":429,"detail":"Too many requests. Try again in 3600 seconds.","violated-policies":["api"],"code":"RATE_LIMITED","retryAfter":3600,"limit":1,"remaining":0,"policy":"api"}`

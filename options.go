@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/ratekit/ratekit/response"
+
 	"github.com/ratekit/ratekit/internal/throttle"
 	"github.com/ratekit/ratekit/observe"
 )
@@ -43,8 +45,8 @@ const DefaultTimeout = 100 * time.Millisecond
 type config struct {
 	headers     HeaderMode
 	denied      func(w http.ResponseWriter, r *http.Request, d Decision)
-	render      Renderer
-	code        ErrorCode
+	render      response.Renderer
+	code        response.Code
 	policy      ErrorPolicy
 	keyPolicy   ErrorPolicy
 	closedRetry time.Duration
@@ -61,7 +63,7 @@ type config struct {
 func newConfig(opts []Option) *config {
 	c := &config{
 		headers:     HeadersDefault,
-		code:        CodeRateLimited,
+		code:        response.CodeRateLimited,
 		keyPolicy:   FailClosed,
 		closedRetry: time.Second,
 		timeout:     DefaultTimeout,
@@ -88,13 +90,13 @@ func WithDeniedHandler(f func(w http.ResponseWriter, r *http.Request, d Decision
 }
 
 // WithRenderer selects the body renderer of 429 and 503 responses (default
-// RenderJSON; RenderProblem gives RFC 9457 problem+json).
-func WithRenderer(r Renderer) Option {
+// response.JSON; response.Problem gives RFC 9457 problem+json).
+func WithRenderer(r response.Renderer) Option {
 	return optionFunc(func(c *config) { c.render = r })
 }
 
-// WithErrorCode sets the code of denial bodies (default CodeRateLimited).
-func WithErrorCode(code ErrorCode) Option {
+// WithErrorCode sets the code of denial bodies (default response.CodeRateLimited).
+func WithErrorCode(code response.Code) Option {
 	return optionFunc(func(c *config) { c.code = code })
 }
 

@@ -10,12 +10,13 @@ import (
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/lockout"
+	"github.com/ratekit/ratekit/response"
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
 // parseProblem reads an RFC 9457 problem without the kit's types: a JSON
 // object whose type is an absolute URI and whose status is the response's.
-func parseProblem(t *testing.T, r response) map[string]any {
+func parseProblem(t *testing.T, r reply) map[string]any {
 	t.Helper()
 	if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
 		t.Fatalf("Content-Type %q", ct)
@@ -54,7 +55,7 @@ func policyNames(field string) []string {
 // limits that refused the request (each a policy of RateLimit-Policy); a
 // fail-closed 503 is temporary-reduced-capacity; a 400 is about:blank.
 func TestProblemTypes(t *testing.T) {
-	problem := ratekit.WithRenderer(ratekit.RenderProblem)
+	problem := ratekit.WithRenderer(response.Problem)
 	l := newLimiter(t, ratekit.FixedWindow(1, time.Hour).Named("hourly"),
 		ratekit.FixedWindow(5, time.Hour).Named("roomy"), ratekit.FixedWindow(1, time.Minute).Named("minute"))
 	srv := serve(t, l, ratekit.ByIP(), problem)
@@ -97,7 +98,7 @@ func TestProblemTypes(t *testing.T) {
 // block gives quota-exceeded.
 func TestBlockProblem(t *testing.T) {
 	l := newLimiter(t, ratekit.FixedWindow(1, time.Minute).Named("strict").Block(time.Hour))
-	srv := serve(t, l, ratekit.ByIP(), ratekit.WithRenderer(ratekit.RenderProblem))
+	srv := serve(t, l, ratekit.ByIP(), ratekit.WithRenderer(response.Problem))
 	if r := get(t, srv.URL); r.Status != 200 {
 		t.Fatalf("first request: %d", r.Status)
 	}
@@ -109,12 +110,12 @@ func TestBlockProblem(t *testing.T) {
 	if want := []any{abnormal, abnormal}; !reflect.DeepEqual(types, want) {
 		t.Fatalf("problem types %v, want %v", types, want)
 	}
-	plain := serve(t, newLimiter(t, ratekit.FixedWindow(1, time.Minute).Named("plain")), ratekit.ByIP(), ratekit.WithRenderer(ratekit.RenderProblem))
+	plain := serve(t, newLimiter(t, ratekit.FixedWindow(1, time.Minute).Named("plain")), ratekit.ByIP(), ratekit.WithRenderer(response.Problem))
 	get(t, plain.URL)
 	if typ := parseProblem(t, get(t, plain.URL))["type"]; typ != "https://iana.org/assignments/http-problem-types#quota-exceeded" {
 		t.Fatalf("without a block: %v", typ)
 	}
-	_, body := ratekit.RenderJSON(ratekit.DeniedResponse(ratekit.Decision{Limit: ratekit.FixedWindow(1, time.Minute), Blocked: true, RetryAfter: time.Second}, ratekit.CodeRateLimited))
+	_, body := response.JSON(ratekit.DeniedResponse(ratekit.Decision{Limit: ratekit.FixedWindow(1, time.Minute), Blocked: true, RetryAfter: time.Second}, response.CodeRateLimited))
 	if strings.Contains(string(body), "abnormal") || strings.Contains(string(body), "locked") {
 		t.Fatalf("RenderJSON writes the block: %s", body)
 	}
@@ -129,7 +130,7 @@ func TestLockoutProblem(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _ = lo.Attempt(t.Context(), "alice")
-	_, body := ratekit.RenderProblem(lo.Response(lo.Attempt(t.Context(), "alice")))
+	_, body := response.Problem(lo.Response(lo.Attempt(t.Context(), "alice")))
 	var p struct {
 		Type     string   `json:"type"`
 		Violated []string `json:"violated-policies"`

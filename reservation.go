@@ -36,7 +36,7 @@ func (l *Limiter) Reserve(ctx context.Context, key string, cost int64) (*Reserva
 }
 
 // reserve is Reserve. A guarded reservation (a Guard's) leaves the gate
-// only when Guard.Finish ends it, not when its handler settles it, and a
+// only when Guard.Run ends it, not when its handler settles it, and a
 // store error returns, with the error, a Reservation that holds the
 // request's place in the gate when it has one, for the Guard to end.
 func (l *Limiter) reserve(ctx context.Context, key string, cost int64, guarded bool) (*Reservation, error) {
@@ -117,7 +117,7 @@ type Reservation struct {
 	released func()      // reports the slots gone to an observer, once; may be nil
 	// gated reports that the request holds a place in its Limiter's gate
 	// (see Reserve), until its Reservation ends; guarded, that only
-	// Guard.Finish ends it (a Guard's request ends when its handler
+	// Guard.Run ends it (a Guard's request ends when its handler
 	// returns, even when the handler settled before).
 	gated, guarded bool
 }

@@ -263,7 +263,7 @@ func TestUpstreamMaxBytesReader(t *testing.T) {
 var errTooLarge = errors.New("body too large")
 
 // is reports errors.Is(err, want), or for errTooLarge whether err matches
-// *http.MaxBytesError, as ratekit.KeyErrorResponse checks.
+// *http.MaxBytesError, as response.KeyError checks.
 func is(err, want error) bool {
 	if want == errTooLarge {
 		var mbe *http.MaxBytesError

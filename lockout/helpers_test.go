@@ -17,13 +17,13 @@ var ok = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.WriteString(w, "handler")
 })
 
-type response struct {
+type reply struct {
 	status int
 	header http.Header
 	body   string
 }
 
-func get(t *testing.T, url string) response {
+func get(t *testing.T, url string) reply {
 	t.Helper()
 	res, err := http.Get(url)
 	if err != nil {
@@ -31,7 +31,7 @@ func get(t *testing.T, url string) response {
 	}
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
-	return response{res.StatusCode, res.Header, string(b)}
+	return reply{res.StatusCode, res.Header, string(b)}
 }
 
 // downStore fails every Reserve, so every Attempt, as an unreachable Redis

@@ -15,6 +15,7 @@ import (
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/bodykey"
 	"github.com/ratekit/ratekit/lockout"
+	"github.com/ratekit/ratekit/response"
 	"github.com/ratekit/ratekit/store/memstore"
 	"github.com/ratekit/ratekit/store/storetest"
 )
@@ -37,7 +38,7 @@ func TestEnforceResponse(t *testing.T) {
 	lo := newLockout(t, memstore.New(memstore.WithClock(clock.Now)), false)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := lo.Enforce(r.Context(), "alice"); err != nil {
-			var e *ratekit.ErrorResponse
+			var e *response.Error
 			if !errors.As(err, &e) {
 				t.Errorf("Enforce returned %T", err)
 			}
@@ -68,7 +69,7 @@ func TestEnforceResponse(t *testing.T) {
 // TestLockoutFailsClosed: with the store down a lockout answers 503 unless
 // it is FailOpen.
 func TestLockoutFailsClosed(t *testing.T) {
-	var e *ratekit.ErrorResponse
+	var e *response.Error
 	if err := newLockout(t, downStore{memstore.New()}, false).Enforce(context.Background(), "alice"); !errors.As(err, &e) || e.Status != 503 || strings.Contains(e.Message, "secret") {
 		t.Fatalf("store down: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/internal/status"
 	"github.com/ratekit/ratekit/internal/throttle"
+	"github.com/ratekit/ratekit/response"
 )
 
 // An Option configures Lockout.Middleware. Options are values built by the
@@ -21,7 +22,7 @@ func (f optionFunc) apply(m *middleware) { f(m) }
 type middleware struct {
 	failures []int
 	keep     bool
-	render   ratekit.Renderer
+	render   response.Renderer
 	onError  func(r *http.Request, err error)
 }
 
@@ -38,8 +39,8 @@ func KeepOnSuccess() Option {
 	return optionFunc(func(m *middleware) { m.keep = true })
 }
 
-// WithRenderer selects the body renderer (default ratekit.RenderJSON).
-func WithRenderer(r ratekit.Renderer) Option {
+// WithRenderer selects the body renderer (default response.JSON).
+func WithRenderer(r response.Renderer) Option {
 	return optionFunc(func(m *middleware) { m.render = r })
 }
 
@@ -81,7 +82,7 @@ func (lo *Lockout) Middleware(key ratekit.KeyFunc, opts ...Option) func(http.Han
 			}
 			if err != nil {
 				m.onError(r, err)
-				ratekit.KeyErrorResponse(err).Write(w, m.render)
+				response.KeyError(err).Write(w, m.render)
 				return
 			}
 			d, err := lo.Attempt(r.Context(), k)

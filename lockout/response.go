@@ -6,10 +6,11 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/response"
 )
 
 // Enforce is the one-call form for handlers: it records an attempt and
-// returns nil when it may proceed, or an *ErrorResponse to send: 429
+// returns nil when it may proceed, or a *response.Error to send: 429
 // TOO_MANY_ATTEMPTS with the block's Retry-After, 503 SERVICE_UNAVAILABLE
 // when the store fails (nil instead when FailOpen), 400 for an empty key.
 // Write it with its Write or ServeHTTP method.
@@ -25,17 +26,17 @@ func (lo *Lockout) Enforce(ctx context.Context, key string) error {
 // again in N seconds.", with context.retryAfter, the window's attempts as
 // limit and its scope as policy), 503 when the store failed (nil when
 // FailOpen), 400 for an empty key.
-func (lo *Lockout) Response(d Decision, err error) *ratekit.ErrorResponse {
+func (lo *Lockout) Response(d Decision, err error) *response.Error {
 	switch {
 	case errors.Is(err, ratekit.ErrEmptyKey):
-		return ratekit.BadRequestResponse()
+		return response.BadRequest()
 	case err != nil && lo.cfg.FailOpen:
 		return nil
 	case err != nil:
-		return ratekit.UnavailableResponse(time.Second)
+		return response.Unavailable(time.Second)
 	case !d.Allowed:
 		limit := lo.limits[lo.index(d.Scope)]
-		return ratekit.DeniedResponse(ratekit.Decision{Limit: limit, RetryAfter: d.RetryAfter, Blocked: true}, ratekit.CodeTooManyAttempts)
+		return ratekit.DeniedResponse(ratekit.Decision{Limit: limit, RetryAfter: d.RetryAfter, Blocked: true}, response.CodeTooManyAttempts)
 	}
 	return nil
 }

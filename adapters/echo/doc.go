@@ -9,7 +9,7 @@
 // The middleware writes a denial or a fail-closed error itself, bypassing
 // Echo's HTTPErrorHandler. With WithReturnError it returns an *echo.HTTPError
 // instead: Code is the status, Message the rendered JSON body (a
-// json.Marshaler), Internal wraps the *ratekit.ErrorResponse and any
+// json.Marshaler), Internal wraps the *response.Error and any
 // underlying error; the rate-limit headers stay on the response.
 //
 // With InFlight limits, WithSettle or WithCountIf, handlers find the request's

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ratekit/ratekit"
 	ratekitecho "github.com/ratekit/ratekit/adapters/echo"
+	"github.com/ratekit/ratekit/response"
 )
 
 const (
@@ -118,7 +119,7 @@ func TestStoreErrors(t *testing.T) {
 }
 
 // In ReturnError mode a custom HTTPErrorHandler receives an *echo.HTTPError
-// carrying the *ratekit.ErrorResponse and, on a 503, the store error.
+// carrying the *response.Error and, on a 503, the store error.
 func TestReturnErrorForCustomHandler(t *testing.T) {
 	ok, _ := limiter(t, ratekit.FixedWindow(1, time.Minute).Named("api"))
 	down, err := ratekit.New(brokenStore{}, ratekit.FixedWindow(1, time.Minute).Named("down"))
@@ -128,11 +129,11 @@ func TestReturnErrorForCustomHandler(t *testing.T) {
 	for _, tc := range []struct {
 		l       *ratekit.Limiter
 		status  int
-		code    ratekit.ErrorCode
+		code    response.Code
 		isStore bool
 	}{
-		{ok, 429, ratekit.CodeRateLimited, false},
-		{down, 503, ratekit.CodeServiceUnavailable, true},
+		{ok, 429, response.CodeRateLimited, false},
+		{down, 503, response.CodeServiceUnavailable, true},
 	} {
 		var got error
 		var hits int
@@ -145,7 +146,7 @@ func TestReturnErrorForCustomHandler(t *testing.T) {
 		serve(e, "/", peer, nil)
 		rec := serve(e, "/", peer, nil)
 		var he *echo.HTTPError
-		var resp *ratekit.ErrorResponse
+		var resp *response.Error
 		if rec.Code != 418 || !errors.As(got, &he) || he.Code != tc.status || !errors.As(got, &resp) || resp.Code != tc.code {
 			t.Fatalf("%d: got %d %v", tc.status, rec.Code, got)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/adapter"
 	"github.com/ratekit/ratekit/observe"
+	"github.com/ratekit/ratekit/response"
 )
 
 // An Option configures Middleware. The names are ratekit's; options that
@@ -18,10 +19,10 @@ type Option = adapter.Option[*gin.Context]
 func WithHeaders(mode ratekit.HeaderMode) Option { return core(ratekit.WithHeaders(mode)) }
 
 // WithRenderer selects the body renderer (see ratekit.WithRenderer).
-func WithRenderer(r ratekit.Renderer) Option { return core(ratekit.WithRenderer(r)) }
+func WithRenderer(r response.Renderer) Option { return core(ratekit.WithRenderer(r)) }
 
 // WithErrorCode sets the code of denial bodies (see ratekit.WithErrorCode).
-func WithErrorCode(code ratekit.ErrorCode) Option { return core(ratekit.WithErrorCode(code)) }
+func WithErrorCode(code response.Code) Option { return core(ratekit.WithErrorCode(code)) }
 
 // WithErrorPolicy sets what a store failure gives (see ratekit.WithErrorPolicy).
 func WithErrorPolicy(p ratekit.ErrorPolicy) Option { return core(ratekit.WithErrorPolicy(p)) }

@@ -7,6 +7,7 @@ import (
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/adapter"
 	"github.com/ratekit/ratekit/observe"
+	"github.com/ratekit/ratekit/response"
 )
 
 // An Option configures UnaryServerInterceptor and StreamServerInterceptor.
@@ -46,8 +47,8 @@ func newConfig(opts []Option) *config {
 func WithHeaders(mode ratekit.HeaderMode) Option { return core(ratekit.WithHeaders(mode)) }
 
 // WithErrorCode sets the ErrorInfo reason and the message of denials (see
-// ratekit.WithErrorCode; default ratekit.CodeRateLimited).
-func WithErrorCode(code ratekit.ErrorCode) Option { return core(ratekit.WithErrorCode(code)) }
+// ratekit.WithErrorCode; default response.CodeRateLimited).
+func WithErrorCode(code response.Code) Option { return core(ratekit.WithErrorCode(code)) }
 
 // WithErrorPolicy sets what a store failure gives (see
 // ratekit.WithErrorPolicy; default FailOpen; FailClosed answers

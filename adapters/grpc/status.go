@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/response"
 	"github.com/ratekit/ratekit/store"
 )
 
@@ -40,7 +41,7 @@ const (
 	quotaUnitConcurrent = "concurrent-requests"
 )
 
-// mdFields is the ratekit.HeaderSetter of a call: it keeps the rate-limit
+// mdFields is the response.HeaderSetter of a call: it keeps the rate-limit
 // fields a Guard sets, to send them under their metadata names, and drops
 // what only HTTP has (Cache-Control).
 type mdFields struct {
@@ -130,12 +131,12 @@ func refusal(v ratekit.Verdict, fields *mdFields) (metadata.MD, error) {
 	return statusOf(e, time.Duration(e.Context.RetryAfter)*time.Second, contextViolations(e.Context), false, fields)
 }
 
-// Error returns the gRPC status error of an ErrorResponse from elsewhere in
+// Error returns the gRPC status error of a response.Error from elsewhere in
 // ratekit, such as lockout.Lockout.Response or Enforce, so that a handler
 // answers as the interceptors do: codes.ResourceExhausted for a 429, with
 // RetryInfo (its whole seconds), QuotaFailure and ErrorInfo;
 // codes.Unavailable for a 503; codes.InvalidArgument for a 400 or 413.
-// Error(nil) is nil, and an error that is no *ratekit.ErrorResponse is
+// Error(nil) is nil, and an error that is no *response.Error is
 // codes.Internal without its text. Send the trailers with grpc.SetTrailer
 // when the client should see retry-after and grpc-retry-pushback-ms too;
 // Trailers returns them.
@@ -143,7 +144,7 @@ func Error(err error) error {
 	if err == nil {
 		return nil
 	}
-	var e *ratekit.ErrorResponse
+	var e *response.Error
 	if !errors.As(err, &e) {
 		return status.Error(codes.Internal, "internal error")
 	}
@@ -158,7 +159,7 @@ type violation struct {
 }
 
 // decisionViolations lists the limits that refused d: the binding one
-// first, then every other that denied, as ErrorContext.Violated does.
+// first, then every other that denied, as response.Details.Violated does.
 func decisionViolations(d ratekit.Decision) []violation {
 	out := []violation{limitViolation(d.Limit)}
 	for _, s := range d.States {
@@ -187,9 +188,9 @@ func limitViolation(l ratekit.Limit) violation {
 	return violation{name: l.Name(), description: l.String(), quota: l.Spec().Quota}
 }
 
-// contextViolations lists the limits an ErrorContext names; only the
+// contextViolations lists the limits a response.Details names; only the
 // binding one's quota is known.
-func contextViolations(c ratekit.ErrorContext) []violation {
+func contextViolations(c response.Details) []violation {
 	if c.Policy == "" {
 		return nil
 	}
@@ -206,7 +207,7 @@ func contextViolations(c ratekit.ErrorContext) []violation {
 // retry-after and the pushback). retry is the exact time until the call
 // could pass, 0 when it never can; concurrent marks a refusal by InFlight
 // limits alone.
-func statusOf(e *ratekit.ErrorResponse, retry time.Duration, violations []violation, concurrent bool, fields *mdFields) (metadata.MD, error) {
+func statusOf(e *response.Error, retry time.Duration, violations []violation, concurrent bool, fields *mdFields) (metadata.MD, error) {
 	code := codes.InvalidArgument
 	switch e.Status {
 	case http.StatusTooManyRequests:

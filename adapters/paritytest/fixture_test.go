@@ -3,7 +3,6 @@ package paritytest
 import (
 	"context"
 	"errors"
-	"github.com/ratekit/ratekit/store/storetest"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -12,9 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ratekit/ratekit/store/storetest"
+
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/clientip"
 	"github.com/ratekit/ratekit/observe"
+	"github.com/ratekit/ratekit/response"
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
@@ -138,8 +140,8 @@ func newFixture(t *testing.T) *fixture {
 type options[O any] struct {
 	clock    func(now func() time.Time) O         // WithHeaderClock
 	policy   func(p ratekit.ErrorPolicy) O        // WithErrorPolicy
-	code     func(c ratekit.ErrorCode) O          // WithErrorCode
-	renderer func(r ratekit.Renderer) O           // WithRenderer
+	code     func(c response.Code) O              // WithErrorCode
+	renderer func(r response.Renderer) O          // WithRenderer
 	headers  func(m ratekit.HeaderMode) O         // WithHeaders
 	onError  func(report func(err error)) O       // WithErrorHandler, adapted
 	skip     func(skip func(path string) bool) O  // WithSkip, adapted
@@ -167,8 +169,8 @@ func closedOpts[O any](f *fixture, o options[O]) []O {
 }
 
 func loginOpts[O any](f *fixture, o options[O]) []O {
-	return []O{o.clock(f.clock.Now), o.code(ratekit.CodeTooManyAttempts),
-		o.renderer(ratekit.RenderProblem), o.headers(ratekit.HeadersIETF), o.onError(f.report), o.observer(f.obs)}
+	return []O{o.clock(f.clock.Now), o.code(response.CodeTooManyAttempts),
+		o.renderer(response.Problem), o.headers(ratekit.HeadersIETF), o.onError(f.report), o.observer(f.obs)}
 }
 
 func concOpts[O any](f *fixture, o options[O]) []O {

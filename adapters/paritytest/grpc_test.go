@@ -24,6 +24,7 @@ import (
 
 	"github.com/ratekit/ratekit"
 	ratekitgrpc "github.com/ratekit/ratekit/adapters/grpc"
+	"github.com/ratekit/ratekit/response"
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
@@ -127,7 +128,7 @@ func httpParityApp(t *testing.T) (func(*testing.T, grpcStep) answer, *clock) {
 	api, broken, keyed := parityLimiters(t, memstore.New(memstore.WithClock(clk.Now)))
 	ok := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
 	quiet := ratekit.WithErrorHandler(func(*http.Request, error) {})
-	opts := []ratekit.Option{ratekit.WithHeaderClock(clk.Now), ratekit.WithRenderer(ratekit.RenderProblem), quiet}
+	opts := []ratekit.Option{ratekit.WithHeaderClock(clk.Now), ratekit.WithRenderer(response.Problem), quiet}
 	cost := ratekit.WithCostFunc(func(r *http.Request) int64 { n, _ := strconv.ParseInt(r.Header.Get("X-Cost"), 10, 64); return n })
 	mux := http.NewServeMux()
 	mux.Handle("/api", ratekit.Middleware(api, ratekit.ByIP(), append(opts, cost)...)(ok))

@@ -27,6 +27,7 @@ import (
 
 	"github.com/ratekit/ratekit"
 	ratekitecho "github.com/ratekit/ratekit/adapters/echo"
+	"github.com/ratekit/ratekit/response"
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
@@ -65,7 +66,7 @@ func newRouter(quota int64, window time.Duration) (http.Handler, error) {
 	e.POST("/login", func(c echo.Context) error {
 		return c.JSON(http.StatusUnauthorized, map[string]string{"error": "invalid credentials"})
 	}, ratekitecho.Middleware(logins, ratekitecho.ByIP(),
-		ratekitecho.WithErrorCode(ratekit.CodeTooManyAttempts), ratekitecho.WithErrorPolicy(ratekit.FailClosed)))
+		ratekitecho.WithErrorCode(response.CodeTooManyAttempts), ratekitecho.WithErrorPolicy(ratekit.FailClosed)))
 	return e, nil
 }
 

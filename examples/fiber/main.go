@@ -26,6 +26,7 @@ import (
 
 	"github.com/ratekit/ratekit"
 	ratekitfiber "github.com/ratekit/ratekit/adapters/fiber"
+	"github.com/ratekit/ratekit/response"
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
@@ -61,7 +62,7 @@ func newApp(quota int64, window time.Duration) (*fiber.App, error) {
 		return nil, err
 	}
 	app.Post("/login", ratekitfiber.Middleware(logins, ratekitfiber.ByIP(),
-		ratekitfiber.WithErrorCode(ratekit.CodeTooManyAttempts), ratekitfiber.WithErrorPolicy(ratekit.FailClosed)),
+		ratekitfiber.WithErrorCode(response.CodeTooManyAttempts), ratekitfiber.WithErrorPolicy(ratekit.FailClosed)),
 		func(c *fiber.Ctx) error {
 			return c.Status(fiber.StatusUnauthorized).JSON(fiber.Map{"error": "invalid credentials"})
 		})

@@ -26,6 +26,7 @@ import (
 
 	"github.com/ratekit/ratekit"
 	ratekitgin "github.com/ratekit/ratekit/adapters/gin"
+	"github.com/ratekit/ratekit/response"
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
@@ -62,7 +63,7 @@ func newRouter(quota int64, window time.Duration) (http.Handler, error) {
 		return nil, err
 	}
 	r.POST("/login", ratekitgin.Middleware(logins, ratekitgin.ByIP(),
-		ratekitgin.WithErrorCode(ratekit.CodeTooManyAttempts), ratekitgin.WithErrorPolicy(ratekit.FailClosed)),
+		ratekitgin.WithErrorCode(response.CodeTooManyAttempts), ratekitgin.WithErrorPolicy(ratekit.FailClosed)),
 		func(c *gin.Context) { c.JSON(http.StatusUnauthorized, gin.H{"error": "invalid credentials"}) })
 	return r, nil
 }

@@ -1,4 +1,4 @@
-package ratekit
+package response
 
 import (
 	"encoding/json"
@@ -13,29 +13,29 @@ const (
 	problemAbnormalUsage   = "https://iana.org/assignments/http-problem-types#abnormal-usage-detected"
 )
 
-// RenderProblem renders an RFC 9457 problem (application/problem+json). A
+// Problem renders an RFC 9457 problem (application/problem+json). A
 // 429 has the IETF RateLimit draft's problem type
 // https://iana.org/assignments/http-problem-types#quota-exceeded with the
 // extension member violated-policies (the names of the limits that refused
-// the request); a 429 of a penalty block or a lockout (ErrorContext.Blocked)
+// the request); a 429 of a penalty block or a lockout (Details.Blocked)
 // has https://iana.org/assignments/http-problem-types#abnormal-usage-detected
 // instead, with violated-policies too;
 // a 503 of a fail-closed store failure has
 // https://iana.org/assignments/http-problem-types#temporary-reduced-capacity;
 // a 400 has about:blank. The message is the detail; the code, retryAfter,
-// limit, remaining and policy are extension members as in RenderJSON.
-func RenderProblem(e *ErrorResponse) (string, []byte) {
+// limit, remaining and policy are extension members as in JSON.
+func Problem(e *Error) (string, []byte) {
 	type problem struct {
-		Type       string    `json:"type"`
-		Title      string    `json:"title"`
-		Status     int       `json:"status"`
-		Detail     string    `json:"detail"`
-		Violated   []string  `json:"violated-policies,omitempty"`
-		Code       ErrorCode `json:"code"`
-		RetryAfter int64     `json:"retryAfter,omitempty"`
-		Limit      int64     `json:"limit,omitempty"`
-		Remaining  *int64    `json:"remaining,omitempty"`
-		Policy     string    `json:"policy,omitempty"`
+		Type       string   `json:"type"`
+		Title      string   `json:"title"`
+		Status     int      `json:"status"`
+		Detail     string   `json:"detail"`
+		Violated   []string `json:"violated-policies,omitempty"`
+		Code       Code     `json:"code"`
+		RetryAfter int64    `json:"retryAfter,omitempty"`
+		Limit      int64    `json:"limit,omitempty"`
+		Remaining  *int64   `json:"remaining,omitempty"`
+		Policy     string   `json:"policy,omitempty"`
 	}
 	p := problem{Type: "about:blank", Title: http.StatusText(e.Status), Status: e.Status, Detail: e.Message,
 		Code: e.Code, RetryAfter: e.Context.RetryAfter, Limit: e.Context.Limit, Policy: e.Context.Policy}

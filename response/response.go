@@ -1,0 +1,230 @@
+// Package response holds the bodies ratekit answers with when a request does
+// not pass: a denial (429), a store failure under a fail-closed policy (503),
+// a request without a usable key (400, or 413 for a body too large). An
+// Error is rendered by a Renderer: JSON (the default) or Problem (RFC 9457
+// problem+json); ratekit.WithRenderer chooses. Every response carries
+// Cache-Control: no-store, and a Retry-After when the client should wait.
+package response
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// A Code is the machine-readable code of an Error; the zero value is no
+// code.
+type Code string
+
+// Error codes.
+const (
+	CodeRateLimited        Code = "RATE_LIMITED"        // 429, generic limits
+	CodeTooManyAttempts    Code = "TOO_MANY_ATTEMPTS"   // 429, login and verification
+	CodeServiceUnavailable Code = "SERVICE_UNAVAILABLE" // 503, the store failed and the policy is fail closed
+	CodeBadRequest         Code = "BAD_REQUEST"         // 400, the request has no usable key or cost
+	CodePayloadTooLarge    Code = "PAYLOAD_TOO_LARGE"   // 413, the key is in a body larger than the key function reads
+)
+
+// Error is the body of a denial (429), of a store failure under a
+// fail-closed policy (503), or of a request without a usable key (400). It
+// implements error, so handlers can return it, and http.Handler, so they can
+// serve it; Write sends it through a Renderer. It never carries internal
+// error text. Build it with ratekit.DeniedResponse, TooMany,
+// Unavailable, BadRequest or KeyError; it is a plain value, safe to share once built.
+type Error struct {
+	Status  int     `json:"status"`
+	Code    Code    `json:"code"`
+	Message string  `json:"message"`
+	Context Details `json:"context"`
+}
+
+// Details holds the numbers behind an Error, a plain value. Limit, Remaining
+// and Policy describe the binding limit; they are omitted when Policy is
+// empty (a 503 has no limit to describe). RetryAfter is omitted when 0 (a
+// request that can never pass).
+type Details struct {
+	RetryAfter int64  `json:"retryAfter,omitempty"` // seconds, as in the Retry-After header
+	Limit      int64  `json:"limit,omitempty"`      // the binding limit's quota
+	Remaining  int64  `json:"remaining"`            // the binding limit's remaining quota
+	Policy     string `json:"policy,omitempty"`     // the binding limit's name
+	// Violated names the limits that refused the request (a 429): the
+	// binding one and any other that denied too. Problem writes them
+	// as violated-policies; JSON leaves them out.
+	Violated []string `json:"-"`
+	// Blocked reports a 429 of a penalty block (Limit.Block) or a lockout:
+	// the client was refused for abnormal usage, not for a quota that
+	// refills. Problem writes it as the problem type
+	// abnormal-usage-detected; JSON leaves it out.
+	Blocked bool `json:"-"`
+}
+
+// Error implements error with the response's message.
+func (e *Error) Error() string { return e.Message }
+
+// retryAfter returns the wait carried by the response.
+func (e *Error) retryAfter() time.Duration {
+	return time.Duration(e.Context.RetryAfter) * time.Second
+}
+
+// TooMany returns a 429 body with code (CodeRateLimited: "Too many requests.
+// …"; CodeTooManyAttempts: "Too many attempts. …") for a client that may
+// retry after retry (0: the request can never pass), describing a limit of
+// quota limit with remaining left, named policy. ratekit.DeniedResponse
+// builds it from a Decision.
+func TooMany(code Code, retry time.Duration, limit, remaining int64, policy string) *Error {
+	e := &Error{
+		Status:  http.StatusTooManyRequests,
+		Code:    code,
+		Context: Details{Limit: limit, Remaining: remaining, Policy: policy},
+	}
+	what := "Too many requests."
+	if code == CodeTooManyAttempts {
+		what = "Too many attempts."
+	}
+	if retry <= 0 {
+		e.Message = what + " This request costs more than the limit allows; it can never pass."
+		return e
+	}
+	e.Context.RetryAfter = retrySeconds(retry)
+	e.Message = what + " Try again in " + seconds(e.Context.RetryAfter) + "."
+	return e
+}
+
+// Unavailable returns the 503 body used when the store fails under a
+// fail-closed policy.
+func Unavailable(retry time.Duration) *Error {
+	s := retrySeconds(retry)
+	return &Error{
+		Status:  http.StatusServiceUnavailable,
+		Code:    CodeServiceUnavailable,
+		Message: "Service temporarily unavailable. Try again in " + seconds(s) + ".",
+		Context: Details{RetryAfter: s},
+	}
+}
+
+// BadRequest returns the 400 body used when a request has no usable
+// key or cost under the default key-error policy.
+func BadRequest() *Error {
+	return &Error{
+		Status:  http.StatusBadRequest,
+		Code:    CodeBadRequest,
+		Message: "The request lacks what this service counts requests by.",
+	}
+}
+
+// KeyError returns the response to a request whose key function
+// (or cost) failed with err under the default key error policy: 413
+// PAYLOAD_TOO_LARGE for a body too large (an error matching
+// *http.MaxBytesError, as package bodykey's key functions return), else
+// BadRequest's 400.
+func KeyError(err error) *Error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return &Error{
+			Status:  http.StatusRequestEntityTooLarge,
+			Code:    CodePayloadTooLarge,
+			Message: "The request body is larger than this service reads.",
+		}
+	}
+	return BadRequest()
+}
+
+func seconds(n int64) string {
+	if n == 1 {
+		return "1 second"
+	}
+	return strconv.FormatInt(n, 10) + " seconds"
+}
+
+// A Renderer turns an Error into a body and its content type. It is
+// called by concurrent requests, so it must be safe for concurrent use;
+// JSON and Problem are. A nil Renderer means JSON.
+type Renderer func(e *Error) (contentType string, body []byte)
+
+// JSON renders {"status":…,"code":…,"message":…,"context":{…}} as
+// application/json. It is the default.
+func JSON(e *Error) (string, []byte) {
+	b, err := json.Marshal(jsonBody{Status: e.Status, Code: e.Code, Message: e.Message, Context: jsonContext(e.Context)})
+	if err != nil { // unreachable: every field marshals
+		b = []byte(fmt.Sprintf(`{"status":%d}`, e.Status))
+	}
+	return "application/json", b
+}
+
+// jsonBody is JSON's body: an Error with its context written
+// as documented on Details.
+type jsonBody struct {
+	Status  int    `json:"status"`
+	Code    Code   `json:"code"`
+	Message string `json:"message"`
+	Context any    `json:"context"`
+}
+
+// jsonContext returns the context member: retryAfter, limit, remaining and
+// policy, or retryAfter alone when no limit is described.
+func jsonContext(c Details) any {
+	type withLimit struct {
+		RetryAfter int64  `json:"retryAfter,omitempty"`
+		Limit      int64  `json:"limit"`
+		Remaining  int64  `json:"remaining"`
+		Policy     string `json:"policy"`
+	}
+	type retryOnly struct {
+		RetryAfter int64 `json:"retryAfter,omitempty"`
+	}
+	if c.Policy == "" {
+		return retryOnly{c.RetryAfter}
+	}
+	return withLimit{c.RetryAfter, c.Limit, c.Remaining, c.Policy}
+}
+
+// Render returns the response's headers and body through render (nil means
+// JSON), for writers other than an http.ResponseWriter: it sets
+// Retry-After, Cache-Control: no-store, Content-Type and
+// X-Content-Type-Options on h and returns the body.
+func (e *Error) Render(h HeaderSetter, render Renderer) []byte {
+	if render == nil {
+		render = JSON
+	}
+	contentType, body := render(e)
+	SetRetry(h, e.retryAfter())
+	h.Set("Content-Type", contentType)
+	h.Set("X-Content-Type-Options", "nosniff")
+	return body
+}
+
+// Write writes the response to w through render (nil means JSON):
+// status, Retry-After, Cache-Control: no-store, content type and body.
+func (e *Error) Write(w http.ResponseWriter, render Renderer) {
+	body := e.Render(w.Header(), render)
+	w.WriteHeader(e.Status)
+	_, _ = w.Write(body)
+}
+
+// ServeHTTP writes the response as JSON; an *Error is an http.Handler.
+func (e *Error) ServeHTTP(w http.ResponseWriter, _ *http.Request) { e.Write(w, nil) }
+
+// HeaderSetter receives response headers: http.Header, or a framework's
+// context with a Set(key, value string) method.
+type HeaderSetter interface {
+	Set(key, value string)
+}
+
+// SetRetry sets Retry-After (whole seconds, rounded up, at least 1) and
+// Cache-Control: no-store on h, as every 429 and 503 of the kit carries. A
+// retry of 0 or less (a request that can never pass) sets no Retry-After.
+func SetRetry(h HeaderSetter, retry time.Duration) {
+	if retry > 0 {
+		h.Set("Retry-After", strconv.FormatInt(retrySeconds(retry), 10))
+	}
+	h.Set("Cache-Control", "no-store")
+}
+
+// retrySeconds is retry in whole seconds, rounded up, at least 1: the
+// Retry-After header's value.
+func retrySeconds(retry time.Duration) int64 {
+	return max(int64((retry+time.Second-1)/time.Second), 1)
+}
