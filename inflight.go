@@ -61,7 +61,7 @@ func (l Limit) Lease(d time.Duration) Limit {
 }
 
 // inFlight reports whether l is an InFlight limit.
-func (l Limit) inFlight() bool { return l.def().caps&algo.Holds != 0 }
+func (l Limit) inFlight() bool { return l.def().Concurrent }
 
 // errInFlightAllow is AllowN's error on a Limiter with InFlight limits.
 var errInFlightAllow = fmt.Errorf("%w: a Limiter with an InFlight limit admits requests through Reserve, whose Reservation releases the slot; use Reserve (Middleware does)", ErrInvalidLimit)

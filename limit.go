@@ -70,6 +70,7 @@ func (c limitDef) limit() Limit {
 	r.Derive(&c.Spec)
 	c.ID = c.Name + ":" + c.Algorithm + ":" + c.fingerprint()
 	c.caps = r.Caps()
+	c.Concurrent = c.caps&algo.Holds != 0
 	c.headerQ, c.headerW = c.headerQuota(r)
 	return Limit{&c}
 }

@@ -41,4 +41,7 @@ type Spec struct {
 	Hard   int64
 	// Params are a custom algorithm's parameters.
 	Params [3]int64
+	// Concurrent reports a limit on requests in flight (InFlight), not on
+	// requests over time: headers give it qu="concurrent-requests".
+	Concurrent bool
 }

@@ -13,11 +13,6 @@ import (
 // per admitted request.
 const MaxLogQuota = bounds.MaxLogQuota
 
-// InFlight is the Spec.Algorithm of ratekit.InFlight limits. A refusal by
-// them alone says nothing about when other requests pass: a slot comes back
-// when any request ends.
-const InFlight = algo.InFlight
-
 // CheckLimits reports an error if there are no limits, or if two share an
 // ID, which would make a store charge one key twice. ratekit.New rejects such
 // limits already; stores call CheckLimits for callers that build their own

@@ -15,7 +15,6 @@ import (
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/response"
-	"github.com/ratekit/ratekit/store"
 )
 
 // Domain is the ErrorInfo domain of the statuses ratekitgrpc answers with.
@@ -173,11 +172,11 @@ func decisionViolations(d ratekit.Decision) []violation {
 // inFlightOnly reports whether every limit that refused d is an InFlight
 // limit: a refusal no rate limit took part in.
 func inFlightOnly(d ratekit.Decision) bool {
-	if d.Limit.Spec().Algorithm != store.InFlight {
+	if !d.Limit.Spec().Concurrent {
 		return false
 	}
 	for _, s := range d.States {
-		if !s.Allowed && s.Limit.Spec().Algorithm != store.InFlight {
+		if !s.Allowed && !s.Limit.Spec().Concurrent {
 			return false
 		}
 	}

@@ -24,6 +24,7 @@ type Spec struct {
 	Factor                                      float64
 	Hard                                        int64
 	Params                                      [3]int64
+	Concurrent                                  bool // Holds: requests in flight, not over time
 }
 
 // State is one limit's state for one subject, as memstore keeps it: a

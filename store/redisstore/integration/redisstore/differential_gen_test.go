@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/store"
 )
 
 // This file generates the random, seeded sequences of the differential
@@ -115,7 +114,7 @@ func genLimit(rng *rand.Rand, name string) dlimit {
 		n, lease := int64(1+rng.IntN(3)), ms(pick(10, 11, 15, 20, 40))
 		l, code = ratekit.InFlight(n).Lease(lease), fmt.Sprintf("ratekit.InFlight(%d).Lease(%s)", n, durCode(lease))
 	}
-	if l.Spec().Algorithm != store.InFlight && rng.IntN(4) == 0 {
+	if !l.Spec().Concurrent && rng.IntN(4) == 0 {
 		b := ms(pick(1, 2, 3, 5, 10, 25))
 		l, code = l.Block(b), code+fmt.Sprintf(".Block(%s)", durCode(b))
 	}

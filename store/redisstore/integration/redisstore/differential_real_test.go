@@ -11,7 +11,6 @@ import (
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/internal/redistest"
-	"github.com/ratekit/ratekit/store"
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
@@ -187,7 +186,7 @@ func genLongLimit(rng *rand.Rand, name string) dlimit {
 		n := int64(1 + rng.IntN(3))
 		l, code = ratekit.InFlight(n).Lease(h), fmt.Sprintf("ratekit.InFlight(%d).Lease(time.Hour)", n)
 	}
-	if l.Spec().Algorithm != store.InFlight && rng.IntN(4) == 0 {
+	if !l.Spec().Concurrent && rng.IntN(4) == 0 {
 		l, code = l.Block(h), code+".Block(time.Hour)"
 	}
 	return dlimit{l.Named(name), code + fmt.Sprintf(".Named(%q)", name)}
