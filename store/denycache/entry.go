@@ -97,26 +97,19 @@ func (e *entry) covers(o entry) bool {
 // whose own wait has run out reports that it admits.
 func (e *entry) decision(limits []ratekit.Limit, now int64) ratekit.Decision {
 	elapsed := time.Duration(now - e.start)
+	var d ratekit.Decision
 	if len(e.states) == 1 { // one limit: no States slice, as the stores answer
-		d := store.Single(e.state(limits[0], 0, elapsed))
-		d.Blocked, d.Cached = e.blocked, true
-		return d
+		d = store.Single(e.state(limits[0], 0, elapsed))
+	} else {
+		states := make([]ratekit.LimitState, len(e.states))
+		for i := range e.states {
+			states[i] = e.state(limits[i], i, elapsed)
+		}
+		d = store.Single(states[e.binding])
+		d.States = states
 	}
-	states := make([]ratekit.LimitState, len(e.states))
-	for i := range e.states {
-		states[i] = e.state(limits[i], i, elapsed)
-	}
-	b := states[e.binding]
-	return ratekit.Decision{
-		Limit:           b.Limit,
-		Remaining:       b.Remaining,
-		ResetAfter:      b.ResetAfter,
-		RetryAfter:      b.RetryAfter,
-		EffectiveWindow: b.EffectiveWindow,
-		Blocked:         e.blocked,
-		Cached:          true,
-		States:          states,
-	}
+	d.Allowed, d.Blocked, d.Cached = false, e.blocked, true
+	return d
 }
 
 // state is limit i's state, its waits reduced by elapsed; a limit whose own
