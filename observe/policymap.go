@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"maps"
 	"sync"
 	"sync/atomic"
 )
@@ -22,29 +23,22 @@ type PolicyMap[V any] struct {
 // NewPolicyMap returns an empty PolicyMap whose values build makes. build
 // is called under the map's lock, at most once per name.
 func NewPolicyMap[V any](build func(policy string) V) *PolicyMap[V] {
-	return &PolicyMap[V]{build: build}
+	c := &PolicyMap[V]{build: build}
+	c.m.Store(&map[string]V{})
+	return c
 }
 
 // Get returns policy's value, building it on the policy's first Get.
 func (c *PolicyMap[V]) Get(policy string) V {
-	if m := c.m.Load(); m != nil {
-		if v, ok := (*m)[policy]; ok {
-			return v
-		}
+	if v, ok := (*c.m.Load())[policy]; ok {
+		return v
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	old := c.m.Load()
-	next := map[string]V{}
-	if old != nil {
-		if v, ok := (*old)[policy]; ok {
-			return v
-		}
-		next = make(map[string]V, len(*old)+1)
-		for k, v := range *old {
-			next[k] = v
-		}
+	if v, ok := (*c.m.Load())[policy]; ok {
+		return v
 	}
+	next := maps.Clone(*c.m.Load())
 	v := c.build(policy)
 	next[policy] = v
 	c.m.Store(&next)

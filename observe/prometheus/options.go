@@ -51,10 +51,7 @@ func WithBuckets(bounds []float64) Option {
 // {"service": "checkout"}. They may not be named policy, outcome or le. The
 // map is copied.
 func WithConstLabels(labels prometheus.Labels) Option {
-	l := make(prometheus.Labels, len(labels))
-	for k, v := range labels {
-		l[k] = v
-	}
+	l := maps.Clone(labels)
 	return optionFunc(func(c *config) { c.labels = l })
 }
 
