@@ -46,6 +46,7 @@ func newEntry(set *limitSet, d ratekit.Decision, cost, start int64, margin time.
 		return entry{}, false
 	}
 	e = entry{start: start, cost: cost, binding: -1, blocked: d.Blocked, states: make([]state, len(states))}
+	wait := d.RetryAfter
 	bound := d.Limit.Spec().ID
 	for i, st := range states {
 		id := st.Limit.Spec().ID
@@ -57,9 +58,6 @@ func newEntry(set *limitSet, d ratekit.Decision, cost, start int64, margin time.
 		}
 		e.states[i] = state{remaining: st.Remaining, resetAfter: st.ResetAfter, retryAfter: st.RetryAfter,
 			window: st.EffectiveWindow, allowed: st.Allowed, blocked: st.Blocked}
-	}
-	wait := d.RetryAfter
-	for _, st := range states {
 		if st.EffectiveWindow > 0 { // Remaining grows then: the recorded one would be stale
 			wait = min(wait, st.EffectiveWindow)
 		}
