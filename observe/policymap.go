@@ -8,9 +8,9 @@ import (
 
 // A PolicyMap holds what an observer keeps per policy (a metrics module's
 // series, say), made by its build function on each policy name's first
-// Get. Reads take no lock and allocate nothing: the map is never changed
-// once published, and a new name publishes a copy under a lock. Policy
-// names come from configuration, so copies are rare and small.
+// Get. Reads take no lock and allocate nothing: a new name publishes a copy
+// of the map under a lock, which is rare since policy names come from
+// configuration.
 //
 // Build one with NewPolicyMap; the zero PolicyMap is not usable. A
 // PolicyMap is safe for concurrent use.

@@ -30,12 +30,10 @@ type state struct {
 // with the limits of set, asked at start (the cache's clock before the
 // call); ok is false when d is not a denial the cache may repeat.
 //
-// The entry lasts until start + RetryAfter − margin: the store decided
-// after start, so a request of that cost cannot pass before then. It ends
-// sooner when a limit's EffectiveWindow does, as Remaining grows then. With
-// limits that have a penalty block it is cached only when every such limit
-// is in its block, and only until the first block ends: a call the cache
-// answered instead of the store could otherwise have started a block.
+// The entry lasts until start + RetryAfter − margin (the store decided after
+// start), or less: until a limit's EffectiveWindow ends, as Remaining grows
+// then, and until the first penalty block ends when the set has blocks
+// (all of which must be in force: see the package documentation).
 func newEntry(set *limitSet, d ratekit.Decision, cost, start int64, margin time.Duration) (e entry, ok bool) {
 	states := d.States
 	if len(states) == 0 && len(set.ids) == 1 { // one limit: the Decision is its state

@@ -24,8 +24,7 @@ import (
 // concurrent use; it starts no goroutine and needs no Close.
 type Store struct {
 	inner       ratekit.Store
-	limits      []ratekit.Limit
-	ids         []string
+	ids         []string // the leased limits' Spec().ID, in order
 	minQuota    int64
 	minWindow   time.Duration
 	maxLease    int64
@@ -65,8 +64,7 @@ func New(inner ratekit.Store, limits []ratekit.Limit, opts ...Option) (*Store, e
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	s := &Store{inner: inner, limits: append([]ratekit.Limit(nil), limits...), margin: c.margin, interval: c.interval,
-		maxSubjects: int64(c.maxSubjects), clock: elapsed.New(c.now)}
+	s := &Store{inner: inner, margin: c.margin, interval: c.interval, maxSubjects: int64(c.maxSubjects), clock: elapsed.New(c.now)}
 	for i, l := range limits {
 		sp := l.Spec()
 		s.ids = append(s.ids, sp.ID)
@@ -121,7 +119,7 @@ func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 	switch {
 	case s.leased(limits):
 		return &leased{s: s, inner: inner, limits: slices.Clone(limits)}, nil
-	case s.shared(limits) >= 0:
+	case s.shares(limits):
 		return &sharing{Prepared: inner, s: s}, nil
 	}
 	return inner, nil
@@ -213,29 +211,13 @@ func (s *Store) reset(ctx context.Context, key string, inner ratekit.Prepared) e
 
 // leased reports whether limits are the leased limits, in order.
 func (s *Store) leased(limits []ratekit.Limit) bool {
-	if len(limits) != len(s.limits) {
-		return false
-	}
-	for i, l := range limits {
-		if l != s.limits[i] && l.Spec().ID != s.ids[i] {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(limits, s.ids, func(l ratekit.Limit, id string) bool { return l.Spec().ID == id })
 }
 
-// shared returns the index in limits of the first of them that is a
-// leased limit (the same state: the same Spec().ID), or -1.
-func (s *Store) shared(limits []ratekit.Limit) int {
-	for i, l := range limits {
-		id := l.Spec().ID
-		for _, own := range s.ids {
-			if id == own {
-				return i
-			}
-		}
-	}
-	return -1
+// shares reports whether one of limits is a leased limit (the same state:
+// the same Spec().ID).
+func (s *Store) shares(limits []ratekit.Limit) bool {
+	return slices.ContainsFunc(limits, func(l ratekit.Limit) bool { return slices.Contains(s.ids, l.Spec().ID) })
 }
 
 // unused is a Store that is never called: New validates limits with
