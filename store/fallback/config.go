@@ -21,9 +21,7 @@ const (
 type Config struct {
 	// Instances is how many instances of the service share the primary's
 	// limits (default 1). While falling back, each limit is scaled to one
-	// instance's share: quotas, bursts and capacities divided by Instances,
-	// rounded down but at least 1, rates divided by Instances (see the
-	// package documentation). With 1, limits are used unchanged.
+	// instance's share (Limit.Share; see the package documentation).
 	Instances int
 	// Failures is how many consecutive failed calls to the primary open the
 	// breaker (default DefaultFailures, 3). Every failed call is decided
