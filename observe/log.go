@@ -8,7 +8,6 @@ import (
 // A LogOption configures Log.
 type LogOption interface{ apply(*logger) }
 
-// logOptionFunc adapts a function to LogOption.
 type logOptionFunc func(*logger)
 
 func (f logOptionFunc) apply(l *logger) { f(l) }
@@ -54,45 +53,31 @@ func (lg *logger) Observe(ctx context.Context, e Event) {
 	if !lg.l.Enabled(ctx, lg.level) {
 		return
 	}
-	if e.Outcome == Released {
-		lg.released(ctx, e)
-		return
-	}
+	msg := "ratekit decision"
 	attrs := make([]slog.Attr, 0, 10)
-	attrs = append(attrs,
-		slog.String("outcome", e.Outcome.String()),
-		slog.String("policy", e.Policy),
-		slog.Int64("quota", e.Quota),
-		slog.Int64("remaining", e.Remaining),
-		slog.Int64("cost", e.Cost),
-		slog.Duration("latency", e.Latency),
-	)
-	if e.Fallback {
-		attrs = append(attrs, slog.Bool("fallback", true))
-	}
-	if e.Held != "" {
+	attrs = append(attrs, slog.String("outcome", e.Outcome.String()), slog.String("policy", e.Policy))
+	if e.Outcome == Released { // slots given back: no decision, so no quota, cost or latency
+		msg = "ratekit released"
 		attrs = append(attrs, slog.String("held", e.Held))
-	}
-	if e.Err != nil {
-		attrs = append(attrs, slog.String("error", e.Err.Error()))
+	} else {
+		attrs = append(attrs,
+			slog.Int64("quota", e.Quota),
+			slog.Int64("remaining", e.Remaining),
+			slog.Int64("cost", e.Cost),
+			slog.Duration("latency", e.Latency),
+		)
+		if e.Fallback {
+			attrs = append(attrs, slog.Bool("fallback", true))
+		}
+		if e.Held != "" {
+			attrs = append(attrs, slog.String("held", e.Held))
+		}
+		if e.Err != nil {
+			attrs = append(attrs, slog.String("error", e.Err.Error()))
+		}
 	}
 	if lg.subjects {
 		attrs = append(attrs, slog.String("subject", e.Subject))
 	}
-	lg.l.LogAttrs(ctx, lg.level, "ratekit decision", attrs...)
-}
-
-// released logs slots given back: no decision, so no quota, cost or
-// latency.
-func (lg *logger) released(ctx context.Context, e Event) {
-	attrs := make([]slog.Attr, 0, 4)
-	attrs = append(attrs,
-		slog.String("outcome", e.Outcome.String()),
-		slog.String("policy", e.Policy),
-		slog.String("held", e.Held),
-	)
-	if lg.subjects {
-		attrs = append(attrs, slog.String("subject", e.Subject))
-	}
-	lg.l.LogAttrs(ctx, lg.level, "ratekit released", attrs...)
+	lg.l.LogAttrs(ctx, lg.level, msg, attrs...)
 }

@@ -1,15 +1,16 @@
 package observe
 
 import (
+	"maps"
 	"sync"
 	"sync/atomic"
 )
 
 // A PolicyMap holds what an observer keeps per policy (a metrics module's
 // series, say), made by its build function on each policy name's first
-// Get. Reads take no lock and allocate nothing: the map is never changed
-// once published, and a new name publishes a copy under a lock. Policy
-// names come from configuration, so copies are rare and small.
+// Get. Reads take no lock and allocate nothing: a new name publishes a copy
+// of the map under a lock, which is rare since policy names come from
+// configuration.
 //
 // Build one with NewPolicyMap; the zero PolicyMap is not usable. A
 // PolicyMap is safe for concurrent use.
@@ -22,29 +23,22 @@ type PolicyMap[V any] struct {
 // NewPolicyMap returns an empty PolicyMap whose values build makes. build
 // is called under the map's lock, at most once per name.
 func NewPolicyMap[V any](build func(policy string) V) *PolicyMap[V] {
-	return &PolicyMap[V]{build: build}
+	c := &PolicyMap[V]{build: build}
+	c.m.Store(&map[string]V{})
+	return c
 }
 
 // Get returns policy's value, building it on the policy's first Get.
 func (c *PolicyMap[V]) Get(policy string) V {
-	if m := c.m.Load(); m != nil {
-		if v, ok := (*m)[policy]; ok {
-			return v
-		}
+	if v, ok := (*c.m.Load())[policy]; ok {
+		return v
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	old := c.m.Load()
-	next := map[string]V{}
-	if old != nil {
-		if v, ok := (*old)[policy]; ok {
-			return v
-		}
-		next = make(map[string]V, len(*old)+1)
-		for k, v := range *old {
-			next[k] = v
-		}
+	if v, ok := (*c.m.Load())[policy]; ok {
+		return v
 	}
+	next := maps.Clone(*c.m.Load())
 	v := c.build(policy)
 	next[policy] = v
 	c.m.Store(&next)

@@ -34,13 +34,11 @@ type Reputation struct {
 	TTL time.Duration
 }
 
-// A Store keeps tenants' reputations. Each method is one atomic
-// update (or read) of one tenant under policy p, on the store's own clock
-// (Redis's TIME, or memstore's injected clock); implementations validate p
-// and reject an empty tenant with ratekit.ErrEmptyKey, and are safe for
-// concurrent use. The Redis store and store/memstore implement it with the
-// same arithmetic, and store/storetest.RunReputation checks it against a
-// reference model.
+// A Store keeps tenants' reputations. Each method is one atomic update (or
+// read) of one tenant under policy p, on the store's own clock;
+// implementations validate p, reject an empty tenant with
+// ratekit.ErrEmptyKey, and are safe for concurrent use.
+// store/storetest.RunReputation checks one against a reference model.
 type Store interface {
 	// RecordViolation lowers the tenant's score and returns the new state.
 	RecordViolation(ctx context.Context, tenant string, p Policy) (Reputation, error)

@@ -4,17 +4,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/ratekit/ratekit/observe"
 )
 
+// Attribute keys of the data points.
+const (
+	// PolicyKey names the binding policy (observe.Event.Policy).
+	PolicyKey = attribute.Key("ratekit.policy")
+	// OutcomeKey names the outcome of a decision (observe.Outcome.String).
+	OutcomeKey = attribute.Key("ratekit.outcome")
+)
+
 // Metrics records ratekit's decisions on OpenTelemetry instruments (see the
-// package documentation for the list). It is an observe.Observer: give it
-// to the paths to measure (ratekit.WithObserver, an adapter's WithObserver,
-// lockout.Config.Observer). One Metrics may serve every path of a process.
+// package documentation for the list). It is an observe.Observer; one
+// Metrics may serve every path of a process.
 //
 // A Metrics is safe for concurrent use. The zero value is not usable: build
 // it with New.
@@ -68,16 +77,10 @@ func New(opts ...Option) (*Metrics, error) {
 	return m, nil
 }
 
-// Observe records one decision: the decision itself, a near-limit, a store
-// error or a fallback decision as the Event says, and the store's latency
-// when it was asked. A decision made by a store (allowed, denied,
-// shadow_denied) sets ratekit.fallback.active to whether a fallback store
-// made it; errors and invalid requests leave it as it was. An admission
-// that took InFlight slots adds 1 to ratekit.inflight.active_requests of
-// each limit in e.Held; a Released event, which is no decision, takes 1
-// from each and records nothing else. ctx reaches the instruments (for
-// exemplars). Once a policy's attribute sets exist, Observe itself
-// allocates nothing.
+// Observe records one decision on the instruments the package documentation
+// lists; a Released event only moves ratekit.inflight.active_requests. ctx
+// reaches the instruments (for exemplars). Once a policy's attribute sets
+// exist, Observe itself allocates nothing.
 func (m *Metrics) Observe(ctx context.Context, e observe.Event) {
 	if d := e.HeldDelta(); d != 0 {
 		for _, opts := range m.held.Get(e.Held) {
@@ -108,4 +111,38 @@ func (m *Metrics) Observe(ctx context.Context, e observe.Event) {
 	if e.Latency > 0 {
 		m.latency.Record(ctx, e.Latency.Seconds(), s.latency...)
 	}
+}
+
+// series are one policy's measurement options, with their attribute sets
+// built once: an Event then costs no attribute sorting and no allocation.
+type series struct {
+	decisions [observe.Invalid + 1][]metric.AddOption // by Outcome
+	policy    []metric.AddOption
+	latency   []metric.RecordOption
+}
+
+func newSeries(policy string) *series {
+	set := attribute.NewSet(PolicyKey.String(policy))
+	s := &series{
+		policy:  []metric.AddOption{metric.WithAttributeSet(set)},
+		latency: []metric.RecordOption{metric.WithAttributeSet(set)},
+	}
+	for o := range s.decisions {
+		s.decisions[o] = []metric.AddOption{outcomeOption(policy, observe.Outcome(o))}
+	}
+	return s
+}
+
+func outcomeOption(policy string, o observe.Outcome) metric.MeasurementOption {
+	return metric.WithAttributeSet(attribute.NewSet(PolicyKey.String(policy), OutcomeKey.String(o.String())))
+}
+
+// heldOptions returns the measurement options of each InFlight limit named
+// in held, a list as in observe.Event.Held.
+func heldOptions(held string) [][]metric.AddOption {
+	var opts [][]metric.AddOption
+	for _, name := range strings.Split(held, ",") {
+		opts = append(opts, []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(PolicyKey.String(name)))})
+	}
+	return opts
 }

@@ -10,10 +10,9 @@ import (
 )
 
 // Metrics counts ratekit's decisions as Prometheus series (see the package
-// documentation for the list). It is an observe.Observer: give it to the
-// paths to count (ratekit.WithObserver, an adapter's WithObserver,
-// lockout.Config.Observer); and a prometheus.Collector: register it once,
-// reg.MustRegister(m). One Metrics may serve every path of a process.
+// documentation for the list). It is an observe.Observer and a
+// prometheus.Collector: register it once, reg.MustRegister(m). One Metrics
+// may serve every path of a process.
 //
 // A Metrics is safe for concurrent use. The zero value is not usable: build
 // it with New.
@@ -27,6 +26,16 @@ type Metrics struct {
 	inFlight       *prometheus.GaugeVec
 	policies       *observe.PolicyMap[*series]            // built by series
 	held           *observe.PolicyMap[[]prometheus.Gauge] // by Event.Held: a gauge per name
+}
+
+// series are one policy's children of every vector, looked up once: an
+// Event then costs no label hashing and no allocation.
+type series struct {
+	decisions   [observe.Invalid + 1]prometheus.Counter // by Outcome
+	nearLimit   prometheus.Counter
+	storeErrors prometheus.Counter
+	fallback    prometheus.Counter
+	latency     prometheus.Observer
 }
 
 var (
@@ -100,15 +109,9 @@ func (m *Metrics) series(policy string) *series {
 	return s
 }
 
-// Observe counts one decision: the decision itself, a near-limit, a store
-// error or a fallback decision as the Event says, and the store's latency
-// when it was asked. A decision made by a store (allowed, denied,
-// shadow_denied) sets ratekit_fallback_active to whether a fallback store
-// made it; errors and invalid requests leave it as it was. An admission
-// that took InFlight slots adds 1 to ratekit_inflight of each limit in
-// e.Held; a Released event, which is no decision, takes 1 from each and
-// touches nothing else. It never allocates once the policy's series exist,
-// and ignores ctx.
+// Observe counts one decision in the series the package documentation
+// lists; a Released event only moves ratekit_inflight. It never allocates
+// once the policy's series exist, and ignores ctx.
 func (m *Metrics) Observe(_ context.Context, e observe.Event) {
 	if d := e.HeldDelta(); d != 0 {
 		for _, g := range m.held.Get(e.Held) {

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/model"
 )
 
 // DefaultBuckets returns the latency histogram's bucket bounds in seconds
@@ -51,10 +52,7 @@ func WithBuckets(bounds []float64) Option {
 // {"service": "checkout"}. They may not be named policy, outcome or le. The
 // map is copied.
 func WithConstLabels(labels prometheus.Labels) Option {
-	l := make(prometheus.Labels, len(labels))
-	for k, v := range labels {
-		l[k] = v
-	}
+	l := maps.Clone(labels)
 	return optionFunc(func(c *config) { c.labels = l })
 }
 
@@ -69,7 +67,7 @@ func newConfig(opts []Option) (*config, error) {
 		c.buckets = DefaultBuckets()
 	}
 	var errs []error
-	if c.namespace != "" && !validName(c.namespace, true) {
+	if c.namespace != "" && !model.LegacyValidation.IsValidMetricName(c.namespace) {
 		errs = append(errs, fmt.Errorf("ratekit: metrics namespace %q is not a valid Prometheus name ([a-zA-Z_:][a-zA-Z0-9_:]*)", c.namespace))
 	}
 	for i, b := range c.buckets {
@@ -82,23 +80,11 @@ func newConfig(opts []Option) (*config, error) {
 		switch {
 		case k == "policy" || k == "outcome" || k == "le":
 			errs = append(errs, fmt.Errorf("ratekit: const label %q is reserved for the metrics' own labels", k))
-		case !validName(k, false) || strings.HasPrefix(k, "__"):
+		case !model.LegacyValidation.IsValidLabelName(k) || strings.HasPrefix(k, "__"):
 			errs = append(errs, fmt.Errorf("ratekit: const label name %q is not valid ([a-zA-Z_][a-zA-Z0-9_]*, not starting with __)", k))
 		case !utf8.ValidString(c.labels[k]):
 			errs = append(errs, fmt.Errorf("ratekit: const label %q has a value that is not UTF-8", k))
 		}
 	}
 	return c, errors.Join(errs...)
-}
-
-// validName reports a legacy Prometheus metric name (colons allowed) or
-// label name.
-func validName(s string, colons bool) bool {
-	for i, r := range s {
-		ok := r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9' || colons && r == ':'
-		if !ok {
-			return false
-		}
-	}
-	return s != ""
 }

@@ -30,12 +30,10 @@ type state struct {
 // with the limits of set, asked at start (the cache's clock before the
 // call); ok is false when d is not a denial the cache may repeat.
 //
-// The entry lasts until start + RetryAfter − margin: the store decided
-// after start, so a request of that cost cannot pass before then. It ends
-// sooner when a limit's EffectiveWindow does, as Remaining grows then. With
-// limits that have a penalty block it is cached only when every such limit
-// is in its block, and only until the first block ends: a call the cache
-// answered instead of the store could otherwise have started a block.
+// The entry lasts until start + RetryAfter − margin (the store decided after
+// start), or less: until a limit's EffectiveWindow ends, as Remaining grows
+// then, and until the first penalty block ends when the set has blocks
+// (all of which must be in force: see the package documentation).
 func newEntry(set *limitSet, d ratekit.Decision, cost, start int64, margin time.Duration) (e entry, ok bool) {
 	states := d.States
 	if len(states) == 0 && len(set.ids) == 1 { // one limit: the Decision is its state
@@ -46,6 +44,7 @@ func newEntry(set *limitSet, d ratekit.Decision, cost, start int64, margin time.
 		return entry{}, false
 	}
 	e = entry{start: start, cost: cost, binding: -1, blocked: d.Blocked, states: make([]state, len(states))}
+	wait := d.RetryAfter
 	bound := d.Limit.Spec().ID
 	for i, st := range states {
 		id := st.Limit.Spec().ID
@@ -57,9 +56,6 @@ func newEntry(set *limitSet, d ratekit.Decision, cost, start int64, margin time.
 		}
 		e.states[i] = state{remaining: st.Remaining, resetAfter: st.ResetAfter, retryAfter: st.RetryAfter,
 			window: st.EffectiveWindow, allowed: st.Allowed, blocked: st.Blocked}
-	}
-	wait := d.RetryAfter
-	for _, st := range states {
 		if st.EffectiveWindow > 0 { // Remaining grows then: the recorded one would be stale
 			wait = min(wait, st.EffectiveWindow)
 		}
@@ -97,26 +93,19 @@ func (e *entry) covers(o entry) bool {
 // whose own wait has run out reports that it admits.
 func (e *entry) decision(limits []ratekit.Limit, now int64) ratekit.Decision {
 	elapsed := time.Duration(now - e.start)
+	var d ratekit.Decision
 	if len(e.states) == 1 { // one limit: no States slice, as the stores answer
-		d := store.Single(e.state(limits[0], 0, elapsed))
-		d.Blocked, d.Cached = e.blocked, true
-		return d
+		d = store.Single(e.state(limits[0], 0, elapsed))
+	} else {
+		states := make([]ratekit.LimitState, len(e.states))
+		for i := range e.states {
+			states[i] = e.state(limits[i], i, elapsed)
+		}
+		d = store.Single(states[e.binding])
+		d.States = states
 	}
-	states := make([]ratekit.LimitState, len(e.states))
-	for i := range e.states {
-		states[i] = e.state(limits[i], i, elapsed)
-	}
-	b := states[e.binding]
-	return ratekit.Decision{
-		Limit:           b.Limit,
-		Remaining:       b.Remaining,
-		ResetAfter:      b.ResetAfter,
-		RetryAfter:      b.RetryAfter,
-		EffectiveWindow: b.EffectiveWindow,
-		Blocked:         e.blocked,
-		Cached:          true,
-		States:          states,
-	}
+	d.Allowed, d.Blocked, d.Cached = false, e.blocked, true
+	return d
 }
 
 // state is limit i's state, its waits reduced by elapsed; a limit whose own

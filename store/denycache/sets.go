@@ -1,6 +1,7 @@
 package denycache
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -48,16 +49,7 @@ func (t *sets) find(limits []ratekit.Limit) *limitSet {
 	if len(t.all) >= maxSets {
 		return nil
 	}
-	s := newSet(uint32(len(t.all)), limits)
-	if t.ids == nil {
-		t.ids = make(map[string]*limitSet)
-	}
-	t.ids[b.String()], t.all = s, append(t.all, s)
-	return s
-}
-
-func newSet(num uint32, limits []ratekit.Limit) *limitSet {
-	s := &limitSet{num: num, ids: make([]string, len(limits)), cacheable: true}
+	s := &limitSet{num: uint32(len(t.all)), ids: make([]string, len(limits)), cacheable: true}
 	for i, l := range limits {
 		sp := l.Spec()
 		s.ids[i] = sp.ID
@@ -69,6 +61,10 @@ func newSet(num uint32, limits []ratekit.Limit) *limitSet {
 			s.blocks = append(s.blocks, i)
 		}
 	}
+	if t.ids == nil {
+		t.ids = make(map[string]*limitSet)
+	}
+	t.ids[b.String()], t.all = s, append(t.all, s)
 	return s
 }
 
@@ -78,20 +74,8 @@ func (t *sets) sharing(ids []string, f func(*limitSet)) {
 	all := t.all
 	t.mu.Unlock()
 	for _, s := range all {
-		if s.shares(ids) {
+		if slices.ContainsFunc(s.ids, func(id string) bool { return slices.Contains(ids, id) }) {
 			f(s)
 		}
 	}
-}
-
-// shares reports whether s has a limit of ids.
-func (s *limitSet) shares(ids []string) bool {
-	for _, id := range ids {
-		for _, sid := range s.ids {
-			if sid == id {
-				return true
-			}
-		}
-	}
-	return false
 }

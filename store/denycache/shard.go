@@ -9,10 +9,9 @@ import (
 
 const (
 	numShards = 64
-	// sweepEvery is how often, by the cache's clock, every shard is swept
-	// while calls arrive: one call in each sweepEvery/numShards sweeps the
-	// next shard.
-	sweepEvery = time.Second
+	// sweepStep is how often, by the cache's clock, a call sweeps the next
+	// shard: each shard about once a second.
+	sweepStep = int64(time.Second / numShards)
 	// compactMin is the peak size below which a shard's map is never
 	// rebuilt: a small map costs little, and rebuilding it would churn.
 	compactMin = 256
@@ -29,20 +28,11 @@ type shard struct {
 	least int64
 }
 
-// entryKey identifies the entry of one subject (as returned by subject) and
-// one limit set.
+// entryKey identifies the entry of one subject (a subject.Key) and one
+// limit set.
 type entryKey struct {
 	sub string
 	set uint32
-}
-
-// put stores e under k. k's subject is a copy of the caller's, so that the
-// cache never holds the caller's memory (nor a lookup's stack). The caller
-// holds sh.mu and has counted a new entry.
-func (sh *shard) put(k entryKey, e entry) {
-	sh.m[k] = e
-	sh.peak = max(sh.peak, len(sh.m))
-	sh.least = min(sh.least, e.until)
 }
 
 // del deletes the entry under k, if any. The caller holds sh.mu.
@@ -86,23 +76,26 @@ func (s *Store) Len() int {
 	return n
 }
 
-// makeRoom sweeps every shard, at most once per sweepEvery/numShards of
-// the cache's clock, when the cache is full: a new entry then takes the
-// place of any expired one, not only of one in its own shard. The caller
-// holds no shard's lock.
+// due reports whether the caller, at now, is the one to act at the moment
+// next holds, moving it sweepStep on.
+func due(next *atomic.Int64, now int64) bool {
+	n := next.Load()
+	return now >= n && next.CompareAndSwap(n, now+sweepStep)
+}
+
+// makeRoom sweeps every shard, at most once per sweepStep, when
+// the cache is full: a new entry then takes the place of any expired one,
+// not only of one in its own shard. The caller holds no shard's lock.
 func (s *Store) makeRoom(now int64) {
-	next := s.nextFull.Load()
-	if s.count.Load() < s.maxEntries || now < next || !s.nextFull.CompareAndSwap(next, now+int64(sweepEvery/numShards)) {
-		return
+	if s.count.Load() >= s.maxEntries && due(&s.nextFull, now) {
+		s.sweepAll(now)
 	}
-	s.sweepAll(now)
 }
 
 // Sweep drops every expired entry now and gives back the memory of shard
 // maps that have shrunk well below their peak. The cache also sweeps by
-// itself while calls arrive (every shard about once a second of its clock),
-// and a full shard sweeps before refusing a new entry; Sweep is for a
-// moment of your choosing, e.g. after stepping a fake clock.
+// itself while calls arrive; Sweep is for a moment of your choosing, e.g.
+// after stepping a fake clock.
 func (s *Store) Sweep() {
 	s.sweepAll(s.clock.Nanos())
 }
@@ -110,21 +103,19 @@ func (s *Store) Sweep() {
 // sweepAll sweeps every shard at now.
 func (s *Store) sweepAll(now int64) {
 	for i := range s.shards {
-		sh := &s.shards[i]
-		sh.mu.Lock()
-		s.sweep(sh, now)
-		sh.mu.Unlock()
+		s.sweepLocked(&s.shards[i], now)
 	}
 }
 
-// maybeSweep sweeps the next shard if it is time to: one call in every
-// sweepEvery/numShards of the cache's clock does.
+// maybeSweep sweeps the next shard if it is due.
 func (s *Store) maybeSweep(now int64) {
-	next := s.nextSweep.Load()
-	if now < next || !s.nextSweep.CompareAndSwap(next, now+int64(sweepEvery/numShards)) {
-		return
+	if due(&s.nextSweep, now) {
+		s.sweepLocked(&s.shards[s.cursor.Add(1)%numShards], now)
 	}
-	sh := &s.shards[s.cursor.Add(1)%numShards]
+}
+
+// sweepLocked sweeps sh under its lock.
+func (s *Store) sweepLocked(sh *shard, now int64) {
 	sh.mu.Lock()
 	s.sweep(sh, now)
 	sh.mu.Unlock()

@@ -20,9 +20,7 @@ import (
 // package doc for what it caches and what it promises).
 //
 // The zero value is not usable: build a Store with New. A Store is safe for
-// concurrent use. Its entries are held in 64 shards by subject; a cached
-// answer takes one shard's read lock and allocates only the States of the
-// Decision it returns.
+// concurrent use.
 type Store struct {
 	inner      ratekit.Store
 	clock      elapsed.Clock // WithClock, or the monotonic clock; counts from New
@@ -43,11 +41,10 @@ var _ ratekit.Store = (*Store)(nil)
 // most DefaultMaxEntries denials, DefaultMargin, the local monotonic clock.
 // It starts no goroutine.
 func New(inner ratekit.Store, opts ...Option) *Store {
-	c := config{maxEntries: DefaultMaxEntries, margin: DefaultMargin}
+	s := &Store{inner: inner, clock: elapsed.New(nil), margin: DefaultMargin, maxEntries: DefaultMaxEntries, seed: maphash.MakeSeed()}
 	for _, o := range opts {
-		o.apply(&c)
+		o.apply(s)
 	}
-	s := &Store{inner: inner, clock: elapsed.New(c.now), margin: c.margin, maxEntries: int64(c.maxEntries), seed: maphash.MakeSeed()}
 	for i := range s.shards {
 		s.shards[i].m = make(map[entryKey]entry)
 		s.shards[i].least = math.MaxInt64
@@ -87,6 +84,14 @@ type prepared struct {
 	ids    []string
 }
 
+// settling is a prepared form whose inner form can settle.
+type settling struct {
+	*prepared
+	inner store.Settler
+}
+
+var _ store.Settler = (*settling)(nil)
+
 // Take answers from the cache a denial that still holds for cost, and
 // otherwise asks the inner store, caching its denial.
 func (p *prepared) Take(ctx context.Context, key string, cost int64) (ratekit.Decision, error) {
@@ -106,11 +111,32 @@ func (p *prepared) Reset(ctx context.Context, key string) error {
 		return p.inner.Reset(ctx, key)
 	}
 	sub := subject.Key(key)
-	sh := p.s.shard(sub)
-	p.s.forget(sh, sub, p.ids)
+	p.s.forget(sub, p.ids)
 	err := p.inner.Reset(ctx, key)
-	p.s.forget(sh, sub, p.ids)
+	p.s.forget(sub, p.ids)
 	return err
+}
+
+// Reserve is Take, asking the inner store to reserve.
+func (p *settling) Reserve(ctx context.Context, key string, cost int64) (ratekit.Decision, error) {
+	return p.decide(ctx, key, cost, func() (ratekit.Decision, error) { return p.inner.Reserve(ctx, key, cost) })
+}
+
+// Settle settles through the inner store. A refund forgets key's cached
+// denials of every set that shares a limit with these: it may let them
+// pass sooner.
+func (p *settling) Settle(ctx context.Context, key string, r *ratekit.Receipt, cost int64) error {
+	refund := r != nil && cost < r.Cost
+	err := p.inner.Settle(ctx, key, r, cost)
+	if refund && key != "" {
+		p.s.forget(subject.Key(key), p.ids)
+	}
+	return err
+}
+
+// Renew renews through the inner store.
+func (p *settling) Renew(ctx context.Context, key string, r *ratekit.Receipt) (bool, error) {
+	return p.inner.Renew(ctx, key, r)
 }
 
 // decide answers from the cache, or asks the inner store (ask) and caches
@@ -164,20 +190,24 @@ func (s *Store) record(sh *shard, sub string, set *limitSet, cost, start int64, 
 	case found && start < old.until && !e.covers(old):
 		// a live entry that answers more costs stays
 	case found || s.reserve(sh, start):
-		sh.put(entryKey{strings.Clone(sub), set.num}, e)
+		// The key's subject is a copy: the cache never holds the caller's memory.
+		sh.m[entryKey{strings.Clone(sub), set.num}] = e
+		sh.peak = max(sh.peak, len(sh.m))
+		sh.least = min(sh.least, e.until)
 	}
 }
 
 // forget drops sub's entries for every set that shares a limit with
 // ids, and stops the denials asked for before from being recorded.
-func (s *Store) forget(sh *shard, sub string, ids []string) {
+func (s *Store) forget(sub string, ids []string) {
+	sh := s.shard(sub)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	sh.epoch.Add(1)
 	s.sets.sharing(ids, func(set *limitSet) { s.del(sh, entryKey{sub, set.num}) })
 }
 
-// shard returns the shard of sub, a subject as returned by subject.
+// shard returns the shard of sub, a subject.Key.
 func (s *Store) shard(sub string) *shard {
 	return &s.shards[maphash.String(s.seed, sub)%numShards]
 }

@@ -21,9 +21,7 @@ const (
 type Config struct {
 	// Instances is how many instances of the service share the primary's
 	// limits (default 1). While falling back, each limit is scaled to one
-	// instance's share: quotas, bursts and capacities divided by Instances,
-	// rounded down but at least 1, rates divided by Instances (see the
-	// package documentation). With 1, limits are used unchanged.
+	// instance's share (Limit.Share; see the package documentation).
 	Instances int
 	// Failures is how many consecutive failed calls to the primary open the
 	// breaker (default DefaultFailures, 3). Every failed call is decided
@@ -31,8 +29,7 @@ type Config struct {
 	Failures int
 	// Retry is how often, while the breaker is open, a background probe asks
 	// the primary whether it is back (default DefaultRetry, 250 ms; at least
-	// 1 ms). Decisions return to the primary within about Retry plus a round
-	// trip of its recovery.
+	// 1 ms).
 	Retry time.Duration
 	// ProbeTimeout bounds each probe (default DefaultProbeTimeout, 100 ms; at
 	// least 1 ms). A probe runs in the background and never delays a request.
@@ -52,31 +49,27 @@ func (c Config) withDefaults() (Config, error) {
 	bad := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf("ratekit: fallback: "+format, args...))
 	}
-	switch {
-	case c.Instances == 0:
-		c.Instances = 1
-	case c.Instances < 0:
+	if !orDefault(&c.Instances, 1, 1) {
 		bad("Config.Instances is %d; set it to the number of instances that share the primary store's limits (0 means 1)", c.Instances)
 	}
-	switch {
-	case c.Failures == 0:
-		c.Failures = DefaultFailures
-	case c.Failures < 0:
+	if !orDefault(&c.Failures, DefaultFailures, 1) {
 		bad("Config.Failures is %d; set it to 1 or more consecutive failures (0 means %d)", c.Failures, DefaultFailures)
 	}
-	switch {
-	case c.Retry == 0:
-		c.Retry = DefaultRetry
-	case c.Retry < time.Millisecond:
+	if !orDefault(&c.Retry, DefaultRetry, time.Millisecond) {
 		bad("Config.Retry is %v; set it to 1ms or more (0 means %v)", c.Retry, DefaultRetry)
 	}
-	switch {
-	case c.ProbeTimeout == 0:
-		c.ProbeTimeout = DefaultProbeTimeout
-	case c.ProbeTimeout < time.Millisecond:
+	if !orDefault(&c.ProbeTimeout, DefaultProbeTimeout, time.Millisecond) {
 		bad("Config.ProbeTimeout is %v; set it to 1ms or more (0 means %v)", c.ProbeTimeout, DefaultProbeTimeout)
 	}
 	return c, errors.Join(errs...)
+}
+
+// orDefault sets a zero *v to def and reports whether *v is at least least.
+func orDefault[T int | time.Duration](v *T, def, least T) bool {
+	if *v == 0 {
+		*v = def
+	}
+	return *v >= least
 }
 
 // checkStores reports a missing store, or one store passed as both.

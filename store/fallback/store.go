@@ -13,13 +13,11 @@ import (
 
 // Store is a ratekit.Store that decides through a primary store and, while
 // the primary fails, through a local one with per-instance limits, behind a
-// circuit breaker (see the package documentation). Pass it to ratekit.New as
-// any store; Middleware, the framework adapters and levels then fall back
-// with it.
+// circuit breaker (see the package documentation).
 //
 // The zero Store is not usable: build one with New. A Store is safe for
-// concurrent use. It starts no goroutine of its own except its probes, each
-// of which ends within Config.ProbeTimeout, so it needs no Close.
+// concurrent use. Its only goroutines are its probes, each of which ends
+// within Config.ProbeTimeout, so it needs no Close.
 type Store struct {
 	primary, local ratekit.Store
 	cfg            Config
@@ -49,7 +47,6 @@ func newStore(primary, local ratekit.Store, cfg Config, now func() time.Time) (*
 
 // Open reports whether the breaker is open: calls are decided by the local
 // store without asking the primary, until a probe finds the primary back.
-// It is safe for concurrent use; the answer may change at any time.
 func (s *Store) Open() bool { return s.b.open.Load() }
 
 // Prepare implements ratekit.Store: it prepares limits on the primary
@@ -73,11 +70,32 @@ func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 	return p, nil
 }
 
+// scaled returns limits at one instance's share of n (Limit.Share), or
+// limits when n is 1.
+func scaled(limits []ratekit.Limit, n int64) []ratekit.Limit {
+	if n == 1 {
+		return limits
+	}
+	out := make([]ratekit.Limit, len(limits))
+	for i, l := range limits {
+		out[i] = l.Share(n)
+	}
+	return out
+}
+
 // prepared is one set of limits on a Store.
 type prepared struct {
 	s              *Store
 	primary, local ratekit.Prepared
 }
+
+// settling is a prepared form whose stores' forms can settle.
+type settling struct {
+	*prepared
+	primary, local store.Settler
+}
+
+var _ store.Settler = (*settling)(nil)
 
 // Take asks the primary store, or the local one while the circuit is open
 // or when the primary fails (see the package doc).
@@ -89,7 +107,35 @@ func (p *prepared) Take(ctx context.Context, key string, cost int64) (ratekit.De
 
 // Peek is Take's Peek.
 func (p *prepared) Peek(ctx context.Context, key string) (ratekit.Decision, error) {
-	return p.decide(ctx, key, func(ctx context.Context, st ratekit.Prepared) (ratekit.Decision, error) { return st.Peek(ctx, key) })
+	return p.decide(ctx, key, func(ctx context.Context, st ratekit.Prepared) (ratekit.Decision, error) {
+		return st.Peek(ctx, key)
+	})
+}
+
+// Reserve is Take's Reserve: the Receipt of a charge made locally is marked
+// Fallback, and settles there.
+func (p *settling) Reserve(ctx context.Context, key string, cost int64) (ratekit.Decision, error) {
+	return p.decide(ctx, key, func(ctx context.Context, st ratekit.Prepared) (ratekit.Decision, error) {
+		return st.(store.Settler).Reserve(ctx, key, cost)
+	})
+}
+
+// Settle settles r in the store that charged it.
+func (p *settling) Settle(ctx context.Context, key string, r *ratekit.Receipt, cost int64) error {
+	return p.settler(r).Settle(ctx, key, r, cost)
+}
+
+// Renew renews r in the store that charged it.
+func (p *settling) Renew(ctx context.Context, key string, r *ratekit.Receipt) (bool, error) {
+	return p.settler(r).Renew(ctx, key, r)
+}
+
+// settler is the store that charged r.
+func (p *settling) settler(r *ratekit.Receipt) store.Settler {
+	if r != nil && r.Fallback {
+		return p.local
+	}
+	return p.primary
 }
 
 // Reset resets both stores; the primary's error is the one reported.

@@ -175,6 +175,16 @@ func (s *Store) dropIfDead(h *holder, l *lease) {
 	}
 }
 
+// drop marks h, just removed from the subjects, dead, and counts the units
+// of its lease in units.
+func (s *Store) drop(h *holder, units *atomic.Int64) {
+	s.count.Add(-1)
+	h.dead.Store(true)
+	if l := h.cur.Load(); l != nil {
+		units.Add(l.units.Swap(0))
+	}
+}
+
 // noteDebit remembers a debit that left held units in l, for sizing.
 func (h *holder) noteDebit(l *lease, held, now int64) {
 	h.lastObj, h.lastHeld, h.lastAt = l, held, now
@@ -206,15 +216,8 @@ func (s *Store) size(h *holder, cur *lease, now int64) int64 {
 
 // forget drops sub's holder and the units it holds.
 func (s *Store) forget(sub string) {
-	v, ok := s.subjects.LoadAndDelete(sub)
-	if !ok {
-		return
-	}
-	s.count.Add(-1)
-	h := v.(*holder)
-	h.dead.Store(true)
-	if l := h.cur.Load(); l != nil {
-		s.dropped.Add(l.units.Swap(0))
+	if v, ok := s.subjects.LoadAndDelete(sub); ok {
+		s.drop(v.(*holder), &s.dropped)
 	}
 }
 
@@ -222,10 +225,9 @@ func (s *Store) forget(sub string) {
 // refill interval, and reports whether there is room for another.
 func (s *Store) sweepFull() bool {
 	now := s.clock.Nanos()
-	if next := s.nextSweep.Load(); now < next || !s.nextSweep.CompareAndSwap(next, now+int64(s.interval)) {
-		return s.count.Load() < s.maxSubjects
+	if next := s.nextSweep.Load(); now >= next && s.nextSweep.CompareAndSwap(next, now+int64(s.interval)) {
+		s.sweep(now)
 	}
-	s.sweep(now)
 	return s.count.Load() < s.maxSubjects
 }
 
@@ -243,11 +245,7 @@ func (s *Store) sweep(now int64) {
 			return true // a refill is under way
 		}
 		if !h.cur.Load().live(now) && s.subjects.CompareAndDelete(k, h) {
-			s.count.Add(-1)
-			h.dead.Store(true)
-			if l := h.cur.Load(); l != nil {
-				s.lapsed.Add(l.units.Swap(0))
-			}
+			s.drop(h, &s.lapsed)
 		}
 		<-h.sem
 		return true

@@ -16,8 +16,7 @@ const DefaultRefillInterval = 100 * time.Millisecond
 const DefaultMargin = time.Millisecond
 
 // DefaultMaxSubjects is the number of subjects a Store leases for at once
-// unless WithMaxSubjects says otherwise. Calls about further subjects go to
-// the inner store as they are.
+// unless WithMaxSubjects says otherwise.
 const DefaultMaxSubjects = 1024
 
 // An Option configures a Store. Options are values built by the With
@@ -38,11 +37,9 @@ type config struct {
 }
 
 // WithMaxLease bounds every lease to n units (default: 1% of the smallest
-// quota of the leased limits, at least 1). It is the price of leasing: each
-// instance holds at most n units that no other instance can use, so a
-// window admits at least quota − instances × n when demand exceeds the
-// quota (see the package documentation). n must be 1 to the smallest quota;
-// 1 leases nothing (every call is a call to the inner store).
+// quota of the leased limits, at least 1): each instance holds at most n
+// units that no other instance can use (see the package documentation). n
+// must be 1 to the smallest quota; 1 leases nothing.
 func WithMaxLease(n int64) Option {
 	return optionFunc(func(c *config) {
 		if n < 1 {
@@ -55,10 +52,8 @@ func WithMaxLease(n int64) Option {
 
 // WithRefillInterval sizes each lease to last about d at the rate this
 // instance spent its last one (default DefaultRefillInterval), within
-// WithMaxLease: a busy instance then asks the shared store about once per d,
-// and an instance that serves one request a minute leases 1 unit at a
-// time. Near the end of a window a lease covers only the time left. d must
-// be positive.
+// WithMaxLease, or the time left in the window when less. d must be
+// positive.
 func WithRefillInterval(d time.Duration) Option {
 	return optionFunc(func(c *config) {
 		if d <= 0 {
@@ -71,11 +66,9 @@ func WithRefillInterval(d time.Duration) Option {
 
 // WithMargin sets how long before the end of the shared window, as the
 // inner store reported it, a lease stops being spent (default
-// DefaultMargin; negative values mean 0). The inner store measures the
-// window's end from its own clock in whole milliseconds; the margin covers
-// that rounding, so a unit is never spent after its window ended. Use 0
-// only with a store on the Store's own clock and without rounding, as tests
-// on a fake clock do.
+// DefaultMargin; negative values mean 0): it covers the inner store's
+// millisecond clock. Use 0 only with a store on the Store's own clock
+// without rounding, as tests on a fake clock do.
 func WithMargin(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.margin = max(d, 0) })
 }
@@ -83,7 +76,7 @@ func WithMargin(d time.Duration) Option {
 // WithMaxSubjects bounds the subjects the Store leases for at once (default
 // DefaultMaxSubjects; n < 1 keeps the default). At the bound, after
 // dropping the subjects whose leases have lapsed, calls about a new subject
-// go to the inner store unleased: exact, at one store call each.
+// go to the inner store unleased.
 func WithMaxSubjects(n int) Option {
 	return optionFunc(func(c *config) {
 		if n >= 1 {
@@ -93,9 +86,8 @@ func WithMaxSubjects(n int) Option {
 }
 
 // WithClock makes the Store read the local time from now instead of
-// time.Now (whose monotonic reading it otherwise uses). Tests pass a fake
-// clock, the same one their inner store reads. now must be safe for
-// concurrent use.
+// time.Now's monotonic reading; tests pass their inner store's fake clock.
+// now must be safe for concurrent use.
 func WithClock(now func() time.Time) Option {
 	return optionFunc(func(c *config) {
 		if now != nil {

@@ -17,19 +17,14 @@ import (
 
 // Store is a ratekit.Store that takes the quota of its leased limits from
 // an inner store in leases and spends them in process (see the package
-// documentation for what it promises). Calls with other limits go to the
-// inner store as they are, and settle there when they name no leased limit
-// (see Prepare).
+// documentation). Calls with other limits go to the inner store as they
+// are (see Prepare).
 //
-// The zero value is not usable: build a Store with New. A Store is safe
-// for concurrent use. An admission from a lease costs one atomic
-// compare-and-swap on the subject's lease and no allocation for one limit;
-// at most one call per subject at a time asks the inner store for a lease.
-// New starts no goroutine, and there is nothing to close.
+// The zero value is not usable: build a Store with New. A Store is safe for
+// concurrent use; it starts no goroutine and needs no Close.
 type Store struct {
 	inner       ratekit.Store
-	limits      []ratekit.Limit
-	ids         []string
+	ids         []string // the leased limits' Spec().ID, in order
 	minQuota    int64
 	minWindow   time.Duration
 	maxLease    int64
@@ -69,8 +64,7 @@ func New(inner ratekit.Store, limits []ratekit.Limit, opts ...Option) (*Store, e
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	s := &Store{inner: inner, limits: append([]ratekit.Limit(nil), limits...), margin: c.margin, interval: c.interval,
-		maxSubjects: int64(c.maxSubjects), clock: elapsed.New(c.now)}
+	s := &Store{inner: inner, margin: c.margin, interval: c.interval, maxSubjects: int64(c.maxSubjects), clock: elapsed.New(c.now)}
 	for i, l := range limits {
 		sp := l.Spec()
 		s.ids = append(s.ids, sp.ID)
@@ -114,11 +108,9 @@ func checkLeasable(limits []ratekit.Limit) []error {
 func (s *Store) MaxLease() int64 { return s.maxLease }
 
 // Prepare implements ratekit.Store. The leased limits, in order, get a form
-// that answers from leases (see leased.Take); other limits get the inner
-// store's form, which is a store.Settler when theirs is and they name no
-// leased limit. A leased limit's charges are spent in process from units
-// debited in batches: they cannot be settled, nor taken in one atomic call
-// with an InFlight limit.
+// that answers from leases; other limits get the inner store's form, which
+// is a store.Settler when theirs is and they name no leased limit (a leased
+// limit's charges cannot be settled: see the package documentation).
 func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 	inner, err := s.inner.Prepare(limits)
 	if err != nil {
@@ -127,8 +119,8 @@ func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 	switch {
 	case s.leased(limits):
 		return &leased{s: s, inner: inner, limits: slices.Clone(limits)}, nil
-	case s.shared(limits) >= 0:
-		return &sharing{s: s, inner: inner}, nil
+	case s.shares(limits):
+		return &sharing{Prepared: inner, s: s}, nil
 	}
 	return inner, nil
 }
@@ -141,10 +133,9 @@ type leased struct {
 }
 
 // Take answers a call whose cost is from 1 to the smallest quota from the
-// subject's lease when it holds the cost, or from what the shared window is
-// known to have left when that cannot cover it; otherwise the Store leases
-// from the inner store and answers. Every other call goes to the inner
-// store.
+// subject's lease, or refuses it when the lease and what the shared window
+// is known to have left cannot cover it; otherwise the Store leases from
+// the inner store and answers. Every other call goes to the inner store.
 func (p *leased) Take(ctx context.Context, key string, cost int64) (ratekit.Decision, error) {
 	s := p.s
 	if key == "" || cost < 1 || cost > s.minQuota {
@@ -196,19 +187,13 @@ func (p *leased) Reset(ctx context.Context, key string) error {
 // sharing is limits that share a leased limit with other limits, prepared:
 // their calls go to the inner store, and a Reset drops the lease too.
 type sharing struct {
-	s     *Store
-	inner ratekit.Prepared
+	ratekit.Prepared
+	s *Store
 }
 
-func (p *sharing) Take(ctx context.Context, key string, cost int64) (ratekit.Decision, error) {
-	return p.inner.Take(ctx, key, cost)
+func (p *sharing) Reset(ctx context.Context, key string) error {
+	return p.s.reset(ctx, key, p.Prepared)
 }
-
-func (p *sharing) Peek(ctx context.Context, key string) (ratekit.Decision, error) {
-	return p.inner.Peek(ctx, key)
-}
-
-func (p *sharing) Reset(ctx context.Context, key string) error { return p.s.reset(ctx, key, p.inner) }
 
 // reset drops this instance's lease of key, resets the inner store, and
 // drops again the lease a call made meanwhile. Leases of other instances
@@ -226,29 +211,13 @@ func (s *Store) reset(ctx context.Context, key string, inner ratekit.Prepared) e
 
 // leased reports whether limits are the leased limits, in order.
 func (s *Store) leased(limits []ratekit.Limit) bool {
-	if len(limits) != len(s.limits) {
-		return false
-	}
-	for i, l := range limits {
-		if l != s.limits[i] && l.Spec().ID != s.ids[i] {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(limits, s.ids, func(l ratekit.Limit, id string) bool { return l.Spec().ID == id })
 }
 
-// shared returns the index in limits of the first of them that is a
-// leased limit (the same state: the same Spec().ID), or -1.
-func (s *Store) shared(limits []ratekit.Limit) int {
-	for i, l := range limits {
-		id := l.Spec().ID
-		for _, own := range s.ids {
-			if id == own {
-				return i
-			}
-		}
-	}
-	return -1
+// shares reports whether one of limits is a leased limit (the same state:
+// the same Spec().ID).
+func (s *Store) shares(limits []ratekit.Limit) bool {
+	return slices.ContainsFunc(limits, func(l ratekit.Limit) bool { return slices.Contains(s.ids, l.Spec().ID) })
 }
 
 // unused is a Store that is never called: New validates limits with
