@@ -42,34 +42,22 @@ const (
 
 // mdFields is the response.HeaderSetter of a call: it keeps the rate-limit
 // fields a Guard sets, to send them under their metadata names, and drops
-// what only HTTP has (Cache-Control).
-type mdFields struct {
-	vals [numFields]string // "" when not set
+// what only HTTP has (Cache-Control). "" is a field not set.
+type mdFields [len(fieldNames)]string
+
+// fieldNames are the headers mdFields keeps and their metadata names, in the
+// order sent; statusOf sets the last two.
+var fieldNames = [...]struct{ header, md string }{
+	{"X-Ratelimit-Limit", "x-ratelimit-limit"},
+	{"X-Ratelimit-Remaining", "x-ratelimit-remaining"},
+	{"X-Ratelimit-Reset", "x-ratelimit-reset"},
+	{"Ratelimit-Policy", "ratelimit-policy"},
+	{"Ratelimit", "ratelimit"},
+	{"Retry-After", FieldRetryAfter},
+	{"", FieldPushback},
 }
 
-// numFields is how many fields mdFields keeps.
-const numFields = 7
-
-// fieldName is the metadata name of field i, in the order sent.
-func fieldName(i int) string {
-	switch i {
-	case 0:
-		return "x-ratelimit-limit"
-	case 1:
-		return "x-ratelimit-remaining"
-	case 2:
-		return "x-ratelimit-reset"
-	case 3:
-		return "ratelimit-policy"
-	case 4:
-		return "ratelimit"
-	case fieldRetryAfter:
-		return FieldRetryAfter
-	}
-	return FieldPushback
-}
-
-// Indexes of the fields that are set outside Set.
+// Indexes of the fields statusOf sets.
 const (
 	fieldRetryAfter = 5
 	fieldPushback   = 6
@@ -77,26 +65,18 @@ const (
 
 // Set keeps a field ratekit sets.
 func (f *mdFields) Set(key, value string) {
-	switch key {
-	case "X-Ratelimit-Limit":
-		f.vals[0] = value
-	case "X-Ratelimit-Remaining":
-		f.vals[1] = value
-	case "X-Ratelimit-Reset":
-		f.vals[2] = value
-	case "Ratelimit-Policy":
-		f.vals[3] = value
-	case "Ratelimit":
-		f.vals[4] = value
-	case "Retry-After":
-		f.vals[fieldRetryAfter] = value
+	for i := range fieldPushback {
+		if fieldNames[i].header == key {
+			f[i] = value
+			return
+		}
 	}
 }
 
 // metadata returns the fields as metadata, or nil when there are none.
 func (f *mdFields) metadata() metadata.MD {
 	n := 0
-	for _, v := range f.vals {
+	for _, v := range f {
 		if v != "" {
 			n++
 		}
@@ -106,10 +86,10 @@ func (f *mdFields) metadata() metadata.MD {
 	}
 	md := make(metadata.MD, n)
 	values := make([]string, 0, n) // one backing array for every field's slice
-	for i, v := range f.vals {
+	for i, v := range f {
 		if v != "" {
 			values = append(values, v)
-			md[fieldName(i)] = values[len(values)-1 : len(values) : len(values)]
+			md[fieldNames[i].md] = values[len(values)-1 : len(values) : len(values)]
 		}
 	}
 	return md
@@ -136,9 +116,7 @@ func refusal(v ratekit.Verdict, fields *mdFields) (metadata.MD, error) {
 // RetryInfo (its whole seconds), QuotaFailure and ErrorInfo;
 // codes.Unavailable for a 503; codes.InvalidArgument for a 400 or 413.
 // Error(nil) is nil, and an error that is no *response.Error is
-// codes.Internal without its text. Send the trailers with grpc.SetTrailer
-// when the client should see retry-after and grpc-retry-pushback-ms too;
-// Trailers returns them.
+// codes.Internal without its text.
 func Error(err error) error {
 	if err == nil {
 		return nil
@@ -222,10 +200,10 @@ func statusOf(e *response.Error, retry time.Duration, violations []violation, co
 	if code != codes.InvalidArgument {
 		if retry > 0 {
 			details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(retry)})
-			fields.vals[fieldRetryAfter] = strconv.FormatInt(e.Context.RetryAfter, 10)
-			fields.vals[fieldPushback] = strconv.FormatInt(int64((retry+time.Millisecond-1)/time.Millisecond), 10)
+			fields[fieldRetryAfter] = strconv.FormatInt(e.Context.RetryAfter, 10)
+			fields[fieldPushback] = strconv.FormatInt(int64((retry+time.Millisecond-1)/time.Millisecond), 10)
 		} else {
-			fields.vals[fieldPushback] = "-1"
+			fields[fieldPushback] = "-1"
 		}
 	}
 	if code == codes.ResourceExhausted && len(violations) > 0 {
@@ -237,9 +215,14 @@ func statusOf(e *response.Error, retry time.Duration, violations []violation, co
 		}
 		details = append(details, q)
 	}
-	st, err := status.New(code, e.Message).WithDetails(details...)
-	if err != nil { // unreachable: the details are well-formed messages
-		st = status.New(code, e.Message)
+	return fields.metadata(), statusError(code, e.Message, details...)
+}
+
+// statusError returns the status error of code and msg with details.
+func statusError(code codes.Code, msg string, details ...protoadapt.MessageV1) error {
+	st := status.New(code, msg)
+	if withDetails, err := st.WithDetails(details...); err == nil { // it fails only on malformed messages
+		st = withDetails
 	}
-	return fields.metadata(), st.Err()
+	return st.Err()
 }
