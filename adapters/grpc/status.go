@@ -105,7 +105,8 @@ func refusal(v ratekit.Verdict, fields *mdFields) (metadata.MD, error) {
 		if d.Unsatisfiable {
 			retry = 0
 		}
-		return statusOf(e, retry, decisionViolations(d), inFlightOnly(d), fields)
+		violations, concurrent := decisionViolations(d)
+		return statusOf(e, retry, violations, concurrent, fields)
 	}
 	return statusOf(e, time.Duration(e.Context.RetryAfter)*time.Second, contextViolations(e.Context), false, fields)
 }
@@ -137,32 +138,20 @@ type violation struct {
 
 // decisionViolations lists the limits that refused d: the binding one
 // first, then every other that denied, as response.Details.Violated does.
-func decisionViolations(d ratekit.Decision) []violation {
-	out := []violation{limitViolation(d.Limit)}
+// concurrent reports that they are all InFlight limits.
+func decisionViolations(d ratekit.Decision) (out []violation, concurrent bool) {
+	concurrent = true
+	add := func(l ratekit.Limit) {
+		out = append(out, violation{name: l.Name(), description: l.String(), quota: l.Spec().Quota})
+		concurrent = concurrent && l.Spec().Concurrent
+	}
+	add(d.Limit)
 	for _, s := range d.States {
 		if !s.Allowed && s.Limit.Name() != d.Limit.Name() {
-			out = append(out, limitViolation(s.Limit))
+			add(s.Limit)
 		}
 	}
-	return out
-}
-
-// inFlightOnly reports whether every limit that refused d is an InFlight
-// limit: a refusal no rate limit took part in.
-func inFlightOnly(d ratekit.Decision) bool {
-	if !d.Limit.Spec().Concurrent {
-		return false
-	}
-	for _, s := range d.States {
-		if !s.Allowed && !s.Limit.Spec().Concurrent {
-			return false
-		}
-	}
-	return true
-}
-
-func limitViolation(l ratekit.Limit) violation {
-	return violation{name: l.Name(), description: l.String(), quota: l.Spec().Quota}
+	return out, concurrent
 }
 
 // contextViolations lists the limits a response.Details names; only the
