@@ -27,24 +27,19 @@ const (
 // StreamClientInterceptor.
 type ClientOption interface{ apply(*client) }
 
-// clientOptionFunc adapts a function to ClientOption.
-type clientOptionFunc func(*client)
-
-func (f clientOptionFunc) apply(c *client) { f(c) }
-
 // WithMaxWait sets the longest a call waits in all, before it is sent and
 // between its retries (default DefaultMaxWait); the call's deadline bounds
 // it too. A refusal whose advised time is further away is returned as it
 // is, at once. 0 or less: no waiting, no retry.
 func WithMaxWait(d time.Duration) ClientOption {
-	return clientOptionFunc(func(c *client) { c.maxWait = d })
+	return optionFunc[client](func(c *client) { c.maxWait = d })
 }
 
 // WithMaxRetries sets how many times a refused unary call is sent again at
 // most (default DefaultMaxRetries); 0 or less: none. Streams are not sent
 // again; see StreamClientInterceptor.
 func WithMaxRetries(n int) ClientOption {
-	return clientOptionFunc(func(c *client) { c.maxRetries = n })
+	return optionFunc[client](func(c *client) { c.maxRetries = n })
 }
 
 // client is the state of one pair of client interceptors: per method, the

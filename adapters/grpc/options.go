@@ -16,10 +16,11 @@ import (
 // metadata.FromIncomingContext the metadata). A nil Option is ignored.
 type Option interface{ apply(*config) }
 
-// optionFunc adapts a function to Option.
-type optionFunc func(*config)
+// optionFunc adapts a function to Option (T config) and ClientOption (T
+// client).
+type optionFunc[T any] func(*T)
 
-func (f optionFunc) apply(c *config) { f(c) }
+func (f optionFunc[T]) apply(c *T) { f(c) }
 
 // config is what the options set: the adapter's options, shared with the
 // HTTP frameworks, and the ones only gRPC has.
@@ -67,7 +68,7 @@ func WithObserver(obs ...observe.Observer) Option { return core(ratekit.WithObse
 // ratekit.ReservationFrom(ctx), or ss.Context() for a stream. Per-message
 // charges (WithMessageCost) are not part of it.
 func WithSettle() Option {
-	return optionFunc(func(c *config) { c.life = append(c.life, ratekit.WithSettle()) })
+	return optionFunc[config](func(c *config) { c.life = append(c.life, ratekit.WithSettle()) })
 }
 
 // WithCountIf counts a call only when counts reports true for its status
@@ -75,7 +76,7 @@ func WithSettle() Option {
 // ratekit.WithCountIf). counts takes the HTTPStatus of the call's code (a
 // handler that panics: 500). Per-message charges (WithMessageCost) are kept.
 func WithCountIf(counts func(status int) bool) Option {
-	return optionFunc(func(c *config) { c.life = append(c.life, ratekit.WithCountIf(counts)) })
+	return optionFunc[config](func(c *config) { c.life = append(c.life, ratekit.WithCountIf(counts)) })
 }
 
 // WithSkip lets calls for which f returns true through, uncounted and
@@ -104,7 +105,7 @@ func WithErrorHandler(f func(ctx context.Context, err error)) Option {
 // (/grpc.health.v1.Health/) and to server reflection
 // (/grpc.reflection.v1.ServerReflection/, and v1alpha), which are let
 // through uncounted by default.
-func WithoutDefaultSkips() Option { return optionFunc(func(c *config) { c.allMethods = true }) }
+func WithoutDefaultSkips() Option { return optionFunc[config](func(c *config) { c.allMethods = true }) }
 
 // WithMessageCost charges n for every message a stream's handler receives,
 // under the key the stream opened with, on top of the charge at opening
@@ -114,11 +115,13 @@ func WithoutDefaultSkips() Option { return optionFunc(func(c *config) { c.allMet
 // interceptor panics when built with both: limit messages with a second
 // StreamServerInterceptor over a Limiter of rate limits. It does not apply
 // to unary calls.
-func WithMessageCost(n int64) Option { return optionFunc(func(c *config) { c.messageCost = n }) }
+func WithMessageCost(n int64) Option {
+	return optionFunc[config](func(c *config) { c.messageCost = n })
+}
 
 // core is an option of ratekit's own.
 func core(o ratekit.Option) Option { return adapterOption(adapter.Core[context.Context](o)) }
 
 func adapterOption(o adapter.Option[context.Context]) Option {
-	return optionFunc(func(c *config) { c.adapter = append(c.adapter, o) })
+	return optionFunc[config](func(c *config) { c.adapter = append(c.adapter, o) })
 }

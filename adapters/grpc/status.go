@@ -130,19 +130,13 @@ func Error(err error) error {
 	return st
 }
 
-// violation is one limit that refused a call.
-type violation struct {
-	name, description string
-	quota             int64
-}
-
 // decisionViolations lists the limits that refused d: the binding one
 // first, then every other that denied, as response.Details.Violated does.
 // concurrent reports that they are all InFlight limits.
-func decisionViolations(d ratekit.Decision) (out []violation, concurrent bool) {
+func decisionViolations(d ratekit.Decision) (out []*errdetails.QuotaFailure_Violation, concurrent bool) {
 	concurrent = true
 	add := func(l ratekit.Limit) {
-		out = append(out, violation{name: l.Name(), description: l.String(), quota: l.Spec().Quota})
+		out = append(out, &errdetails.QuotaFailure_Violation{QuotaId: l.Name(), QuotaValue: l.Spec().Quota, Description: l.String()})
 		concurrent = concurrent && l.Spec().Concurrent
 	}
 	add(d.Limit)
@@ -156,14 +150,14 @@ func decisionViolations(d ratekit.Decision) (out []violation, concurrent bool) {
 
 // contextViolations lists the limits a response.Details names; only the
 // binding one's quota is known.
-func contextViolations(c response.Details) []violation {
+func contextViolations(c response.Details) []*errdetails.QuotaFailure_Violation {
 	if c.Policy == "" {
 		return nil
 	}
-	out := []violation{{name: c.Policy, quota: c.Limit}}
+	out := []*errdetails.QuotaFailure_Violation{{QuotaId: c.Policy, QuotaValue: c.Limit}}
 	for _, name := range c.Violated {
 		if name != c.Policy {
-			out = append(out, violation{name: name})
+			out = append(out, &errdetails.QuotaFailure_Violation{QuotaId: name})
 		}
 	}
 	return out
@@ -173,7 +167,7 @@ func contextViolations(c response.Details) []violation {
 // retry-after and the pushback). retry is the exact time until the call
 // could pass, 0 when it never can; concurrent marks a refusal by InFlight
 // limits alone.
-func statusOf(e *response.Error, retry time.Duration, violations []violation, concurrent bool, fields *mdFields) (metadata.MD, error) {
+func statusOf(e *response.Error, retry time.Duration, violations []*errdetails.QuotaFailure_Violation, concurrent bool, fields *mdFields) (metadata.MD, error) {
 	code := codes.InvalidArgument
 	switch e.Status {
 	case http.StatusTooManyRequests:
@@ -196,13 +190,7 @@ func statusOf(e *response.Error, retry time.Duration, violations []violation, co
 		}
 	}
 	if code == codes.ResourceExhausted && len(violations) > 0 {
-		q := &errdetails.QuotaFailure{}
-		for _, v := range violations {
-			q.Violations = append(q.Violations, &errdetails.QuotaFailure_Violation{
-				QuotaId: v.name, QuotaValue: v.quota, Description: v.description,
-			})
-		}
-		details = append(details, q)
+		details = append(details, &errdetails.QuotaFailure{Violations: violations})
 	}
 	return fields.metadata(), statusError(code, e.Message, details...)
 }
