@@ -13,8 +13,8 @@ import (
 
 // Middleware returns Echo middleware that counts each request against l
 // under the subject key names, e.g. ByIP(). Statuses, headers and bodies are
-// those of ratekit.Middleware. It panics if l or key is nil: that is a
-// programming error found when the route is built, never at request time.
+// those of ratekit.Middleware. It panics if l or key is nil, when the route
+// is built.
 func Middleware(l *ratekit.Limiter, key KeyFunc, opts ...Option) echo.MiddlewareFunc {
 	if l == nil || key == nil {
 		panic("ratekit: ratekitecho.Middleware needs a Limiter and a KeyFunc")

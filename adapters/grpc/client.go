@@ -178,11 +178,27 @@ func (c *client) await(ctx context.Context, method string, after, limit time.Tim
 	}
 }
 
-// note returns the advised time of a refusal, if err is one, and holds
-// method until then unless in-flight limits alone refused it.
+// note returns the advised time of err, when it is a ResourceExhausted
+// status with a RetryInfo, and holds method until then unless its ErrorInfo
+// marks a refusal by InFlight limits alone.
 func (c *client) note(method string, err error) (until time.Time, refused bool) {
-	delay, concurrent, ok := retryDelay(err)
-	if !ok {
+	st, _ := status.FromError(err) // nil: OK; an error that is no status: Unknown
+	if st.Code() != codes.ResourceExhausted {
+		return time.Time{}, false
+	}
+	var delay time.Duration
+	concurrent := false
+	for _, d := range st.Details() {
+		switch d := d.(type) {
+		case *errdetails.RetryInfo:
+			if r := d.RetryDelay.AsDuration(); r > 0 {
+				delay = r
+			}
+		case *errdetails.ErrorInfo:
+			concurrent = d.Domain == Domain && d.Metadata[infoQuotaUnit] == quotaUnitConcurrent
+		}
+	}
+	if delay == 0 {
 		return time.Time{}, false
 	}
 	until = time.Now().Add(delay)
@@ -198,27 +214,4 @@ func (c *client) note(method string, err error) (until time.Time, refused bool) 
 	}
 	c.mu.Unlock()
 	return until, true
-}
-
-// retryDelay returns the RetryInfo delay of a ResourceExhausted status, and
-// whether its ErrorInfo marks a refusal by in-flight limits alone.
-func retryDelay(err error) (delay time.Duration, concurrent, ok bool) {
-	if err == nil {
-		return 0, false, false
-	}
-	st, isStatus := status.FromError(err)
-	if !isStatus || st.Code() != codes.ResourceExhausted {
-		return 0, false, false
-	}
-	for _, d := range st.Details() {
-		switch d := d.(type) {
-		case *errdetails.RetryInfo:
-			if d.RetryDelay != nil && d.RetryDelay.AsDuration() > 0 {
-				delay, ok = d.RetryDelay.AsDuration(), true
-			}
-		case *errdetails.ErrorInfo:
-			concurrent = d.Domain == Domain && d.Metadata[infoQuotaUnit] == quotaUnitConcurrent
-		}
-	}
-	return delay, concurrent, ok
 }
