@@ -34,8 +34,8 @@ type Config struct {
 	// FailOpen lets attempts through when the store fails. By default a
 	// lockout fails closed: Enforce and Middleware answer 503.
 	FailOpen bool
-	// Timeout bounds each store call (default ratekit.DefaultTimeout, 100
-	// ms; below 0: only the caller's context bounds it).
+	// Timeout bounds each store call (default ratekit.DefaultTimeout;
+	// below 0: only the caller's context bounds it).
 	Timeout time.Duration
 	// Observer, when set, receives an observe.Event for every Attempt and
 	// Check (so every request of Middleware and Enforce), with Policy Name.

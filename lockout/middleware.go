@@ -35,9 +35,7 @@ func FailureStatuses(codes ...int) Option {
 // KeepOnSuccess keeps the counter when an attempt succeeds. Use it for a
 // per-IP lockout beside a per-account one: a success for one account must
 // not clear what the IP did to others.
-func KeepOnSuccess() Option {
-	return optionFunc(func(m *middleware) { m.keep = true })
-}
+func KeepOnSuccess() Option { return optionFunc(func(m *middleware) { m.keep = true }) }
 
 // WithRenderer selects the body renderer (default response.JSON).
 func WithRenderer(r response.Renderer) Option {
