@@ -31,10 +31,8 @@ const (
 	FieldPushback = "grpc-retry-pushback-ms"
 )
 
-// The ErrorInfo metadata of a refusal by InFlight limits alone: quota_unit
-// "concurrent-requests", as RateLimit-Policy's qu parameter says. A slot
-// comes back when any call ends, so such a refusal says nothing about when
-// the method's other calls would pass.
+// The ErrorInfo metadata of a refusal by InFlight limits alone, as
+// RateLimit-Policy's qu parameter says: the client holds back no other call.
 const (
 	infoQuotaUnit       = "quota_unit"
 	quotaUnitConcurrent = "concurrent-requests"
