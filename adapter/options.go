@@ -7,11 +7,9 @@ import (
 )
 
 // An Option configures an adapter's middleware for framework context type C
-// (*gin.Context, echo.Context, *fiber.Ctx). Adapters declare the option
-// functions under the same names as ratekit's (WithHeaders, WithSkip, ...),
-// each returning one of these, so that an option meant for another framework
-// does not compile: ratekit's own options through Core, the ones that read
-// the framework's context (WithSkip, WithCostFunc, WithErrorHandler) here.
+// (*gin.Context, echo.Context, *fiber.Ctx), so that an option meant for
+// another framework does not compile. Adapters declare ratekit's option
+// names on Core and on the functions of this package.
 type Option[C any] interface{ apply(*Config[C]) }
 
 // optionFunc adapts a function to Option.

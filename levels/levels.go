@@ -66,12 +66,10 @@ type Config struct {
 //  3. an admitted request records a good request and reaches next.
 //
 // Store and reputation failures follow the error policies of opts (the
-// options of ratekit.Middleware), and each store call is bounded by its
-// timeout; a failed reputation update is reported and never
+// options of ratekit.Middleware), and the timeout bounds all of a request's
+// store calls together; a failed reputation update is reported and never
 // changes the response. An allowed request carries the tenant's rate-limit
-// headers, not the global ones. Round trips per request: one for the global
-// limits, one for the tenant's, one for the reputation update, and one more
-// to read the reputation while the global limit is exceeded.
+// headers, not the global ones.
 //
 // New returns an error for an invalid configuration: a missing store or
 // tenant key, no limits, an invalid limit or policy, a bad pattern, or a
@@ -88,7 +86,7 @@ func New(cfg Config, opts ...ratekit.Option) (func(http.Handler) http.Handler, e
 
 // levels is the compiled Config.
 type levels struct {
-	any       guard // the options' pipeline, for what does not depend on limits
+	any       guard // the first guard built, for what does not depend on limits
 	key       ratekit.KeyFunc
 	global    guard          // nil without global limits
 	tenant    guard          // PerTenant alone; nil without them
@@ -130,7 +128,11 @@ func newLevels(cfg Config, opts []ratekit.Option) (*levels, error) {
 		if err != nil {
 			return nil, err
 		}
-		return ratekit.NewGuard(l, opts...), nil
+		g := ratekit.NewGuard(l, opts...)
+		if lv.any == nil {
+			lv.any = g
+		}
+		return g, nil
 	}
 	var err error
 	if lv.global, err = newGuard(cfg.Global); err != nil {
@@ -164,17 +166,8 @@ func newLevels(cfg Config, opts []ratekit.Option) (*levels, error) {
 			return nil, &ratekit.LimitError{Limit: l.Name(), Field: "name", Reason: "is used by a global and a tenant limit; name them apart"}
 		}
 	}
-	if lv.global == nil && lv.tenant == nil && len(lv.endpoints) == 0 {
-		return nil, fmt.Errorf("%w: levels without limits; set Global, PerTenant or Endpoints", ratekit.ErrInvalidLimit)
-	}
-	lv.any = lv.global
 	if lv.any == nil {
-		lv.any = lv.tenant
-	}
-	for _, g := range lv.endpoints {
-		if lv.any == nil {
-			lv.any = g
-		}
+		return nil, fmt.Errorf("%w: levels without limits; set Global, PerTenant or Endpoints", ratekit.ErrInvalidLimit)
 	}
 	return lv, nil
 }

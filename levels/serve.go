@@ -10,7 +10,9 @@ func (lv *levels) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 		next.ServeHTTP(w, r)
 		return
 	}
-	ctx := lv.budget(r) // for the store calls; next gets r as it came
+	// one deadline for the global, reputation and tenant store calls, so a
+	// hung store costs a request one timeout; next gets r as it came
+	ctx := lv.any.Budget(r.Context())
 	tenant, kerr := lv.key(r)
 	cost := lv.any.Cost(r)
 	g := lv.tenant
@@ -70,13 +72,6 @@ func (lv *levels) serveTenant(ctx context.Context, next http.Handler, w http.Res
 	}
 }
 
-// budget returns r's context with one deadline for all of its store calls:
-// global, reputation and tenant calls share the timeout, so a hung store
-// costs a request one timeout, not one per call.
-func (lv *levels) budget(r *http.Request) context.Context {
-	return lv.any.Budget(r.Context()) // the request's own deadline still applies
-}
-
 // gate decides a request while the global limit is exceeded: it passes when
 // the tenant's reputation reaches the threshold. A failed read follows the
 // store error policy.
@@ -113,21 +108,16 @@ func (lv *levels) record(ctx context.Context, r *http.Request, tenant string, de
 	}
 }
 
-// headerBuf holds the headers a guard sets, for a response that may not
-// carry them. It keeps up to 8, as many as a guard sets.
+// headerBuf holds the headers a guard's Check sets (at most 7), for a
+// response that may not carry them. An http.Header instead adds 7
+// allocations and about 25% to BenchmarkLevels.
 type headerBuf struct {
 	kv [8][2]string
 	n  int
 }
 
-// Set records a header.
+// Set records a header; writeTo applies them in order.
 func (b *headerBuf) Set(k, v string) {
-	for i := range b.n {
-		if b.kv[i][0] == k {
-			b.kv[i][1] = v
-			return
-		}
-	}
 	if b.n < len(b.kv) {
 		b.kv[b.n] = [2]string{k, v}
 		b.n++

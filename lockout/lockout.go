@@ -13,13 +13,9 @@ import (
 )
 
 // A Window is one window of a Lockout: Attempts attempts are allowed in any
-// span of Window; the attempt past them is refused and starts a block of
-// Block, reported as Scope. The zero Window is invalid.
-//
-// Threshold: Attempts N lets attempts 1..N through and blocks the N+1-th,
-// which is refused and not counted. (A ">= threshold" limiter with
-// threshold T, as in some designs, blocks the T-th attempt: that is
-// Attempts T-1 here.)
+// span of Window; the next one is refused, not counted, and starts a block
+// of Block, reported as Scope (a ">= threshold T" design is Attempts T-1).
+// The zero Window is invalid.
 type Window struct {
 	Scope    string // reported when this window trips, e.g. "temp" or "long"; 1 to 48 characters from [A-Za-z0-9_.-], one per window
 	Attempts int64  // 1 to 10000
@@ -38,13 +34,11 @@ type Config struct {
 	// FailOpen lets attempts through when the store fails. By default a
 	// lockout fails closed: Enforce and Middleware answer 503.
 	FailOpen bool
-	// Timeout bounds each store call of Middleware, Enforce, Attempt, Check,
-	// Refund and Reset (default ratekit.DefaultTimeout, 100 ms; below 0: only
-	// the caller's context bounds it).
+	// Timeout bounds each store call (default ratekit.DefaultTimeout;
+	// below 0: only the caller's context bounds it).
 	Timeout time.Duration
-	// Observer, when set, receives every Attempt and Check (and so every
-	// request of Middleware and Enforce) as an observe.Event whose Policy is
-	// Name. See package observe.
+	// Observer, when set, receives an observe.Event for every Attempt and
+	// Check (so every request of Middleware and Enforce), with Policy Name.
 	Observer observe.Observer
 }
 
@@ -68,15 +62,11 @@ type Decision struct {
 	attempt *ratekit.Reservation // the attempt Attempt recorded, for Refund; nil when none
 }
 
-// A Lockout protects login and verification endpoints: it counts attempts
-// (not admitted requests) in several windows at once, and blocks a subject
-// whose attempts exceed a window's allowance for that window's block. A
-// blocked subject stays blocked for the whole block, whatever its windows
-// say. Each window is a ratekit.SlidingLog with a Block, named after its
-// Scope, in one ratekit.Limiter, so the store decides them all in one
-// atomic call. Most callers want Middleware, which counts failed attempts
-// only. A Lockout is safe for concurrent use; the zero value is not usable:
-// build it with New.
+// A Lockout counts attempts (not admitted requests) in several windows at
+// once, and blocks a subject whose attempts exceed a window's allowance for
+// that window's whole block. Most callers want Middleware, which counts
+// failed attempts only. A Lockout is safe for concurrent use; the zero
+// value is not usable: build it with New.
 type Lockout struct {
 	cfg     Config
 	limiter *ratekit.Limiter
@@ -152,19 +142,16 @@ func settles(s ratekit.Store) bool {
 
 // Attempt records an attempt for key and reports whether it may proceed:
 // denied while a block lasts, and denied (starting a block) when a window
-// is full. Checking and recording are one atomic step, so parallel attempts
-// cannot slip past the allowance: call Attempt before the attempt is tried
-// (the password or the code checked), then Reset on success. A refused
-// attempt is not recorded. To count only failures, Refund the attempt when
-// it did not fail; the failure-only Middleware does this.
+// is full; a refused attempt is not recorded. Checking and recording are
+// one atomic step, so call Attempt before the password or code is checked,
+// then Reset on success, or Refund an attempt that should not count.
 func (lo *Lockout) Attempt(ctx context.Context, key string) (Decision, error) {
 	return lo.do(ctx, key, true)
 }
 
 // Check reports whether an attempt for key would pass now, recording
-// nothing: denied while a block lasts or while a window is full. A Check
-// followed by a later record would let parallel attempts through: use it to
-// inform, and Attempt to decide.
+// nothing. Use it to inform, and Attempt to decide: a Check followed by a
+// record would let parallel attempts through.
 func (lo *Lockout) Check(ctx context.Context, key string) (Decision, error) {
 	return lo.do(ctx, key, false)
 }

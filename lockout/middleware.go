@@ -35,9 +35,7 @@ func FailureStatuses(codes ...int) Option {
 // KeepOnSuccess keeps the counter when an attempt succeeds. Use it for a
 // per-IP lockout beside a per-account one: a success for one account must
 // not clear what the IP did to others.
-func KeepOnSuccess() Option {
-	return optionFunc(func(m *middleware) { m.keep = true })
-}
+func KeepOnSuccess() Option { return optionFunc(func(m *middleware) { m.keep = true }) }
 
 // WithRenderer selects the body renderer (default response.JSON).
 func WithRenderer(r response.Renderer) Option {
@@ -51,18 +49,15 @@ func WithErrorHandler(f func(r *http.Request, err error)) Option {
 }
 
 // Middleware counts failed attempts only. Before the handler it records the
-// attempt atomically (Attempt): a blocked subject, or one whose attempt
-// takes a window past its allowance, gets 429 TOO_MANY_ATTEMPTS with
-// Retry-After and the handler does not run, so parallel requests cannot
-// slip past the allowance. After the handler, a failure status keeps the
-// attempt; a 2xx status resets the counter (or, with KeepOnSuccess, refunds
-// the attempt); any other status refunds it (Refund). A handler that panics
-// keeps the attempt. Key errors answer 400 (413 for a body too
-// large for package bodykey); store errors answer 503 unless the Lockout is
-// FailOpen. Each store call is bounded by the Lockout's Timeout. Chain one
-// per subject kind, e.g. per account and per IP; the per-IP one should
-// count 400, 413 and 429 too (FailureStatuses), so that one address sending
-// requests without a usable account, or to blocked accounts, is blocked.
+// attempt (Attempt); a refused one gets 429 TOO_MANY_ATTEMPTS with
+// Retry-After and the handler does not run. After the handler, a failure
+// status (or a panic) keeps the attempt, a 2xx resets the subject (with
+// KeepOnSuccess, refunds the attempt), any other status refunds it. Key
+// errors answer 400 (413 for a body too large), store errors 503 unless
+// FailOpen. Chain one per subject kind, e.g. per account and per IP; the
+// per-IP one should count 400, 413 and 429 too (FailureStatuses), so that
+// an address sending requests without a usable account, or to blocked
+// accounts, is blocked.
 func (lo *Lockout) Middleware(key ratekit.KeyFunc, opts ...Option) func(http.Handler) http.Handler {
 	if key == nil {
 		panic("ratekit: Lockout.Middleware needs a KeyFunc")

@@ -10,10 +10,8 @@ import (
 )
 
 // Enforce is the one-call form for handlers: it records an attempt and
-// returns nil when it may proceed, or a *response.Error to send: 429
-// TOO_MANY_ATTEMPTS with the block's Retry-After, 503 SERVICE_UNAVAILABLE
-// when the store fails (nil instead when FailOpen), 400 for an empty key.
-// Write it with its Write or ServeHTTP method.
+// returns nil when it may proceed, else the *response.Error of Response to
+// send (with its Write or ServeHTTP method).
 func (lo *Lockout) Enforce(ctx context.Context, key string) error {
 	if e := lo.Response(lo.Attempt(ctx, key)); e != nil {
 		return e
@@ -22,10 +20,9 @@ func (lo *Lockout) Enforce(ctx context.Context, key string) error {
 }
 
 // Response maps the result of Attempt (or Check) to the response to send, or
-// nil to go on: 429 TOO_MANY_ATTEMPTS when denied ("Too many attempts. Try
-// again in N seconds.", with context.retryAfter, the window's attempts as
-// limit and its scope as policy), 503 when the store failed (nil when
-// FailOpen), 400 for an empty key.
+// nil to go on: 429 TOO_MANY_ATTEMPTS when denied, with Retry-After, the
+// window's Attempts as limit and its Scope as policy; 503 when the store
+// failed (nil when FailOpen); 400 for an empty key.
 func (lo *Lockout) Response(d Decision, err error) *response.Error {
 	switch {
 	case errors.Is(err, ratekit.ErrEmptyKey):

@@ -13,74 +13,62 @@ import (
 
 // Middleware returns Echo middleware that counts each request against l
 // under the subject key names, e.g. ByIP(). Statuses, headers and bodies are
-// those of ratekit.Middleware. It panics if l or key is nil: that is a
-// programming error found when the route is built, never at request time.
+// those of ratekit.Middleware. It panics if l or key is nil, when the route
+// is built.
 func Middleware(l *ratekit.Limiter, key KeyFunc, opts ...Option) echo.MiddlewareFunc {
 	if l == nil || key == nil {
 		panic("ratekit: ratekitecho.Middleware needs a Limiter and a KeyFunc")
 	}
-	m := &middleware{key: key, cfg: adapter.NewConfig(opts)}
-	m.guard = adapter.NewGuard(l, m.cfg)
-	// Echo applies e.Use middleware to each request anew: the closure
-	// captures one pointer so that this costs one small allocation.
+	cfg := adapter.NewConfig(opts)
+	g := adapter.NewGuard(l, cfg)
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error { return m.serve(c, next) }
-	}
-}
-
-type middleware struct {
-	key   KeyFunc
-	cfg   *adapter.Config[echo.Context]
-	guard *ratekit.Guard
-}
-
-func (m *middleware) serve(c echo.Context, next echo.HandlerFunc) error {
-	cfg, g := m.cfg, m.guard
-	if cfg.Skip != nil && cfg.Skip(c) {
-		return next(c)
-	}
-	k, kerr := m.key(c)
-	r, h := c.Request(), c.Response().Header()
-	v := g.Check(r.Context(), k, kerr, cfg.CostOf(c), h)
-	if v.Err != nil {
-		cfg.Report(g, c, r, v.Err)
-	}
-	if v.Pass {
-		if v.Reservation != nil {
-			return m.serveReserved(c, next, v.Reservation)
-		}
-		return next(c)
-	}
-	if cfg.ReturnError {
-		// The error handler owns the body and its content type; the response
-		// keeps the rate-limit headers, Retry-After and Cache-Control.
-		rendered := http.Header{}
-		body := g.Render(v.Response, rendered)
-		for _, name := range []string{"Retry-After", "Cache-Control"} {
-			if val := rendered.Get(name); val != "" {
-				h.Set(name, val)
+		return func(c echo.Context) error {
+			if cfg.Skip != nil && cfg.Skip(c) {
+				return next(c)
 			}
+			k, kerr := key(c)
+			r, h := c.Request(), c.Response().Header()
+			v := g.Check(r.Context(), k, kerr, cfg.CostOf(c), h)
+			if v.Err != nil {
+				cfg.Report(g, c, r, v.Err)
+			}
+			if v.Pass {
+				if v.Reservation != nil {
+					return serveReserved(g, cfg, c, next, v.Reservation)
+				}
+				return next(c)
+			}
+			if cfg.ReturnError {
+				// The error handler owns the body and its content type; the
+				// response keeps the rate-limit headers, Retry-After and
+				// Cache-Control.
+				rendered := http.Header{}
+				body := g.Render(v.Response, rendered)
+				for _, name := range []string{"Retry-After", "Cache-Control"} {
+					if val := rendered.Get(name); val != "" {
+						h.Set(name, val)
+					}
+				}
+				return &echo.HTTPError{Code: v.Response.Status, Message: renderedBody(body), Internal: errors.Join(v.Response, v.Err)}
+			}
+			body := g.Render(v.Response, h)
+			c.Response().WriteHeader(v.Response.Status)
+			_, err := c.Response().Write(body)
+			return err
 		}
-		return &echo.HTTPError{Code: v.Response.Status, Message: renderedBody(body), Internal: errors.Join(v.Response, v.Err)}
 	}
-	body := g.Render(v.Response, h)
-	c.Response().WriteHeader(v.Response.Status)
-	_, err := c.Response().Write(body)
-	return err
 }
 
-// serveReserved runs next for a request that holds a Reservation, found by
-// ratekit.ReservationFrom(c.Request().Context()), and finishes it with the
-// response status. An error next returns goes to Echo's HTTPErrorHandler
-// here, unless the response is committed, so that the status is the one
-// the client gets; it is returned too, as Echo's RequestLogger does with
-// HandleError (Echo's DefaultHTTPErrorHandler ignores it then, as the
-// response is committed).
-func (m *middleware) serveReserved(c echo.Context, next echo.HandlerFunc, res *ratekit.Reservation) error {
+// serveReserved runs next for a request that holds a Reservation and
+// finishes it with the response status. An error next returns goes to
+// Echo's HTTPErrorHandler here, unless the response is committed, so that
+// the status is the one the client gets; it is returned too, as Echo's
+// RequestLogger does with HandleError.
+func serveReserved(g *ratekit.Guard, cfg *adapter.Config[echo.Context], c echo.Context, next echo.HandlerFunc, res *ratekit.Reservation) error {
 	r := c.Request()
-	report := func(err error) { m.cfg.Report(m.guard, c, r, err) }
+	report := func(err error) { cfg.Report(g, c, r, err) }
 	var err error
-	m.guard.Run(r.Context(), res, report, func(ctx context.Context) int {
+	g.Run(r.Context(), res, report, func(ctx context.Context) int {
 		c.SetRequest(r.WithContext(ctx))
 		defer c.SetRequest(r) // the reservation's context is the chain's, as in net/http
 		if err = next(c); err != nil && !c.Response().Committed {

@@ -29,9 +29,7 @@ func WithErrorPolicy(p ratekit.ErrorPolicy) Option { return core(ratekit.WithErr
 
 // WithKeyErrorPolicy sets what a key or cost error gives (see
 // ratekit.WithKeyErrorPolicy).
-func WithKeyErrorPolicy(p ratekit.ErrorPolicy) Option {
-	return core(ratekit.WithKeyErrorPolicy(p))
-}
+func WithKeyErrorPolicy(p ratekit.ErrorPolicy) Option { return core(ratekit.WithKeyErrorPolicy(p)) }
 
 // WithTimeout bounds each store call (see ratekit.WithTimeout).
 func WithTimeout(d time.Duration) Option { return core(ratekit.WithTimeout(d)) }

@@ -11,12 +11,10 @@ import (
 	"github.com/ratekit/ratekit/clientip"
 )
 
-// ByIP keys requests by client IP address as ratekit.ByIP does, with the same
-// options (see clientip.New): by default the socket peer, never a
-// header; with TrustProxies or TrustHops, every line of the forwarding
-// header, right to left. IPv6 addresses are grouped by /64. It reads the
-// fasthttp peer address and request headers, not c.IP. ByIP panics if opts
-// are invalid, as ratekit.ByIP does: it runs once, when the app is built.
+// ByIP keys requests by client IP address as ratekit.ByIP does, with its
+// explicit trust model: the socket peer unless clientip.TrustProxies or
+// clientip.TrustHops says which proxies to believe. It never calls c.IP. It
+// panics if opts are invalid, when the app is built.
 func ByIP(opts ...clientip.Option) KeyFunc {
 	ip, err := clientip.New(opts...)
 	if err != nil {

@@ -18,10 +18,8 @@ type KeyFunc func(c *fiber.Ctx) (string, error)
 
 // Middleware returns a Fiber handler that counts each request against l
 // under the subject key names, e.g. ByIP(). Statuses, headers and bodies are
-// those of ratekit.Middleware.
-//
-// Middleware panics if l or key is nil: that is a programming error found
-// when the app is built, never at request time.
+// those of ratekit.Middleware. It panics if l or key is nil, when the app
+// is built.
 func Middleware(l *ratekit.Limiter, key KeyFunc, opts ...Option) fiber.Handler {
 	if l == nil || key == nil {
 		panic("ratekit: ratekitfiber.Middleware needs a Limiter and a KeyFunc")
@@ -51,11 +49,9 @@ func Middleware(l *ratekit.Limiter, key KeyFunc, opts ...Option) fiber.Handler {
 }
 
 // serveReserved runs the rest of the chain for a request that holds a
-// Reservation, found by ratekit.ReservationFrom(c.UserContext()), and
-// finishes it with the response status. An error the chain returns goes to
-// the app's ErrorHandler here, so that the status is the one the client
-// gets, as Fiber's logger middleware does; the request then returns no
-// error.
+// Reservation and finishes it with the response status. An error the chain
+// returns goes to the app's ErrorHandler here, as Fiber's logger middleware
+// does, so that the status is the one the client gets.
 func serveReserved(g *ratekit.Guard, cfg *adapter.Config[*fiber.Ctx], c *fiber.Ctx, res *ratekit.Reservation) {
 	report := func(err error) { cfg.Report(g, c, nil, err) }
 	parent := c.UserContext()

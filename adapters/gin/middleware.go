@@ -12,10 +12,8 @@ import (
 // Middleware returns Gin middleware that counts each request against l under
 // the subject key names, e.g. ByIP(). Statuses, headers and bodies are those
 // of ratekit.Middleware; a denied request and a fail-closed error are
-// answered and aborted, so later handlers do not run.
-//
-// Middleware panics if l or key is nil: that is a programming error found
-// when the route is built, never at request time.
+// answered and aborted, so later handlers do not run. It panics if l or key
+// is nil, when the route is built.
 func Middleware(l *ratekit.Limiter, key KeyFunc, opts ...Option) gin.HandlerFunc {
 	if l == nil || key == nil {
 		panic("ratekit: ratekitgin.Middleware needs a Limiter and a KeyFunc")
@@ -46,8 +44,7 @@ func Middleware(l *ratekit.Limiter, key KeyFunc, opts ...Option) gin.HandlerFunc
 }
 
 // serveReserved runs the rest of the chain for a request that holds a
-// Reservation, found by ratekit.ReservationFrom(c.Request.Context()), and
-// finishes it with the response status.
+// Reservation and finishes it with the response status.
 func serveReserved(g *ratekit.Guard, cfg *adapter.Config[*gin.Context], c *gin.Context, res *ratekit.Reservation) {
 	r := c.Request
 	report := func(err error) { cfg.Report(g, c, r, err) }

@@ -27,24 +27,19 @@ const (
 // StreamClientInterceptor.
 type ClientOption interface{ apply(*client) }
 
-// clientOptionFunc adapts a function to ClientOption.
-type clientOptionFunc func(*client)
-
-func (f clientOptionFunc) apply(c *client) { f(c) }
-
 // WithMaxWait sets the longest a call waits in all, before it is sent and
 // between its retries (default DefaultMaxWait); the call's deadline bounds
 // it too. A refusal whose advised time is further away is returned as it
 // is, at once. 0 or less: no waiting, no retry.
 func WithMaxWait(d time.Duration) ClientOption {
-	return clientOptionFunc(func(c *client) { c.maxWait = d })
+	return optionFunc[client](func(c *client) { c.maxWait = d })
 }
 
 // WithMaxRetries sets how many times a refused unary call is sent again at
 // most (default DefaultMaxRetries); 0 or less: none. Streams are not sent
 // again; see StreamClientInterceptor.
 func WithMaxRetries(n int) ClientOption {
-	return clientOptionFunc(func(c *client) { c.maxRetries = n })
+	return optionFunc[client](func(c *client) { c.maxRetries = n })
 }
 
 // client is the state of one pair of client interceptors: per method, the
@@ -58,40 +53,29 @@ type client struct {
 }
 
 // UnaryClientInterceptor returns a gRPC unary client interceptor that
-// honours google.rpc.RetryInfo. When a call is refused with
-// codes.ResourceExhausted and a RetryInfo, it waits the advised time and
-// sends the call again (at most WithMaxRetries times), provided the call
-// would be sent before its deadline and within WithMaxWait; otherwise it
-// returns the refusal at once. Until the advised time has passed, later
-// calls of the same method wait too, under the same bounds, before they are
-// sent; one that cannot wait long enough is refused in the client with
-// codes.ResourceExhausted and a RetryInfo of the time left, and is never
-// sent.
-//
-// A refusal by in-flight limits alone (ratekit.InFlight; its ErrorInfo
-// metadata has quota_unit "concurrent-requests") holds back no other call:
-// a slot comes back whenever any call ends, which no advised time foresees,
-// so the method's later calls are sent at once. The refused call itself is
-// still sent again after its advised time, under the same bounds.
+// honours google.rpc.RetryInfo. A call refused with codes.ResourceExhausted
+// and a RetryInfo is sent again after the advised time (at most
+// WithMaxRetries times) when it would be sent before its deadline and
+// within WithMaxWait; otherwise the refusal is returned at once. Until then,
+// later calls of the method wait too, under the same bounds, or are refused
+// in the client with a RetryInfo of the time left and never sent. A refusal
+// by InFlight limits alone (ErrorInfo quota_unit "concurrent-requests")
+// holds back no other call: a slot comes back whenever any call ends.
 //
 // It is safe for concurrent use. Its state is per method: build one per
-// connection, and a client that calls on behalf of several subjects (a
-// gateway) one per subject.
+// connection, and one per subject for a client that calls on behalf of
+// several (a gateway).
 func UnaryClientInterceptor(opts ...ClientOption) grpc.UnaryClientInterceptor {
 	return newClient(opts).unary
 }
 
 // StreamClientInterceptor returns a gRPC stream client interceptor that
-// honours google.rpc.RetryInfo for streams: after a stream of a method was
-// refused with codes.ResourceExhausted and a RetryInfo, the next streams of
-// that method wait until the advised time before they open, or are refused
-// in the client when they cannot wait that long (see
-// UnaryClientInterceptor for the bounds). The refused stream itself is not
-// opened again, since the messages its caller sent are gone: gRPC's own
-// retry policy does that, replaying them, when the service config names
-// RESOURCE_EXHAUSTED among its retryable codes, and it waits the
-// grpc-retry-pushback-ms the server interceptors send. A refusal by
-// in-flight limits alone holds back no later stream.
+// honours google.rpc.RetryInfo for streams: after a refusal, the method's
+// next streams wait, or are refused in the client, as UnaryClientInterceptor
+// has its calls do. A refused stream is not opened again, since its
+// messages are gone: gRPC's own retry policy replays it, waiting the
+// grpc-retry-pushback-ms the server interceptors send, when the service
+// config names RESOURCE_EXHAUSTED among its retryable codes.
 func StreamClientInterceptor(opts ...ClientOption) grpc.StreamClientInterceptor {
 	return newClient(opts).stream
 }
@@ -181,7 +165,8 @@ func (c *client) await(ctx context.Context, method string, after, limit time.Tim
 		return nil
 	}
 	if !until.Before(limit) {
-		return heldError(method, wait)
+		return statusError(codes.ResourceExhausted, "ratekit: the server refused "+method+" until later; the call was not sent",
+			&errdetails.RetryInfo{RetryDelay: durationpb.New(wait)})
 	}
 	t := time.NewTimer(wait)
 	defer t.Stop()
@@ -193,21 +178,27 @@ func (c *client) await(ctx context.Context, method string, after, limit time.Tim
 	}
 }
 
-// heldError is the refusal of a call the client does not send.
-func heldError(method string, wait time.Duration) error {
-	st, err := status.New(codes.ResourceExhausted, "ratekit: the server refused "+method+" until later; the call was not sent").
-		WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(wait)})
-	if err != nil { // unreachable: RetryInfo is a well-formed message
-		return status.Error(codes.ResourceExhausted, "ratekit: the server refused "+method+" until later; the call was not sent")
-	}
-	return st.Err()
-}
-
-// note returns the advised time of a refusal, if err is one, and holds
-// method until then unless in-flight limits alone refused it.
+// note returns the advised time of err, when it is a ResourceExhausted
+// status with a RetryInfo, and holds method until then unless its ErrorInfo
+// marks a refusal by InFlight limits alone.
 func (c *client) note(method string, err error) (until time.Time, refused bool) {
-	delay, concurrent, ok := retryDelay(err)
-	if !ok {
+	st, _ := status.FromError(err) // nil: OK; an error that is no status: Unknown
+	if st.Code() != codes.ResourceExhausted {
+		return time.Time{}, false
+	}
+	var delay time.Duration
+	concurrent := false
+	for _, d := range st.Details() {
+		switch d := d.(type) {
+		case *errdetails.RetryInfo:
+			if r := d.RetryDelay.AsDuration(); r > 0 {
+				delay = r
+			}
+		case *errdetails.ErrorInfo:
+			concurrent = d.Domain == Domain && d.Metadata[infoQuotaUnit] == quotaUnitConcurrent
+		}
+	}
+	if delay == 0 {
 		return time.Time{}, false
 	}
 	until = time.Now().Add(delay)
@@ -223,27 +214,4 @@ func (c *client) note(method string, err error) (until time.Time, refused bool) 
 	}
 	c.mu.Unlock()
 	return until, true
-}
-
-// retryDelay returns the RetryInfo delay of a ResourceExhausted status, and
-// whether its ErrorInfo marks a refusal by in-flight limits alone.
-func retryDelay(err error) (delay time.Duration, concurrent, ok bool) {
-	if err == nil {
-		return 0, false, false
-	}
-	st, isStatus := status.FromError(err)
-	if !isStatus || st.Code() != codes.ResourceExhausted {
-		return 0, false, false
-	}
-	for _, d := range st.Details() {
-		switch d := d.(type) {
-		case *errdetails.RetryInfo:
-			if d.RetryDelay != nil && d.RetryDelay.AsDuration() > 0 {
-				delay, ok = d.RetryDelay.AsDuration(), true
-			}
-		case *errdetails.ErrorInfo:
-			concurrent = d.Domain == Domain && d.Metadata[infoQuotaUnit] == quotaUnitConcurrent
-		}
-	}
-	return delay, concurrent, ok
 }

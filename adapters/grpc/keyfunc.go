@@ -2,7 +2,6 @@ package ratekitgrpc
 
 import (
 	"context"
-	"crypto/x509"
 	"fmt"
 	"net"
 
@@ -34,9 +33,15 @@ func ByIP(opts ...clientip.Option) KeyFunc {
 		panic(err)
 	}
 	return func(ctx context.Context) (string, error) {
-		addr, err := peerAddr(ctx)
-		if err != nil {
-			return "", err
+		p, ok := peer.FromContext(ctx)
+		if !ok || p.Addr == nil {
+			return "", errNoPeer
+		}
+		var addr string
+		if a, ok := p.Addr.(*net.TCPAddr); ok {
+			addr = a.IP.String() // the bare IP: no port to format and parse again
+		} else {
+			addr = p.Addr.String() // which the resolver rejects
 		}
 		return ip.KeyOf(addr, func(name string) []string {
 			md, _ := metadata.FromIncomingContext(ctx)
@@ -47,19 +52,6 @@ func ByIP(opts ...clientip.Option) KeyFunc {
 
 // errNoPeer is the key error of a call whose context names no peer.
 var errNoPeer = fmt.Errorf("%w: the call has no peer address", ratekit.ErrEmptyKey)
-
-// peerAddr returns the call's peer: the bare IP of a TCP peer, else the
-// address as its type prints it, which the client-IP resolver rejects.
-func peerAddr(ctx context.Context) (string, error) {
-	p, ok := peer.FromContext(ctx)
-	if !ok || p.Addr == nil {
-		return "", errNoPeer
-	}
-	if a, ok := p.Addr.(*net.TCPAddr); ok {
-		return a.IP.String(), nil
-	}
-	return p.Addr.String(), nil
-}
 
 // ByMetadata keys calls by the first value of metadata field name (e.g.
 // "x-api-key"; names are case-insensitive), as ratekit.ByHeader does for
@@ -105,20 +97,15 @@ func ByPeerCertificate() KeyFunc {
 		if !ok || len(info.State.VerifiedChains) == 0 || len(info.State.VerifiedChains[0]) == 0 {
 			return "", errNoCertificate
 		}
-		return certIdentity(info.State.VerifiedChains[0][0])
+		leaf := info.State.VerifiedChains[0][0]
+		if len(leaf.URIs) > 0 {
+			return leaf.URIs[0].String(), nil
+		}
+		if s := leaf.Subject.String(); s != "" {
+			return s, nil
+		}
+		return "", fmt.Errorf("%w: the client certificate names no URI and no subject", ratekit.ErrEmptyKey)
 	}
-}
-
-// certIdentity returns a leaf certificate's identity: its first URI, else
-// its subject.
-func certIdentity(c *x509.Certificate) (string, error) {
-	if len(c.URIs) > 0 {
-		return c.URIs[0].String(), nil
-	}
-	if s := c.Subject.String(); s != "" {
-		return s, nil
-	}
-	return "", fmt.Errorf("%w: the client certificate names no URI and no subject", ratekit.ErrEmptyKey)
 }
 
 // Join keys calls by several key functions at once, as ratekit.Join does:

@@ -16,10 +16,11 @@ import (
 // metadata.FromIncomingContext the metadata). A nil Option is ignored.
 type Option interface{ apply(*config) }
 
-// optionFunc adapts a function to Option.
-type optionFunc func(*config)
+// optionFunc adapts a function to Option (T config) and ClientOption (T
+// client).
+type optionFunc[T any] func(*T)
 
-func (f optionFunc) apply(c *config) { f(c) }
+func (f optionFunc[T]) apply(c *T) { f(c) }
 
 // config is what the options set: the adapter's options, shared with the
 // HTTP frameworks, and the ones only gRPC has.
@@ -28,16 +29,6 @@ type config struct {
 	life        []ratekit.Option // WithSettle, WithCountIf: not for per-message charges
 	allMethods  bool             // WithoutDefaultSkips
 	messageCost int64            // WithMessageCost; 0: messages are not charged
-}
-
-func newConfig(opts []Option) *config {
-	c := &config{}
-	for _, o := range opts {
-		if o != nil {
-			o.apply(c)
-		}
-	}
-	return c
 }
 
 // WithHeaders selects the rate-limit fields sent as metadata (see
@@ -57,9 +48,7 @@ func WithErrorPolicy(p ratekit.ErrorPolicy) Option { return core(ratekit.WithErr
 
 // WithKeyErrorPolicy sets what a key or cost error gives (see
 // ratekit.WithKeyErrorPolicy; default FailClosed, codes.InvalidArgument).
-func WithKeyErrorPolicy(p ratekit.ErrorPolicy) Option {
-	return core(ratekit.WithKeyErrorPolicy(p))
-}
+func WithKeyErrorPolicy(p ratekit.ErrorPolicy) Option { return core(ratekit.WithKeyErrorPolicy(p)) }
 
 // WithTimeout bounds each store call (see ratekit.WithTimeout; default
 // ratekit.DefaultTimeout, 100 ms). The call's own deadline bounds it too.
@@ -75,23 +64,19 @@ func WithHeaderClock(now func() time.Time) Option { return core(ratekit.WithHead
 func WithObserver(obs ...observe.Observer) Option { return core(ratekit.WithObserver(obs...)) }
 
 // WithSettle lets handlers settle a call's real cost after the fact (see
-// ratekit.WithSettle): the call is charged its cost (WithCost, WithCostFunc)
-// as an estimate when it is admitted, and the handler calls
-// ratekit.ReservationFrom(ctx).Settle with the cost it found. For a stream,
-// the handler reads the Reservation from ss.Context(); per-message charges
-// (WithMessageCost) are not part of it.
+// ratekit.WithSettle): the handler finds the Reservation with
+// ratekit.ReservationFrom(ctx), or ss.Context() for a stream. Per-message
+// charges (WithMessageCost) are not part of it.
 func WithSettle() Option {
-	return optionFunc(func(c *config) { c.life = append(c.life, ratekit.WithSettle()) })
+	return optionFunc[config](func(c *config) { c.life = append(c.life, ratekit.WithSettle()) })
 }
 
 // WithCountIf counts a call only when counts reports true for its status
 // once the handler returns, and refunds it otherwise (see
-// ratekit.WithCountIf). counts takes an HTTP status: the call's gRPC code
-// mapped as google.rpc.Code documents it (see HTTPStatus; OK is 200,
-// Unavailable 503, a handler that panics 500). For a stream, its opening
-// charge is refunded; per-message charges (WithMessageCost) are kept.
+// ratekit.WithCountIf). counts takes the HTTPStatus of the call's code (a
+// handler that panics: 500). Per-message charges (WithMessageCost) are kept.
 func WithCountIf(counts func(status int) bool) Option {
-	return optionFunc(func(c *config) { c.life = append(c.life, ratekit.WithCountIf(counts)) })
+	return optionFunc[config](func(c *config) { c.life = append(c.life, ratekit.WithCountIf(counts)) })
 }
 
 // WithSkip lets calls for which f returns true through, uncounted and
@@ -120,24 +105,23 @@ func WithErrorHandler(f func(ctx context.Context, err error)) Option {
 // (/grpc.health.v1.Health/) and to server reflection
 // (/grpc.reflection.v1.ServerReflection/, and v1alpha), which are let
 // through uncounted by default.
-func WithoutDefaultSkips() Option { return optionFunc(func(c *config) { c.allMethods = true }) }
+func WithoutDefaultSkips() Option { return optionFunc[config](func(c *config) { c.allMethods = true }) }
 
 // WithMessageCost charges n for every message a stream's handler receives,
 // under the key the stream opened with, on top of the charge at opening
-// (default 0: messages are not charged). A refused message makes RecvMsg
-// return the ResourceExhausted status. It does not apply to unary calls.
-//
-// Each message is a plain charge, as Limiter.AllowN makes: it is never
-// settled nor refunded (WithSettle and WithCountIf apply to the stream's
-// opening charge only). A Limiter with an InFlight limit cannot make plain
-// charges (each of its admissions takes a slot), so the interceptor panics
-// when built with both: limit messages with a second
-// StreamServerInterceptor over a Limiter of rate limits.
-func WithMessageCost(n int64) Option { return optionFunc(func(c *config) { c.messageCost = n }) }
+// (default 0: none). A refused message makes RecvMsg return the
+// ResourceExhausted status. Each message is a plain charge, never settled
+// nor refunded; a Limiter with an InFlight limit cannot make those, so the
+// interceptor panics when built with both: limit messages with a second
+// StreamServerInterceptor over a Limiter of rate limits. It does not apply
+// to unary calls.
+func WithMessageCost(n int64) Option {
+	return optionFunc[config](func(c *config) { c.messageCost = n })
+}
 
 // core is an option of ratekit's own.
 func core(o ratekit.Option) Option { return adapterOption(adapter.Core[context.Context](o)) }
 
 func adapterOption(o adapter.Option[context.Context]) Option {
-	return optionFunc(func(c *config) { c.adapter = append(c.adapter, o) })
+	return optionFunc[config](func(c *config) { c.adapter = append(c.adapter, o) })
 }

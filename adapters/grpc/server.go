@@ -15,13 +15,12 @@ import (
 // each call against l under the subject key names, e.g. ByIP(). An admitted
 // call runs the handler with the rate-limit fields as header metadata; a
 // refused one gets the status described in the package documentation and
-// the handler does not run. When l has InFlight limits, or WithSettle or
-// WithCountIf is set, the handler's context carries the call's
-// ratekit.Reservation, which is finished once the handler returns (see the
-// package documentation, Lifecycle).
+// the handler does not run. With InFlight limits, WithSettle or WithCountIf,
+// the handler's context carries the call's ratekit.Reservation, finished
+// once the handler returns.
 //
-// It panics if l or key is nil or an option is invalid: that is a
-// programming error found when the server is built, never at call time.
+// It panics if l or key is nil or an option is invalid, when the server is
+// built.
 func UnaryServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) grpc.UnaryServerInterceptor {
 	s := newServer("UnaryServerInterceptor", l, key, opts)
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
@@ -50,17 +49,13 @@ func UnaryServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) grp
 }
 
 // StreamServerInterceptor returns a gRPC stream server interceptor that
-// counts each stream against l under the subject key names when it opens,
-// before the handler runs, and with WithMessageCost each message the
-// handler receives. An admitted stream runs the handler with the rate-limit
-// fields as header metadata; a refused one gets the status described in the
-// package documentation and the handler does not run. An admitted stream
-// holds its InFlight slot, and its Reservation, until the handler returns; the handler finds the Reservation in
-// ss.Context().
+// counts each stream as UnaryServerInterceptor counts a call, when it opens,
+// and with WithMessageCost each message the handler receives. An admitted
+// stream holds its InFlight slot and its Reservation, found in
+// ss.Context(), until the handler returns.
 //
 // It panics if l or key is nil or an option is invalid (WithMessageCost on
-// a Limiter with InFlight limits among them): that is a programming error
-// found when the server is built, never at call time.
+// a Limiter with InFlight limits among them), when the server is built.
 func StreamServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) grpc.StreamServerInterceptor {
 	s := newServer("StreamServerInterceptor", l, key, opts)
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
@@ -106,7 +101,12 @@ func newServer(name string, l *ratekit.Limiter, key KeyFunc, opts []Option) *ser
 	if l == nil || key == nil {
 		panic("ratekit: ratekitgrpc." + name + " needs a Limiter and a KeyFunc")
 	}
-	c := newConfig(opts)
+	c := &config{}
+	for _, o := range opts {
+		if o != nil {
+			o.apply(c)
+		}
+	}
 	if c.messageCost < 0 {
 		panic("ratekit: ratekitgrpc.WithMessageCost needs a cost of 0 or more")
 	}
@@ -124,21 +124,15 @@ func newServer(name string, l *ratekit.Limiter, key KeyFunc, opts []Option) *ser
 	return s
 }
 
-// skip reports whether the call goes through uncounted: a default skip or
-// WithSkip.
+// skip reports whether the call goes through uncounted: the health and
+// reflection services unless WithoutDefaultSkips, and WithSkip.
 func (s *server) skip(ctx context.Context, method string) bool {
-	if !s.allMethods && skippedByDefault(method) {
+	if !s.allMethods && (strings.HasPrefix(method, "/grpc.health.v1.Health/") ||
+		strings.HasPrefix(method, "/grpc.reflection.v1.ServerReflection/") ||
+		strings.HasPrefix(method, "/grpc.reflection.v1alpha.ServerReflection/")) {
 		return true
 	}
 	return s.cfg.Skip != nil && s.cfg.Skip(ctx)
-}
-
-// skippedByDefault reports the methods of the health and reflection
-// services.
-func skippedByDefault(method string) bool {
-	return strings.HasPrefix(method, "/grpc.health.v1.Health/") ||
-		strings.HasPrefix(method, "/grpc.reflection.v1.ServerReflection/") ||
-		strings.HasPrefix(method, "/grpc.reflection.v1alpha.ServerReflection/")
 }
 
 // check decides one call (or message) through g and reports an error the

@@ -31,10 +31,8 @@ const (
 	FieldPushback = "grpc-retry-pushback-ms"
 )
 
-// The ErrorInfo metadata of a refusal by InFlight limits alone: quota_unit
-// "concurrent-requests", as RateLimit-Policy's qu parameter says. A slot
-// comes back when any call ends, so such a refusal says nothing about when
-// the method's other calls would pass.
+// The ErrorInfo metadata of a refusal by InFlight limits alone, as
+// RateLimit-Policy's qu parameter says: the client holds back no other call.
 const (
 	infoQuotaUnit       = "quota_unit"
 	quotaUnitConcurrent = "concurrent-requests"
@@ -42,34 +40,22 @@ const (
 
 // mdFields is the response.HeaderSetter of a call: it keeps the rate-limit
 // fields a Guard sets, to send them under their metadata names, and drops
-// what only HTTP has (Cache-Control).
-type mdFields struct {
-	vals [numFields]string // "" when not set
+// what only HTTP has (Cache-Control). "" is a field not set.
+type mdFields [len(fieldNames)]string
+
+// fieldNames are the headers mdFields keeps and their metadata names, in the
+// order sent; statusOf sets the last two.
+var fieldNames = [...]struct{ header, md string }{
+	{"X-Ratelimit-Limit", "x-ratelimit-limit"},
+	{"X-Ratelimit-Remaining", "x-ratelimit-remaining"},
+	{"X-Ratelimit-Reset", "x-ratelimit-reset"},
+	{"Ratelimit-Policy", "ratelimit-policy"},
+	{"Ratelimit", "ratelimit"},
+	{"Retry-After", FieldRetryAfter},
+	{"", FieldPushback},
 }
 
-// numFields is how many fields mdFields keeps.
-const numFields = 7
-
-// fieldName is the metadata name of field i, in the order sent.
-func fieldName(i int) string {
-	switch i {
-	case 0:
-		return "x-ratelimit-limit"
-	case 1:
-		return "x-ratelimit-remaining"
-	case 2:
-		return "x-ratelimit-reset"
-	case 3:
-		return "ratelimit-policy"
-	case 4:
-		return "ratelimit"
-	case fieldRetryAfter:
-		return FieldRetryAfter
-	}
-	return FieldPushback
-}
-
-// Indexes of the fields that are set outside Set.
+// Indexes of the fields statusOf sets.
 const (
 	fieldRetryAfter = 5
 	fieldPushback   = 6
@@ -77,26 +63,18 @@ const (
 
 // Set keeps a field ratekit sets.
 func (f *mdFields) Set(key, value string) {
-	switch key {
-	case "X-Ratelimit-Limit":
-		f.vals[0] = value
-	case "X-Ratelimit-Remaining":
-		f.vals[1] = value
-	case "X-Ratelimit-Reset":
-		f.vals[2] = value
-	case "Ratelimit-Policy":
-		f.vals[3] = value
-	case "Ratelimit":
-		f.vals[4] = value
-	case "Retry-After":
-		f.vals[fieldRetryAfter] = value
+	for i := range fieldPushback {
+		if fieldNames[i].header == key {
+			f[i] = value
+			return
+		}
 	}
 }
 
 // metadata returns the fields as metadata, or nil when there are none.
 func (f *mdFields) metadata() metadata.MD {
 	n := 0
-	for _, v := range f.vals {
+	for _, v := range f {
 		if v != "" {
 			n++
 		}
@@ -106,10 +84,10 @@ func (f *mdFields) metadata() metadata.MD {
 	}
 	md := make(metadata.MD, n)
 	values := make([]string, 0, n) // one backing array for every field's slice
-	for i, v := range f.vals {
+	for i, v := range f {
 		if v != "" {
 			values = append(values, v)
-			md[fieldName(i)] = values[len(values)-1 : len(values) : len(values)]
+			md[fieldNames[i].md] = values[len(values)-1 : len(values) : len(values)]
 		}
 	}
 	return md
@@ -125,7 +103,8 @@ func refusal(v ratekit.Verdict, fields *mdFields) (metadata.MD, error) {
 		if d.Unsatisfiable {
 			retry = 0
 		}
-		return statusOf(e, retry, decisionViolations(d), inFlightOnly(d), fields)
+		violations, concurrent := decisionViolations(d)
+		return statusOf(e, retry, violations, concurrent, fields)
 	}
 	return statusOf(e, time.Duration(e.Context.RetryAfter)*time.Second, contextViolations(e.Context), false, fields)
 }
@@ -136,9 +115,7 @@ func refusal(v ratekit.Verdict, fields *mdFields) (metadata.MD, error) {
 // RetryInfo (its whole seconds), QuotaFailure and ErrorInfo;
 // codes.Unavailable for a 503; codes.InvalidArgument for a 400 or 413.
 // Error(nil) is nil, and an error that is no *response.Error is
-// codes.Internal without its text. Send the trailers with grpc.SetTrailer
-// when the client should see retry-after and grpc-retry-pushback-ms too;
-// Trailers returns them.
+// codes.Internal without its text.
 func Error(err error) error {
 	if err == nil {
 		return nil
@@ -151,52 +128,34 @@ func Error(err error) error {
 	return st
 }
 
-// violation is one limit that refused a call.
-type violation struct {
-	name, description string
-	quota             int64
-}
-
 // decisionViolations lists the limits that refused d: the binding one
 // first, then every other that denied, as response.Details.Violated does.
-func decisionViolations(d ratekit.Decision) []violation {
-	out := []violation{limitViolation(d.Limit)}
+// concurrent reports that they are all InFlight limits.
+func decisionViolations(d ratekit.Decision) (out []*errdetails.QuotaFailure_Violation, concurrent bool) {
+	concurrent = true
+	add := func(l ratekit.Limit) {
+		out = append(out, &errdetails.QuotaFailure_Violation{QuotaId: l.Name(), QuotaValue: l.Spec().Quota, Description: l.String()})
+		concurrent = concurrent && l.Spec().Concurrent
+	}
+	add(d.Limit)
 	for _, s := range d.States {
 		if !s.Allowed && s.Limit.Name() != d.Limit.Name() {
-			out = append(out, limitViolation(s.Limit))
+			add(s.Limit)
 		}
 	}
-	return out
-}
-
-// inFlightOnly reports whether every limit that refused d is an InFlight
-// limit: a refusal no rate limit took part in.
-func inFlightOnly(d ratekit.Decision) bool {
-	if !d.Limit.Spec().Concurrent {
-		return false
-	}
-	for _, s := range d.States {
-		if !s.Allowed && !s.Limit.Spec().Concurrent {
-			return false
-		}
-	}
-	return true
-}
-
-func limitViolation(l ratekit.Limit) violation {
-	return violation{name: l.Name(), description: l.String(), quota: l.Spec().Quota}
+	return out, concurrent
 }
 
 // contextViolations lists the limits a response.Details names; only the
 // binding one's quota is known.
-func contextViolations(c response.Details) []violation {
+func contextViolations(c response.Details) []*errdetails.QuotaFailure_Violation {
 	if c.Policy == "" {
 		return nil
 	}
-	out := []violation{{name: c.Policy, quota: c.Limit}}
+	out := []*errdetails.QuotaFailure_Violation{{QuotaId: c.Policy, QuotaValue: c.Limit}}
 	for _, name := range c.Violated {
 		if name != c.Policy {
-			out = append(out, violation{name: name})
+			out = append(out, &errdetails.QuotaFailure_Violation{QuotaId: name})
 		}
 	}
 	return out
@@ -206,7 +165,7 @@ func contextViolations(c response.Details) []violation {
 // retry-after and the pushback). retry is the exact time until the call
 // could pass, 0 when it never can; concurrent marks a refusal by InFlight
 // limits alone.
-func statusOf(e *response.Error, retry time.Duration, violations []violation, concurrent bool, fields *mdFields) (metadata.MD, error) {
+func statusOf(e *response.Error, retry time.Duration, violations []*errdetails.QuotaFailure_Violation, concurrent bool, fields *mdFields) (metadata.MD, error) {
 	code := codes.InvalidArgument
 	switch e.Status {
 	case http.StatusTooManyRequests:
@@ -222,24 +181,23 @@ func statusOf(e *response.Error, retry time.Duration, violations []violation, co
 	if code != codes.InvalidArgument {
 		if retry > 0 {
 			details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(retry)})
-			fields.vals[fieldRetryAfter] = strconv.FormatInt(e.Context.RetryAfter, 10)
-			fields.vals[fieldPushback] = strconv.FormatInt(int64((retry+time.Millisecond-1)/time.Millisecond), 10)
+			fields[fieldRetryAfter] = strconv.FormatInt(e.Context.RetryAfter, 10)
+			fields[fieldPushback] = strconv.FormatInt(int64((retry+time.Millisecond-1)/time.Millisecond), 10)
 		} else {
-			fields.vals[fieldPushback] = "-1"
+			fields[fieldPushback] = "-1"
 		}
 	}
 	if code == codes.ResourceExhausted && len(violations) > 0 {
-		q := &errdetails.QuotaFailure{}
-		for _, v := range violations {
-			q.Violations = append(q.Violations, &errdetails.QuotaFailure_Violation{
-				QuotaId: v.name, QuotaValue: v.quota, Description: v.description,
-			})
-		}
-		details = append(details, q)
+		details = append(details, &errdetails.QuotaFailure{Violations: violations})
 	}
-	st, err := status.New(code, e.Message).WithDetails(details...)
-	if err != nil { // unreachable: the details are well-formed messages
-		st = status.New(code, e.Message)
+	return fields.metadata(), statusError(code, e.Message, details...)
+}
+
+// statusError returns the status error of code and msg with details.
+func statusError(code codes.Code, msg string, details ...protoadapt.MessageV1) error {
+	st := status.New(code, msg)
+	if withDetails, err := st.WithDetails(details...); err == nil { // it fails only on malformed messages
+		st = withDetails
 	}
-	return fields.metadata(), st.Err()
+	return st.Err()
 }
