@@ -145,19 +145,17 @@ func (s *Store) ping(ctx context.Context) error {
 	fail := func(addr string, err error) error {
 		return &pingError{addr: addr, err: s.cause(ctx, start, err, false)}
 	}
-	switch c := s.proc.(type) {
-	case *redis.Client:
-		if err := c.Ping(ctx).Err(); err != nil {
-			return fail(c.Options().Addr, err)
+	pingNode := func(ctx context.Context, n *redis.Client) error {
+		if err := n.Ping(ctx).Err(); err != nil {
+			return fail(n.Options().Addr, err)
 		}
 		return nil
+	}
+	switch c := s.proc.(type) {
+	case *redis.Client:
+		return pingNode(ctx, c)
 	case *redis.ClusterClient:
-		err := c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
-			if err := m.Ping(ctx).Err(); err != nil {
-				return fail(m.Options().Addr, err)
-			}
-			return nil
-		})
+		err := c.ForEachMaster(ctx, pingNode)
 		var pe *pingError
 		if err != nil && !errors.As(err, &pe) { // the cluster's slots did not load
 			return fail(strings.Join(c.Options().Addrs, ", "), err)
@@ -170,10 +168,7 @@ func (s *Store) ping(ctx context.Context) error {
 			mu.Lock()
 			pinged = append(pinged, shard.Options().Addr)
 			mu.Unlock()
-			if err := shard.Ping(ctx).Err(); err != nil {
-				return fail(shard.Options().Addr, err)
-			}
-			return nil
+			return pingNode(ctx, shard)
 		})
 		if err != nil {
 			return err
