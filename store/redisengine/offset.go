@@ -120,11 +120,11 @@ func (o *offsets) reset() {
 // reserveLate answers a reserve call, cmd, that Redis refused as late (err)
 // and so wrote nothing: a context.DeadlineExceeded when ctx's deadline has
 // passed; else the estimate of Redis's clock was too small, and the call is
-// sent again, once, without a deadline, at *sent.
+// sent again, once, without a deadline (*sent becomes the time of sending).
 func (e *Engine) reserveLate(ctx context.Context, c Conn, cmd *Command, err error, sent *int64) (any, error) {
 	if d, ok := ctx.Deadline(); !ok || ctx.Err() != nil || e.offset.now() >= e.offset.local(d) {
 		var reply *ReplyError
-		errors.As(err, &reply) // the caller found it
+		errors.As(err, &reply) // the caller saw it is "LATE ..."
 		return nil, &RunError{Err: &lateError{reply: reply}, Ended: true}
 	}
 	e.offset.reset()

@@ -17,8 +17,9 @@ import (
 // without braces), so "{subject}" routes as its keys do.
 func ProbeSubject(i int) string { return "ratekit-ping-" + strconv.Itoa(i) }
 
-// probeLimits returns the limits of Probe: quota 1 in one second, the fixed
-// window with a block, so that its calls run every command of a decision.
+// probeLimits returns the limits of Probe, quota 1 in one second: a fixed
+// window with a block, a sliding window, a log and a GCRA, so that its calls
+// run every command of a decision.
 func probeLimits() []ratekit.Limit {
 	return []ratekit.Limit{
 		ratekit.FixedWindow(1, time.Second).Named("ping-fixed").Block(time.Second),

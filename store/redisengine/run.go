@@ -36,7 +36,7 @@ func (e *RunError) Unwrap() error { return e.Err }
 // run runs program prog with cmd's keys and arguments through c. A failure
 // that proves the call never ran (see neverRan) is tried again, at most
 // attempts times in all, 10 and then 20 ms apart, never past ctx; any other
-// may have come after the call ran. Errors are *RunErrors.
+// failure may have come after the call ran. Errors are *RunErrors.
 func (e *Engine) run(ctx context.Context, c Conn, prog int, cmd *Command) (any, error) {
 	var err error
 	ended := false
