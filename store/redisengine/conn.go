@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"slices"
+	"strings"
 )
 
 // A Conn is what the engine needs of a Redis client: send one script command,
-// and load a Functions library on every primary. A client module (redisstore
-// for go-redis, rueidisstore for rueidis) implements it in a few lines; the
-// engine does everything else. Implementations must be safe for concurrent
-// use.
+// and load a Functions library on every primary. Implementations must be
+// safe for concurrent use.
 type Conn interface {
 	// Eval sends cmd (FCALL, EVALSHA or EVAL: see Command) to the node that
 	// serves cmd's keys, bounded by ctx, and returns its reply normalised:
@@ -83,11 +83,10 @@ func (c *Command) AppendArgs(dst []string) []string {
 }
 
 // A ReplyError is an error reply of Redis (such as "NOSCRIPT No matching
-// script"), as a Conn reports it. Msg is the reply's text; Err, when set, is
-// the client's own error for it, which Unwrap returns. The engine reads Msg
-// to tell what happened (a missing script or function, a node that is
-// loading, out of memory); callers see Error, which is Err's text when set.
-// A ReplyError is not changed once made, so it may be shared.
+// script"), as a Conn reports it. Msg is the reply's text, which the engine
+// reads; Err, when set, is the client's own error for it, whose text Error
+// returns and which Unwrap returns. A ReplyError is not changed once made,
+// so it may be shared.
 type ReplyError struct {
 	Msg string
 	Err error
@@ -127,4 +126,11 @@ func replyMsg(err error) (string, bool) {
 		return r.Msg, true
 	}
 	return "", false
+}
+
+// replyHas reports whether err is an error reply that starts with one of
+// prefixes.
+func replyHas(err error, prefixes ...string) bool {
+	msg, ok := replyMsg(err)
+	return ok && slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(msg, p) })
 }

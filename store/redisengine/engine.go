@@ -23,7 +23,7 @@ type Options struct {
 	// printable ASCII characters without space or braces.
 	Prefix string
 	// Algorithms are custom algorithms by name: Lua functions that follow the
-	// engine's contract (see the package doc and lua/engine.lua).
+	// engine's contract (docs/architecture.md, "Custom algorithms").
 	Algorithms map[string]string
 	// Explain, when set, rewrites the error of a call that started at
 	// start: a store adds what it knows of its client (default: none).
@@ -45,7 +45,7 @@ type Engine struct {
 	random     func() float64
 	explainer  func(ctx context.Context, start time.Time, err error) error
 	src        *sources
-	lastPolicy lastPolicy // the last reputation policy used
+	lastPolicy atomic.Pointer[compiledPolicy] // the last reputation policy used
 
 	leaseOnce   sync.Once    // makes leasePrefix
 	leasePrefix string       // random, per engine: leases from other engines never collide

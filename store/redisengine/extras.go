@@ -19,10 +19,6 @@ type Extras struct {
 
 var _ reputation.Store = Extras{}
 
-func (x Extras) explain(ctx context.Context, start time.Time, err error) error {
-	return x.Engine.explain(ctx, start, err)
-}
-
 // RecordViolation implements reputation.Store.
 func (x Extras) RecordViolation(ctx context.Context, tenant string, p reputation.Policy) (reputation.Reputation, error) {
 	return x.reputation(ctx, tenant, p, "violation")
@@ -44,9 +40,7 @@ func (x Extras) ResetReputation(ctx context.Context, tenant string, p reputation
 	return err
 }
 
-// ReputationKey returns the Redis key of tenant's reputation under p,
-// <prefix>:{<tag>}:<name>:reputation:<fingerprint>: in the tenant's cluster
-// slot, beside its limits' keys.
+// ReputationKey is Engine.ReputationKey.
 func (x Extras) ReputationKey(tenant string, p reputation.Policy) (string, error) {
 	return x.Engine.ReputationKey(tenant, p)
 }
@@ -54,5 +48,5 @@ func (x Extras) ReputationKey(tenant string, p reputation.Policy) (string, error
 func (x Extras) reputation(ctx context.Context, tenant string, p reputation.Policy, mode string) (reputation.Reputation, error) {
 	start := time.Now()
 	r, err := x.Engine.Reputation(ctx, x.Conn, tenant, p, mode)
-	return r, x.explain(ctx, start, err)
+	return r, x.Engine.explain(ctx, start, err)
 }

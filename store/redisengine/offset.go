@@ -2,6 +2,7 @@ package redisengine
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sync"
 	"sync/atomic"
@@ -9,23 +10,15 @@ import (
 )
 
 // A reserve call carries its caller's deadline into Redis, on Redis's clock,
-// and Redis takes nothing for a call it runs past it (see lua/engine.lua): a
-// call written to a Redis that stalled, and given up by its caller (failed
-// open), must not take a slot that no Reservation holds, renews or
-// releases when Redis wakes up.
+// and Redis takes nothing for a call it runs past it, so that a call given up
+// by its caller takes no slot that nobody holds (docs/architecture.md, "A
+// reserve past its deadline takes nothing").
 const (
 	// offsetPeriod is how long a sample of the offset counts: the estimate is
-	// the least sample of the current period and the one before it, so a
-	// clock step is followed within two periods even where no call shows it
-	// (see offsets.reset for the calls that do).
+	// the least sample of the current period and the one before it.
 	offsetPeriod = time.Second
-	// lateMargin is added to every deadline sent: Redis refuses a call only
-	// when it runs more than this past the caller's deadline. It covers the
-	// two clocks drifting apart between samples (2 ms is 1,000 ppm over two
-	// periods: two clocks that NTP slews at its most, 500 ppm, in opposite
-	// directions), so that a call on time is not refused for the estimate's
-	// age. A stall that ends within it can still leave slots taken until
-	// their lease ends.
+	// lateMargin is added to every deadline sent, for the clocks' drift
+	// between samples (1,000 ppm over two periods).
 	lateMargin = 2 * time.Millisecond
 )
 
@@ -33,16 +26,10 @@ const (
 const unknownOffset = math.MinInt64
 
 // offsets estimates how far Redis's clock is ahead of the engine's (µs, on
-// Go's monotonic clock, counted from start), from the time every reserve
-// reply carries. A sample, Redis's time minus the time the call was sent, is
-// an upper bound of the offset: Redis read its clock after the call was
-// sent. The least sample of a recent period is the estimate: the offset plus
-// the fastest trip to Redis. A call that waited (a stall, a queue) gives a
-// large sample, never the least one. Deadlines translated with it fall at
-// or after the caller's, never before, while the clocks keep their pace; a
-// clock step that makes the estimate too small shows as a call refused
-// while its caller still waits, and reset drops the estimate. It is safe for
-// concurrent use.
+// Go's monotonic clock, counted from start) from the time every reserve
+// reply carries: a sample, Redis's time minus the time the call was sent, is
+// an upper bound of the offset, and the least recent one is the estimate.
+// It is safe for concurrent use.
 type offsets struct {
 	start time.Time        // the engine's epoch: local times are µs since start
 	clock func() time.Time // the engine's clock in tests; nil: time.Now
@@ -120,12 +107,37 @@ func (o *offsets) observe(local, at int64) {
 	o.est.Store(min(cur, o.prev))
 }
 
-// reset forgets the estimate: a call was refused as late while its caller
-// still waited, which proves it too small (Redis's clock stepped forward).
-// Calls send no deadline until the next sample.
+// reset forgets the estimate, which a call refused as late while its caller
+// still waited proved too small: calls send no deadline until the next
+// sample.
 func (o *offsets) reset() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.est.Store(unknownOffset)
 	o.ends.Store(0)
 }
+
+// reserveLate answers a reserve call, cmd, that Redis refused as late (err)
+// and so wrote nothing: a context.DeadlineExceeded when ctx's deadline has
+// passed; else the estimate of Redis's clock was too small, and the call is
+// sent again, once, without a deadline (*sent becomes the time of sending).
+func (e *Engine) reserveLate(ctx context.Context, c Conn, cmd *Command, err error, sent *int64) (any, error) {
+	if d, ok := ctx.Deadline(); !ok || ctx.Err() != nil || e.offset.now() >= e.offset.local(d) {
+		var reply *ReplyError
+		errors.As(err, &reply) // the caller saw it is "LATE ..."
+		return nil, &RunError{Err: &lateError{reply: reply}, Ended: true}
+	}
+	e.offset.reset()
+	cmd.head[3] = "0"
+	*sent = e.offset.now()
+	return e.run(ctx, c, progDecide, cmd)
+}
+
+// A lateError is the failure of a reserve call that Redis ran after its
+// caller's deadline and refused: it took nothing. It is a
+// context.DeadlineExceeded; it unwraps to Redis's reply.
+type lateError struct{ reply *ReplyError }
+
+func (e *lateError) Error() string        { return e.reply.Error() }
+func (e *lateError) Unwrap() error        { return e.reply }
+func (e *lateError) Is(target error) bool { return target == context.DeadlineExceeded }

@@ -32,19 +32,12 @@ var _ store.Settler = (*prepared)(nil)
 // Take charges cost to every limit for key if all of them admit it, in one
 // call; see ratekit.Prepared.
 func (p *prepared) Take(ctx context.Context, key string, cost int64) (ratekit.Decision, error) {
-	start := time.Now()
-	if err := store.CheckCost(cost); err != nil {
-		return ratekit.Decision{}, err
-	}
-	d, err := p.decide(ctx, key, cost, "take", false)
-	return d, p.e.explain(ctx, start, err)
+	return p.decide(ctx, key, cost, "take", false)
 }
 
 // Peek reports the state of the limits for key without changing it.
 func (p *prepared) Peek(ctx context.Context, key string) (ratekit.Decision, error) {
-	start := time.Now()
-	d, err := p.decide(ctx, key, 1, "peek", false)
-	return d, p.e.explain(ctx, start, err)
+	return p.decide(ctx, key, 1, "peek", false)
 }
 
 // Reset forgets the state of the limits for key, blocks included.
@@ -64,24 +57,18 @@ func (p *prepared) Reset(ctx context.Context, key string) error {
 // the decision, in the same round trip, and each InFlight limit takes a
 // lease named by the engine.
 func (p *prepared) Reserve(ctx context.Context, key string, cost int64) (ratekit.Decision, error) {
-	start := time.Now()
-	if err := store.CheckCost(cost); err != nil {
-		return ratekit.Decision{}, err
-	}
-	d, err := p.decide(ctx, key, cost, "take", true)
-	return d, p.e.explain(ctx, start, err)
+	return p.decide(ctx, key, cost, "take", true)
 }
 
 // Settle moves the charge rc records to cost and releases rc's lease, in
 // one call (lua/settle.lua); see store.Settler. It updates rc.
 func (p *prepared) Settle(ctx context.Context, key string, rc *ratekit.Receipt, cost int64) error {
-	start := time.Now()
 	if err := store.CheckCost(cost); err != nil {
 		return err
 	}
-	r, err := p.e.settle(ctx, p.c, key, p.sh, rc, "settle", cost)
+	r, err := p.settle(ctx, key, rc, "settle", cost)
 	if err != nil {
-		return p.e.explain(ctx, start, err)
+		return err
 	}
 	for i := range p.sh.ids {
 		rc.Ends[i], rc.Held[i] = r[2*i], r[2*i+1]
@@ -93,10 +80,9 @@ func (p *prepared) Settle(ctx context.Context, key string, rc *ratekit.Receipt, 
 // Renew extends rc's lease in every InFlight limit by one lease from now,
 // and reports whether every one still held it; see store.Settler.
 func (p *prepared) Renew(ctx context.Context, key string, rc *ratekit.Receipt) (bool, error) {
-	start := time.Now()
-	held, err := p.e.settle(ctx, p.c, key, p.sh, rc, "renew", rc.Cost)
+	held, err := p.settle(ctx, key, rc, "renew", rc.Cost)
 	if err != nil {
-		return false, p.e.explain(ctx, start, err)
+		return false, err
 	}
 	for _, h := range held {
 		if h != 1 {
@@ -109,8 +95,13 @@ func (p *prepared) Renew(ctx context.Context, key string, rc *ratekit.Receipt) (
 // decide makes one call of the engine's decide program in mode ("take",
 // "peek"; a charging call of a set with an InFlight limit, or a receipt's,
 // is a "reserve") and reads its reply.
-func (p *prepared) decide(ctx context.Context, key string, cost int64, mode string, receipt bool) (ratekit.Decision, error) {
+func (p *prepared) decide(ctx context.Context, key string, cost int64, mode string, receipt bool) (_ ratekit.Decision, err error) {
+	start := time.Now()
+	if err := store.CheckCost(cost); err != nil {
+		return ratekit.Decision{}, err
+	}
 	e, c, sh := p.e, p.c, p.sh
+	defer func() { err = e.explain(ctx, start, err) }()
 	t, err := Tag(key)
 	if err != nil {
 		return ratekit.Decision{}, err
@@ -135,7 +126,7 @@ func (p *prepared) decide(ctx context.Context, key string, cost int64, mode stri
 		cmd.tail = cmd.t[:]
 	}
 	reply, err := e.run(ctx, c, progDecide, cmd)
-	if receipt && err != nil && late(err) {
+	if receipt && err != nil && replyHas(err, "LATE ") {
 		reply, err = e.reserveLate(ctx, c, cmd, err, &sent)
 	}
 	if err != nil {

@@ -13,15 +13,13 @@ import (
 )
 
 // ProbeSubject returns the i-th subject a store's Ping may decide about (a
-// store picks one per master): its keys are under the store's prefix like
-// every other, live a second at most and are deleted at once. A probe
-// subject is its own hash tag (short, without braces), so "{subject}"
-// routes as its keys do.
+// store picks one per master). A probe subject is its own hash tag (short,
+// without braces), so "{subject}" routes as its keys do.
 func ProbeSubject(i int) string { return "ratekit-ping-" + strconv.Itoa(i) }
 
-// probeLimits returns the limits of Ping's probe: one of each built-in
-// algorithm, quota 1, one second, the fixed window with a block, so that
-// the calls of Probe run every command the engine's decisions run.
+// probeLimits returns the limits of Probe, quota 1 in one second: a fixed
+// window with a block, a sliding window, a log and a GCRA, so that its calls
+// run every command of a decision.
 func probeLimits() []ratekit.Limit {
 	return []ratekit.Limit{
 		ratekit.FixedWindow(1, time.Second).Named("ping-fixed").Block(time.Second),
@@ -35,14 +33,12 @@ func probeLimits() []ratekit.Limit {
 type ProbeStore = ratekit.Store
 
 // Probe tries, for a store's Ping, every kind of call the engine makes
-// about subject through s, a store on e: a Reserve of one limit of each
-// algorithm and its Settle (a refund, as a lockout's Middleware makes),
-// three Takes (the first admits and writes, the second denies and starts a
-// block, the third meets the block), a Peek and a Reset. Its keys live a
-// second at most and are deleted at once. A refusal by Redis's access control comes back with its fix,
-// e.g. "Redis refuses the store's calls: the Redis user may not use the
-// store's keys: allow them with the key pattern ~ratekit:* (…)"; the store
-// prefixes its name.
+// about subject through s, a store on e: a Reserve and its refund, three
+// Takes (one admits, one denies and starts a block, one meets it), a Peek
+// and a Reset; its keys live a second at most. A refusal by Redis's access
+// control comes back with its fix, e.g. "Redis refuses the store's calls:
+// the Redis user may not use the store's keys: allow them with the key
+// pattern ~ratekit:* (…)"; the store prefixes its name.
 func (e *Engine) Probe(ctx context.Context, s ProbeStore, subject string) error {
 	err := probe(ctx, s, subject)
 	if hint := permissionHint(err, e.prefix); hint != "" {
@@ -89,9 +85,8 @@ func probe(ctx context.Context, s ProbeStore, subject string) error {
 const Commands = "GET SET DEL PTTL PEXPIRE INCRBY DECRBY TOUCH TIME HGET HGETALL HMGET HSET HKEYS HDEL HINCRBY ZADD ZCOUNT ZRANGE ZRANGEBYSCORE ZREM ZREMRANGEBYSCORE ZSCORE"
 
 // permissionHint returns how to fix err when it is Redis's access control
-// refusing a call of the engine, for a store whose keys start with prefix,
-// or "" when it is something else. It knows the replies of Redis 7.0 and
-// of 7.2 and later.
+// (7.0, 7.2 and later) refusing a call of the engine, for a store whose keys
+// start with prefix, or "" when it is something else.
 func permissionHint(err error, prefix string) string {
 	if err == nil {
 		return ""

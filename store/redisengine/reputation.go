@@ -3,7 +3,6 @@ package redisengine
 import (
 	"context"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/ratekit/ratekit/reputation"
@@ -45,10 +44,8 @@ type compiledPolicy struct {
 	args []string
 }
 
-// lastPolicy keeps the last policy used, so that a service with one policy
-// validates it and prepares its arguments once.
-type lastPolicy struct{ atomic.Pointer[compiledPolicy] }
-
+// policy returns p compiled, which the engine keeps for the next call: a
+// service with one policy validates it and prepares its arguments once.
 func (e *Engine) policy(p reputation.Policy) (*compiledPolicy, error) {
 	if c := e.lastPolicy.Load(); c != nil && c.p == p {
 		return c, nil

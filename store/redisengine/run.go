@@ -20,9 +20,8 @@ const attempts = 3
 
 // A RunError is the failure of a call the engine gave up on: Err is the last
 // failure; Ended reports that ctx ended before another attempt could be
-// sent. Its text is Err's; it unwraps to Err. Clients use it to say why a
-// call failed (a context that ended, and the failure behind it). A RunError
-// is not changed once made, so it may be shared.
+// sent. Its text is Err's; it unwraps to Err. A RunError is not changed once
+// made, so it may be shared.
 type RunError struct {
 	Err   error
 	Ended bool
@@ -37,8 +36,7 @@ func (e *RunError) Unwrap() error { return e.Err }
 // run runs program prog with cmd's keys and arguments through c. A failure
 // that proves the call never ran (see neverRan) is tried again, at most
 // attempts times in all, 10 and then 20 ms apart, never past ctx; any other
-// failure may have come after the call ran and is returned as it is, so a
-// call is never charged twice. Errors are *RunErrors.
+// failure may have come after the call ran. Errors are *RunErrors.
 func (e *Engine) run(ctx context.Context, c Conn, prog int, cmd *Command) (any, error) {
 	var err error
 	ended := false
@@ -60,13 +58,12 @@ func (e *Engine) run(ctx context.Context, c Conn, prog int, cmd *Command) (any, 
 }
 
 // once sends the call once, as a function where the server has Functions,
-// else as a script. A reply that proves the call did not run is answered on
-// the spot: "Function not found" (a new or restarted node, FUNCTION FLUSH)
-// by loading the library and calling again, once, and as a script if the
-// library was flushed again meanwhile; NOSCRIPT by EVAL; an
-// unknown FCALL (Redis before 7.0) by scripts from then on; OOM, which
-// refuses a function at once on a full Redis, by the script, which decides
-// a denial without a write.
+// else as a script, and answers on the spot the replies that prove it did
+// not run (docs/architecture.md, "Functions, and scripts where Redis has
+// none"): "Function not found" by loading the library and calling again, as
+// a script if it was flushed again meanwhile; NOSCRIPT by EVAL; an unknown
+// FCALL by scripts from then on; OOM by the script, which decides a denial
+// without a write.
 func (e *Engine) once(ctx context.Context, c Conn, prog int, cmd *Command) (any, error) {
 	if e.mode.Load() != modeScripts {
 		loads := e.loads.Load()
@@ -76,7 +73,7 @@ func (e *Engine) once(ctx context.Context, c Conn, prog int, cmd *Command) (any,
 			e.mode.CompareAndSwap(modeUnknown, modeFunctions)
 			return reply, nil
 		}
-		msg, isReply := replyMsg(err)
+		_, isReply := replyMsg(err)
 		switch {
 		case !isReply:
 			return nil, err
@@ -96,14 +93,14 @@ func (e *Engine) once(ctx context.Context, c Conn, prog int, cmd *Command) (any,
 			}
 		case unsupported(err):
 			e.mode.Store(modeScripts)
-		case !strings.HasPrefix(msg, "OOM "):
+		case !replyHas(err, "OOM "):
 			return nil, err
 		}
 	}
 	sc := e.src.scripts[prog]
 	cmd.Name, cmd.Script = "EVALSHA", sc.sha
 	reply, err := c.Eval(ctx, cmd)
-	if msg, ok := replyMsg(err); ok && strings.HasPrefix(msg, "NOSCRIPT") {
+	if replyHas(err, "NOSCRIPT") {
 		cmd.Name, cmd.Script = "EVAL", sc.src
 		reply, err = c.Eval(ctx, cmd)
 	}
@@ -146,23 +143,9 @@ func unsupported(err error) bool {
 // that it could not take commands.
 func neverRan(err error) bool {
 	var ns *notSent
-	if errors.As(err, &ns) {
-		return true
-	}
 	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		return true
-	}
-	msg, ok := replyMsg(err)
-	if !ok {
-		return false
-	}
-	for _, prefix := range []string{"LOADING", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN", "BUSY "} {
-		if strings.HasPrefix(msg, prefix) {
-			return true
-		}
-	}
-	return false
+	return errors.As(err, &ns) || errors.As(err, &op) && op.Op == "dial" ||
+		replyHas(err, "LOADING", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN", "BUSY ")
 }
 
 // pause waits d unless ctx ends first; it reports whether it waited.

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"strconv"
+	"time"
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/internal/algo"
@@ -27,10 +28,8 @@ func (e *Engine) lease(sh *shape) string {
 }
 
 // parseReserve reads the reply of a reserve call sent at sent (the engine's
-// time, see offsets): the decision
-// and, after its integers, the call's time, from which it makes the Receipt
-// of an admitted charge, and learns how far Redis's clock is from the
-// engine's.
+// time): the decision and, after its integers, the call's time, from which
+// it makes the Receipt of an admitted charge and learns Redis's clock.
 func (e *Engine) parseReserve(reply any, sh *shape, cost int64, lease string, sent int64) (ratekit.Decision, error) {
 	n := len(sh.limits)
 	var at any
@@ -80,16 +79,18 @@ func (e *Engine) parseReserve(reply any, sh *shape, cost int64, lease string, se
 // settle runs lua/settle.lua in mode for rc, moving its charge to cost,
 // and returns its integers: each limit's end and held (settle), or whether
 // it holds its lease (renew).
-func (e *Engine) settle(ctx context.Context, c Conn, key string, sh *shape, rc *ratekit.Receipt, mode string, cost int64) ([]int64, error) {
-	limits := sh.limits
-	if err := store.CheckReceipt(rc, len(limits)); err != nil {
+func (p *prepared) settle(ctx context.Context, key string, rc *ratekit.Receipt, mode string, cost int64) (_ []int64, err error) {
+	e, sh, n := p.e, p.sh, len(p.sh.limits)
+	start := time.Now()
+	defer func() { err = e.explain(ctx, start, err) }()
+	if err := store.CheckReceipt(rc, n); err != nil {
 		return nil, err
 	}
 	t, err := Tag(key)
 	if err != nil {
 		return nil, err
 	}
-	args := make([]string, 0, 4+3*len(limits))
+	args := make([]string, 0, 4+3*n)
 	args = append(args, mode, itoa(rc.Cost), itoa(cost), rc.Lease)
 	args = append(args, sh.static...)
 	for _, end := range rc.Ends {
@@ -100,18 +101,13 @@ func (e *Engine) settle(ctx context.Context, c Conn, key string, sh *shape, rc *
 	}
 	cmd := &Command{head: args, ints: true}
 	cmd.Keys = e.keys(t, sh, cmd)
-	reply, err := e.run(ctx, c, progSettle, cmd)
+	reply, err := e.run(ctx, p.c, progSettle, cmd)
 	if err != nil {
 		return nil, err
 	}
-	if mode == "renew" {
-		return e.parseInts(reply, len(limits), mode)
+	if mode == "settle" {
+		n *= 2 // an end and a held per limit
 	}
-	return e.parseInts(reply, 2*len(limits), mode)
-}
-
-// parseInts checks a reply of n integers.
-func (e *Engine) parseInts(reply any, n int, what string) ([]int64, error) {
 	switch r := reply.(type) {
 	case []int64:
 		if len(r) == n {
@@ -123,12 +119,12 @@ func (e *Engine) parseInts(reply any, n int, what string) ([]int64, error) {
 			for i, v := range r {
 				x, ok := v.(int64)
 				if !ok {
-					return nil, e.errorf("%s reply element %d is %T, want an integer", what, i, v)
+					return nil, e.errorf("%s reply element %d is %T, want an integer", mode, i, v)
 				}
 				out[i] = x
 			}
 			return out, nil
 		}
 	}
-	return nil, e.errorf("unexpected %s reply %T for %d limits", what, reply, n)
+	return nil, e.errorf("unexpected %s reply %T for %d limits", mode, reply, n)
 }

@@ -10,10 +10,9 @@ import (
 )
 
 // A shape is what a set of limits sends with every call, prepared once by
-// Prepare: their IDs (for the keys), the argument of each limit (its
-// algorithm, three parameters and block in one string, which the engine
-// parses once per string), the limits with a block, what each algorithm
-// can do, and so whether a call needs a draw or names a lease.
+// Prepare: their IDs (for the keys), the argument of each limit
+// ("<algorithm> <p1> <p2> <p3> <block ms>"), the limits with a block and
+// what each algorithm can do.
 type shape struct {
 	limits []ratekit.Limit
 	ids    []string

@@ -13,8 +13,7 @@ import (
 	"github.com/ratekit/ratekit/store"
 )
 
-// The engine's Lua, one file each: the prelude, the built-in algorithms
-// and the programs.
+// The engine's Lua: the prelude, the built-in algorithms and the programs.
 //
 //go:embed lua/*.lua
 var luaFiles embed.FS
@@ -52,11 +51,6 @@ type script struct {
 	src, sha string
 }
 
-func newScript(src string) script {
-	sum := sha1.Sum([]byte(src))
-	return script{src: src, sha: hex.EncodeToString(sum[:])}
-}
-
 // The programs of the engine, by what they run.
 const (
 	progDecide = iota
@@ -73,10 +67,9 @@ type sources struct {
 	library   string // the library's code, for FUNCTION LOAD REPLACE
 }
 
-// buildSources returns the programs with the custom algorithms added to the
-// engine. The library's name and its functions' names hold a hash of its
-// code, so stores with different algorithms, or different versions of the
-// kit, never replace each other's library.
+// buildSources returns the programs with the custom algorithms added. The
+// library's name holds a hash of its code, so stores with different
+// algorithms, or versions of the kit, never replace each other's library.
 func buildSources(custom map[string]string) (*sources, error) {
 	preludeSrc, decideSrc, settleSrc, reputationSrc := luaFile("prelude"), luaFile("engine"), luaFile("settle"), luaFile("reputation")
 	algorithms := preludeSrc + builtinSource()
@@ -102,7 +95,9 @@ func buildSources(custom map[string]string) (*sources, error) {
 	// A script calls its program with the script's KEYS and ARGV, which the
 	// prelude's upvalues of the same names hide.
 	asScript := func(body, program string) script {
-		return newScript("local call_keys, call_args = KEYS, ARGV\n" + body + "return " + program + "(call_keys, call_args)\n")
+		src := "local call_keys, call_args = KEYS, ARGV\n" + body + "return " + program + "(call_keys, call_args)\n"
+		sum := sha1.Sum([]byte(src))
+		return script{src: src, sha: hex.EncodeToString(sum[:])}
 	}
 	s := &sources{}
 	s.scripts[progDecide] = asScript(algorithms+decideSrc, "decide")
@@ -117,8 +112,7 @@ func buildSources(custom map[string]string) (*sources, error) {
 	for i, f := range [programs]string{"decide", "reputation", "settle"} {
 		s.functions[i] = lib + "_" + f
 		// No flags: FCALL is refused at once on a full Redis (noeviction),
-		// and the store then runs the script, which decides denials without
-		// a write (see Engine).
+		// and the engine then runs the script, which may decide a denial.
 		fmt.Fprintf(&reg, "redis.register_function{function_name='%s', callback=%s}\n", s.functions[i], f)
 	}
 	s.library = "#!lua name=" + lib + "\n" + code + reg.String()

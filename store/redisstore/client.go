@@ -43,10 +43,9 @@ func checkClient(client redis.Scripter) error {
 	return nil
 }
 
-// dialWatch is a go-redis hook that only watches dials. go-redis dials in the
-// background and retries a failed dial (DialerRetries) before it reports the
-// failure, so a call whose context ends first sees only the context's error;
-// the watch keeps the last failed dial so that the store can say why.
+// dialWatch is a go-redis hook that keeps the last failed dial: go-redis
+// retries a failed dial before it reports it, so a call whose context ends
+// first sees only the context's error.
 type dialWatch struct {
 	last atomic.Pointer[dialFailure]
 }
@@ -108,9 +107,8 @@ func (w *dialWatch) since(start time.Time) error {
 
 // cause explains err, the failure of a call that started at start. When the
 // call ended because ctx did (ended, or err is a timeout once ctx is done),
-// the error holds both ctx's error and the last underlying failure: err
-// itself, or, when err is only the context's error, a dial that failed since
-// start. Otherwise it is err. The result has no "ratekit: " prefix.
+// it is ctx's error with the last failure behind it: err, or a dial that
+// failed since start when err is only the context's. Otherwise it is err.
 func (s *Store) cause(ctx context.Context, start time.Time, err error, ended bool) error {
 	ctxErr := ctx.Err()
 	if d, ok := ctx.Deadline(); ok && ctxErr == nil && !time.Now().Before(d) {
@@ -147,19 +145,17 @@ func (s *Store) ping(ctx context.Context) error {
 	fail := func(addr string, err error) error {
 		return &pingError{addr: addr, err: s.cause(ctx, start, err, false)}
 	}
-	switch c := s.proc.(type) {
-	case *redis.Client:
-		if err := c.Ping(ctx).Err(); err != nil {
-			return fail(c.Options().Addr, err)
+	pingNode := func(ctx context.Context, n *redis.Client) error {
+		if err := n.Ping(ctx).Err(); err != nil {
+			return fail(n.Options().Addr, err)
 		}
 		return nil
+	}
+	switch c := s.proc.(type) {
+	case *redis.Client:
+		return pingNode(ctx, c)
 	case *redis.ClusterClient:
-		err := c.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
-			if err := m.Ping(ctx).Err(); err != nil {
-				return fail(m.Options().Addr, err)
-			}
-			return nil
-		})
+		err := c.ForEachMaster(ctx, pingNode)
 		var pe *pingError
 		if err != nil && !errors.As(err, &pe) { // the cluster's slots did not load
 			return fail(strings.Join(c.Options().Addrs, ", "), err)
@@ -172,10 +168,7 @@ func (s *Store) ping(ctx context.Context) error {
 			mu.Lock()
 			pinged = append(pinged, shard.Options().Addr)
 			mu.Unlock()
-			if err := shard.Ping(ctx).Err(); err != nil {
-				return fail(shard.Options().Addr, err)
-			}
-			return nil
+			return pingNode(ctx, shard)
 		})
 		if err != nil {
 			return err

@@ -24,8 +24,7 @@ func (noRetryCmd) NoRetry() bool { return true }
 // Clone implements redis.Cmder, keeping NoRetry.
 func (c noRetryCmd) Clone() redis.Cmder { return noRetryCmd{c.Cmd.Clone().(*redis.Cmd)} }
 
-// noRetryInts is noRetryCmd for a command whose reply is an array of
-// integers, read without boxing each element.
+// noRetryInts is noRetryCmd for a reply of integers (Command.IntegerReply).
 type noRetryInts struct{ *redis.IntSliceCmd }
 
 // NoRetry implements redis.Cmder.
@@ -44,9 +43,7 @@ var _ redisengine.Conn = (*conn)(nil)
 
 // Eval implements redisengine.Conn: cmd goes out as one command that go-redis
 // will not retry, its arguments passed as *string (no copies), routed by its
-// first key; a reply of integers (cmd.IntegerReply) is read as []int64. A
-// failure that hints at a changed cluster asks a cluster client to reload
-// its slot map (see reloadSlots).
+// first key.
 func (c *conn) Eval(ctx context.Context, cmd *redisengine.Command) (any, error) {
 	s := (*Store)(c)
 	start := time.Now()
@@ -75,7 +72,7 @@ func (c *conn) Eval(ctx context.Context, cmd *redisengine.Command) (any, error) 
 }
 
 // send processes c, a call that started at start, and classifies its
-// failure; see Eval.
+// failure; one that hints at a changed cluster reloads the slot map.
 func (s *Store) send(ctx context.Context, start time.Time, c redis.Cmder) error {
 	if err := s.proc.Process(ctx, c); err != nil {
 		s.reloadSlots(start, err)
@@ -99,9 +96,8 @@ func commandName(name string) any {
 }
 
 // LoadLibrary implements redisengine.Conn: FUNCTION LOAD REPLACE on the
-// server of a *redis.Client, on every master of a *redis.ClusterClient and
-// on every shard of a *redis.Ring; a client of another type sends it once,
-// as it routes it.
+// server, on every master of a cluster or shard of a ring, or once, as
+// routed, through a client of another type.
 func (c *conn) LoadLibrary(ctx context.Context, code string) error {
 	load := func(ctx context.Context, cl *redis.Client) error {
 		return classify(cl.FunctionLoadReplace(ctx, code).Err())
@@ -134,10 +130,9 @@ func classify(err error) error {
 	return err
 }
 
-// explain turns the engine's failure of a call that started at start into
-// the store's error: when the engine gave up (a *redisengine.RunError), the
-// error holds the failure and, when ctx ended, ctx's error too (see cause).
-// Other errors (bad arguments, a reply of the wrong shape) are the engine's.
+// explain is the engine's Options.Explain: a *redisengine.RunError becomes
+// the store's error, with ctx's error when ctx ended (see cause); other
+// errors are the engine's.
 func (s *Store) explain(ctx context.Context, start time.Time, err error) error {
 	if err == nil {
 		return nil
@@ -150,26 +145,15 @@ func (s *Store) explain(ctx context.Context, start time.Time, err error) error {
 }
 
 // reloadEvery is the shortest time between two slot-map reloads that a
-// store asks of its cluster client. Stores that share one client each keep
-// their own time: a client serving k stores gets at most k reloads per
-// period, and go-redis coalesces reloads that overlap.
+// store asks of its cluster client.
 const reloadEvery = 250 * time.Millisecond
 
-// reloadSlots asks a *redis.ClusterClient to reload its slot map when err, the
-// failure of a call that started at start, hints that the map may be stale:
-// the node could not be reached or its connection failed (see staleHint), or
-// a dial failed since start. go-redis reloads the map by itself only after a
-// MOVED, ASK or READONLY reply and every ClusterStateReloadInterval (60 s by
-// default), and marks a node as failing only for commands it may retry, which
-// the store's are not; so without this a dead master's slots would go to its
-// address until the next periodic reload, long after its replica took over.
-//
-// The reload runs in the background (ReloadState returns at once) and serves
-// the calls that follow, among them the engine's next attempt when the script
-// provably did not run; a call whose script may have run is still not sent
-// again. At most one reload per reloadEvery is asked of a client, whatever
-// the number of stores and failing calls, so a failure that lasts asks again
-// until the map is right; go-redis runs one reload at a time.
+// reloadSlots asks a *redis.ClusterClient to reload its slot map, in the
+// background, when err, the failure of a call that started at start, hints
+// that the map may be stale (see staleHint), or a dial failed since start.
+// go-redis alone reloads only after MOVED, ASK or READONLY and every
+// ClusterStateReloadInterval, so a dead master's slots would go to its
+// address long after its replica took over.
 func (s *Store) reloadSlots(start time.Time, err error) {
 	c, ok := s.proc.(*redis.ClusterClient)
 	if !ok || c == nil {
@@ -187,10 +171,8 @@ func (s *Store) reloadSlots(start time.Time, err error) {
 }
 
 // staleHint reports whether err may come from a cluster whose topology
-// changed: a connection that could not be made or that failed (a dead or
-// unreachable node), a timeout (a node that stopped answering), or a reply of
-// a node that is changing roles or slots. Script errors and replies that
-// prove the node answers as it should (NOSCRIPT, BUSY, OOM, ERR) are not.
+// changed: a failed connection, a timeout, or a reply of a node that is
+// changing roles or slots.
 func staleHint(err error) bool {
 	var ne net.Error
 	switch {

@@ -2,27 +2,12 @@ package redisstore
 
 import (
 	"context"
-	"fmt"
 	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit/store/redisengine"
 )
-
-// probe tries, for Ping, every kind of call the engine makes on every
-// node the client routes to (Engine.Probe, about a probe subject whose keys
-// that node holds), so that the store's keys, its program and the commands
-// inside it are all tried; an access-control refusal comes back with its
-// fix.
-func (s *Store) probe(ctx context.Context) error {
-	for _, sub := range s.probeSubjects(ctx) {
-		if err := s.eng.Probe(ctx, s, sub); err != nil {
-			return fmt.Errorf("ratekit: redisstore: %w", err)
-		}
-	}
-	return nil
-}
 
 // probeSubjects returns one probe subject per master of a cluster client,
 // per shard of a ring, or one for any other client.

@@ -17,19 +17,19 @@ import (
 // DefaultPrefix starts every key unless WithPrefix says otherwise.
 const DefaultPrefix = redisengine.DefaultPrefix
 
-// Store is a ratekit.Store backed by Redis through go-redis: a thin client of
-// the engine in store/redisengine, which holds the Lua programs, keys and
-// reply checks. It is safe for concurrent use.
+// Store is a ratekit.Store (and a reputation.Store) backed by Redis through
+// go-redis: the engine in store/redisengine and a Conn. It is safe for
+// concurrent use. Build it with New; the zero Store is not usable.
 type Store struct {
-	rep redisengine.Extras // the reputation methods (reputation.go)
+	rep redisengine.Extras // the reputation methods
 
 	proc   processor
 	eng    *redisengine.Engine
 	opts   redisengine.Options
 	logger *slog.Logger // warnings from Ping (WithLogger)
-	dials  *dialWatch   // the client's last failed dial (the client's hook keeps only this)
+	dials  *dialWatch   // the client's last failed dial
 
-	lastReload atomic.Int64 // when the store last asked its cluster client to reload its slot map, UnixNano
+	lastReload atomic.Int64 // UnixNano of the last slot-map reload asked (reloadSlots)
 }
 
 // processor is implemented by every go-redis client; the store uses it to
@@ -56,18 +56,12 @@ func WithPrefix(prefix string) Option {
 
 // New returns a Store that runs its calls through client: a go-redis
 // *redis.Client, *redis.ClusterClient, *redis.Ring or redis.UniversalClient.
-// A Scripter without a Process method is rejected, because the store could
-// not stop its retries from charging twice. So is a *redis.Client,
-// *redis.ClusterClient or *redis.Ring (also behind a redis.UniversalClient)
-// whose options leave ContextTimeoutEnabled false, because a Redis that stops
-// answering would then hold every call for the client's ReadTimeout; a client
-// of another type, which the store cannot inspect, is accepted as it is.
-//
-// New sends nothing to Redis: call Store.Ping at start to learn whether Redis
-// answers. It adds a hook to the client that only watches its dials (of a
-// cluster client: the dials of the nodes it creates from then on), so that a
-// call cut short by its context can name the failure go-redis had not yet
-// reported, such as a refused connection.
+// It rejects a Scripter without a Process method (the store could not stop
+// its retries from charging twice), and a *redis.Client,
+// *redis.ClusterClient or *redis.Ring whose ContextTimeoutEnabled is false
+// (see the package doc). New sends nothing to Redis (call Store.Ping at
+// start); it adds a hook to the client that watches its dials, so that a call
+// cut short by its context can name a failed dial.
 func New(client redis.Scripter, opts ...Option) (*Store, error) {
 	if client == nil {
 		return nil, errNilClient
@@ -118,7 +112,7 @@ func (s *Store) Keys(subject string, limits []ratekit.Limit) ([]string, error) {
 
 // WithAlgorithm registers a custom algorithm, run by limits built with
 // ratekit.Custom(name, …). source is a Lua function following the engine's
-// contract (see store/redisengine's lua/engine.lua and its package doc):
+// contract (docs/architecture.md, "Custom algorithms"):
 //
 //	function(r, key, p1, p2, p3)
 //	  -- read state with redis.call; write nothing
@@ -130,12 +124,10 @@ func (s *Store) Keys(subject string, limits []ratekit.Limit) ([]string, error) {
 //	  return r
 //	end
 //
-// where r is a table the engine lends (its window, factor and op cleared;
-// clear a field with false, not nil), or the function may return a table
-// of its own; op is 'incr' (INCRBY cost), 'decr', 'set' (SET a PX b),
-// 'del', 'hincr' or 'zadd'; and cost, charge, clock() and int() are in
-// scope. A store with custom algorithms runs its own copy of the engine (its
-// own Functions library).
+// where r is a table the engine lends (clear a field with false, not nil);
+// op is 'incr' (INCRBY cost), 'decr', 'set' (SET a PX b), 'del', 'hincr' or
+// 'zadd'; and cost, charge, clock() and int() are in scope. A store with
+// custom algorithms runs its own copy of the engine.
 func WithAlgorithm(name string, source string) Option {
 	return optionFunc(func(s *Store) {
 		if s.opts.Algorithms == nil {
@@ -147,9 +139,8 @@ func WithAlgorithm(name string, source string) Option {
 
 // WithRandom sets the source of the uniform draws in [0, 1) that decide
 // calls of Suppressed limits in their probabilistic range (default
-// math/rand/v2's Float64). It must be safe for concurrent use. The draw is
-// made in Go and passed to the script, because Redis seeds Lua's
-// math.random identically for every script; tests inject draws here.
+// math/rand/v2's Float64; Redis seeds Lua's math.random alike for every
+// script). It must be safe for concurrent use.
 func WithRandom(f func() float64) Option {
 	return optionFunc(func(s *Store) {
 		if f != nil {

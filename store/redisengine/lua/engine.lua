@@ -1,95 +1,15 @@
--- ratekit engine: decides every limit of one subject in one atomic call.
---
--- KEYS[1..n]  state key of limit i; then one block key for each limit whose
---             block is set, in limit order (all keys share one hash tag)
--- ARGV[1]     cost: integer, 0 .. 2^53-1
--- ARGV[2]     mode: "take" (charge if every limit admits), "reserve" (take,
---             and reply with the charge's time), "peek" (never charge) or
---             "reset" (delete every key)
--- ARGV[3]     reserve only: the lease an admitted call takes in every
---             inflight limit
--- ARGV[4]     reserve only: the caller's deadline on Redis's clock (µs), 0
---             for none. A call that runs past it writes nothing, for any
---             limit, and replies with the error 'LATE ...': its caller has
---             given up, and what it took nobody would hold or release. The
---             limits then start at ARGV[5] (base 4; else base 2)
--- ARGV[base+i] limit i, one string: "<algorithm> <p1> <p2> <p3> <block ms>"
---     fixed    quota, window ms, -          sliding  quota, window ms, bucket ms
---     log      quota, window ms, -          gcra, token, leaky  interval µs, burst, max wait µs (0: meter)
---     suppressed  soft, hard, window ms     inflight  slots, lease ms, -
---     custom algorithms: their own three parameters
---     A service sends the same few strings over and over: each is parsed
---     once while the library lives (see spec).
--- ARGV[base+n+1] optional: a uniform draw, an integer k in [0, 2^53) for the
---             value k / 2^53, made by the caller (Redis seeds math.random
---             the same way for every script); one per call, upvalue draw
---
--- Reply: 7 integers per limit, in limit order: allowed (1/0), remaining,
--- reset µs, retry-after µs, flags (1: the cost can never pass, 2: blocked,
--- 4: declined by a draw), delay µs (queue mode), effective window µs (0:
--- implied by remaining and reset). A reserve call adds one integer, the
--- call's time (µs), which its deadline was checked against (the engine
--- learns Redis's clock from it). When any limit reports a suppression
--- factor, n strings follow ('%.17g', '0' for the others).
---
--- An algorithm is a table in algorithms, by name, one file each on the
--- prelude. Its decide(r, key, p1, p2, p3) reads the limit's state, writes
--- nothing, and returns its answer: r, a table the engine lends (kept while
--- the library lives, its window, factor and op cleared), filled in, or a
--- table of its own. An answer holds, as things stand: allowed (a boolean),
--- remaining, reset µs; for a denial, retry µs and flags; where the
--- algorithm has them, window (the effective window µs: the time until one
--- more request could pass if the remaining ones were sent at once, where
--- remaining and reset do not imply it) and factor (a suppression factor in
--- [0, 1]). When charge is set and it admits: op, the name of a write in
--- writes, with its arguments a, b, c, and the state after the charge:
--- after_remaining, after_reset µs, delay µs (queue mode) and after_window
--- (an algorithm of the kit gives all four; custom ones may leave out the
--- last two). A write is committed only when every limit admits the call,
--- but one in always (supp), committed either way and told whether the call
--- was admitted: an algorithm that counts declined calls (suppressed) names
--- it when it declines too, and answers with the state after the call is
--- counted. The writes: incr (INCRBY cost), decr (DECRBY cost), set (SET a
--- PX b), del (DEL); hincr (sliding: HINCRBY bucket a by cost, TTL b ms,
--- buckets before c pruned), zadd (log: cost entries at a µs, window b ms,
--- trimmed to after c µs), supp (suppressed) and lease (inflight).
---
--- An algorithm may have a take(r, key, p1, p2, p3), run instead of decide
--- when a call charges and no limit before it has denied: it may write its
--- charge at once and answer with the state after it and undo, the write
--- that takes it back (decr, or del where the charge made the key), which
--- the commit phase applies when another limit denies the call; the limit's
--- reply is then the state without the charge (remaining + cost, and reset
--- 0 after del). Its settle and renew are lua/settle.lua's. A custom
--- algorithm is a decide function (algorithms[name] = custom(f)); it may
--- read the upvalues cost, charge, draw and ARGV, and call clock() for
--- Redis's time in µs and int() to write an integer. A field of a lent
--- table is cleared with false, never nil: a field set to nil gives up its
--- slot, and its next value makes the table grow (allocate) again.
---
--- The file defines decide(keys, args) and runs nothing. The store sends the
--- engine as a Redis Functions library (FUNCTION LOAD once per node, then
--- FCALL: nothing here is re-created per call) or, where Redis has no
--- Functions, as a script ending in 'return decide(KEYS, ARGV)'.
---
--- Denied requests are not recorded, and a denial never depends on a write:
--- a block that cannot be written (out of memory) leaves the denial to the
--- counters. A limit in its block waits for the longer of the block and its
--- counters (read, never written), as when the block starts. A blocked call
--- TOUCHes its keys so that eviction by LRU or LFU sees them in use.
--- internal/algo mirrors this arithmetic. No table or closure is made per
--- limit on the common paths: Lua allocation costs as much as a Redis
--- command here.
+-- ratekit engine: decide(keys, args) decides every limit of one subject in
+-- one atomic call, through algorithms[name] only. Its contract (KEYS, ARGV,
+-- the reply, an algorithm's answer, the two phases, takers) is
+-- docs/architecture.md, "The decide program"; internal/algo mirrors the arithmetic.
 
--- lent holds the answer table lent to the algorithm of each limit, by
--- limit index, and answers the answer each one returned; one is the
--- answer lent on a call of one limit. All are kept while the library lives,
--- so that a call makes no table but its reply.
+-- lent holds the table lent to each limit's algorithm, by limit index,
+-- answers what each returned, one the table of a call of one limit: kept
+-- while the library lives, so that a call makes no table but its reply.
 local lent, answers, one = {}, {}, {}
 
--- commit applies the write of answer r to key (see the contract above),
--- told whether every limit admitted the call, and puts the state after it
--- in reply at offset o when it did.
+-- commit applies the write of answer r to key, told whether every limit
+-- admitted the call, and then puts the state after it in reply at offset o.
 local function commit(key, r, all, reply, o)
   local write = writes[r.op]
   if not write then return redis.error_reply('ratekit: unknown write ' .. tostring(r.op)) end
@@ -116,9 +36,8 @@ local function finish(reply, n, reserve, factors)
   return reply
 end
 
--- decide runs one call: see the contract above. Its hottest lines read the
--- caches of num and spec before calling them: a Lua call costs more than
--- a table read.
+-- decide's hottest lines read the caches of num and spec before calling
+-- them: a Lua call costs more than a table read.
 local function decide(keys, args)
   KEYS, ARGV, now = keys, args, nil -- start(keys, args)
   local mode = ARGV[2]
@@ -242,12 +161,8 @@ local function decide(keys, args)
     all = all and r.allowed
   end
 
-  -- commit phase: charge every limit, or none; a write in always counts
-  -- the call either way (a reserve of cost 0 has writes only for its
-  -- slots). A taker's charge, written already, stays if every limit
-  -- admits; else its undo takes it back, and the limit's reply is the state
-  -- without it: cost more remaining, and no reset where the undo deleted
-  -- the key the charge made.
+  -- commit phase: charge every limit, or none (a write in always either
+  -- way); a taker's charge, written already, is taken back by its undo
   if charge or lease then
     for i = 1, n do
       local r, o = answers[i], 7 * (i - 1)

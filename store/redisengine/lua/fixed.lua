@@ -1,18 +1,10 @@
 -- fixed: a fixed window. p1 quota, p2 window ms.
 --
 -- Redis keeps one counter per subject, its TTL set once, when the window
--- starts (SET PX, or PEXPIRE on the INCRBY that made the key), and never
--- moved: the window ends when its time is up, not when its key is gone (a
--- key lives through the millisecond its PTTL reads 0). A call is admitted
--- when count + cost <= quota; remaining is quota - count, reset and
--- retry-after the window's PTTL.
---
--- A call that charges is taken first (take): INCRBY, then PTTL (PEXPIRE
--- instead for a new window). A call it denies is taken back at once
--- (DECRBY), and one another limit denies by its undo (DECRBY, or DEL for a
--- window the call began) in the same atomic call, so a denied call is never
--- recorded. Settling moves the charge only in the window it was charged in,
--- while that window lives.
+-- starts, and never moved: the window ends when its time is up, not when
+-- its key is gone (a key lives through the millisecond its PTTL reads 0). A
+-- call is admitted when count + cost <= quota; remaining is quota - count,
+-- reset and retry-after the window's PTTL.
 
 -- check: the window read (GET, PTTL) and decided, nothing written.
 local function check(r, key, quota, window_ms)
@@ -43,18 +35,15 @@ local function check(r, key, quota, window_ms)
   return r
 end
 
--- over holds the keys whose last charge was denied on this node, at most
--- 4096 (the table starts afresh when full). It only orders the commands of
--- the next call: a key in it is read first (GET and PTTL, no write), so a
--- subject that keeps calling over its quota costs neither a write nor a
--- write taken back; the decision is always made on the stored count. A
--- script run without Functions makes it anew per call.
+-- over holds the keys whose last charge was denied on this node (at most
+-- 4096): their next call reads first and writes nothing while the window
+-- is full. It only orders the commands; the stored count decides.
 local over, over_n = {}, 0
 
--- take: the charge written first; an admission's undo is DEL for a window
--- the call began, else DECRBY. A failed INCRBY (out of memory, in a script
--- run without Functions) leaves the decision to check: a denial stands, an
--- admission fails as its write did.
+-- take: the charge written first (INCRBY), taken back at once on a denial;
+-- an admission's undo is DEL for a window the call began, else DECRBY. A
+-- failed INCRBY (out of memory) leaves the decision to check: a denial
+-- stands, an admission fails as its write did.
 local function take(r, key, quota, window_ms)
   if cost > quota then return check(r, key, quota, window_ms) end
   if over[key] then

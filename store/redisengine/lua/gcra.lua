@@ -7,8 +7,7 @@
 -- interval * cost - interval * burst <= now; remaining is what has come
 -- back (now - tat + interval * burst) / interval, reset tat - now. In queue
 -- mode an admitted request waits until max(tat, now), at most max wait.
--- A charge sets tat to max(tat, now) + interval * cost. Settling gives back
--- the part of the charge not yet refilled, or charges extra on tat.
+-- A charge sets tat to max(tat, now) + interval * cost.
 
 -- at decides on stored, the key's value (a number or nil).
 local function at(r, stored, interval, burst, max_wait)
@@ -38,13 +37,11 @@ local function check(r, key, interval, burst, max_wait)
   return at(r, tonumber(redis.call('GET', key)), interval, burst, max_wait)
 end
 
--- take: a missing key is a full bucket (tat = now), which admits any cost
--- up to burst: take writes that charge with SET NX GET, one command instead
--- of GET and SET, and answers with the state after it and the undo DEL. A
--- key that exists is left as it is (NX) and its value, which GET returns,
--- decided on as check does. SET with both NX and GET needs Redis 7
--- (redis.REDIS_VERSION_NUM is set from 7.0 on); a failed SET (out of
--- memory, in a script run without Functions) leaves the decision to check.
+-- take: a missing key is a full bucket, which admits any cost up to burst:
+-- SET NX GET writes that charge (undo DEL) in one command, or returns the
+-- value of a key that exists, decided on as check does. SET NX GET needs
+-- Redis 7 (redis.REDIS_VERSION_NUM); a failed SET (out of memory) leaves the
+-- decision to check.
 local function take(r, key, interval, burst, max_wait)
   if cost > burst or not redis.REDIS_VERSION_NUM then return check(r, key, interval, burst, max_wait) end
   local now = clock()

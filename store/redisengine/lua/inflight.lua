@@ -4,10 +4,8 @@
 -- caller), score its expiry µs, with a TTL of one lease; a lease past its
 -- expiry holds nothing. A call that takes (cost > 0) or reserves is
 -- admitted while fewer than slots leases live; a reserve takes one slot
--- whatever its cost (0 too), trimming the expired leases. A denial's retry
--- is 1 s, as no one can tell when a request ends. Settling releases the
--- call's lease; renewing moves a live lease's expiry to one lease from now
--- and never takes back a lapsed one, whose slot may be another request's.
+-- whatever its cost (0 too). A denial's retry is 1 s, as no one can tell
+-- when a request ends.
 
 local function check(r, key, slots, lease_ms)
   local now = clock()
@@ -36,7 +34,8 @@ local function settle(key, slots, lease_ms, _, was, to, e, held)
   return e, held
 end
 
--- renew returns 1 when the call's lease is held, 0 when it lapsed.
+-- renew returns 1 when the call's lease is held, 0 when it lapsed (a lapsed
+-- lease is never taken back: its slot may be another request's).
 local function renew(key, slots, lease_ms)
   local now = clock()
   local score = lease and redis.call('ZSCORE', key, lease)

@@ -4,12 +4,7 @@
 -- member "<µs>:<n>" with n counting the requests of that microsecond (1 ..
 -- k), so every member is unique; its TTL is the window. The window is (now
 -- - window, now]: a call is admitted when the entries in it plus cost are
--- at most quota; reset is when the newest entry leaves, retry-after when
--- the (count + cost - quota)-th oldest leaves, the effective window when
--- the oldest leaves. A charge trims the entries that left the window and
--- adds cost entries at now. Settling gives back the charge's entries while
--- they are in the window, or moves what is left of them to now, with the
--- extra.
+-- at most quota.
 
 local function check(r, key, quota, window_ms)
   local now = clock()
@@ -80,7 +75,8 @@ function writes.zadd(key, r) -- cost entries at a µs, window b ms, trimmed to a
   add(key, r.a, cost, r.b, r.c)
 end
 
--- settle: the charge's entries are those at e.
+-- settle: the charge's entries are those at e; a give-back drops them while
+-- they are in the window, an extra charge moves what is left of them to now.
 local function settle(key, quota, window_ms, _, was, to, e, held)
   local give, extra
   give, extra, held = moves(was, to, quota, held)

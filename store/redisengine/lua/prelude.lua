@@ -1,21 +1,12 @@
--- ratekit prelude: what the engine's programs share. source.go puts the
--- engine together in one order: this prelude, one file per built-in
--- algorithm (fixed, sliding, log, gcra, inflight, suppressed; each adds its
--- entry to algorithms, and its writes to writes), the custom algorithms,
--- then the programs: decide (lua/engine.lua, which documents the contract
--- of an algorithm), settle (lua/settle.lua) and reputation
--- (lua/reputation.lua). As a Redis Functions library all of it is made once
--- per node; as a script (Redis without Functions), once per call.
---
--- Time is Redis's own (TIME, µs), read at most once per call. Every number
--- stays below 2^53 and is written with string.format('%d') (int): tostring
--- keeps 14 digits.
+-- ratekit prelude: what the engine's programs share, first of the files
+-- source.go puts together (docs/architecture.md, "Functions, and scripts").
+-- Every number stays below 2^53 and is written with int: tostring keeps 14
+-- digits.
 
--- the call's keys, arguments and shared values, set by the program that
--- runs: upvalues of every algorithm, so nothing is made per call to hand
--- them around. cost is the call's cost, charge whether it charges, draw its
--- uniform draw (an integer k for k / 2^53, or nil), lease its in-flight
--- lease (or nil), now Redis's time once read (see clock).
+-- the call's values, set by the program that runs: upvalues of every
+-- algorithm, so nothing is made per call to hand them around. draw is the
+-- uniform draw (k for k / 2^53) or nil, lease the in-flight lease or nil,
+-- now Redis's time once read (see clock).
 local KEYS, ARGV, cost, charge, draw, now, lease
 
 -- start begins a call of a program: Redis's clock is not read yet.
@@ -36,9 +27,8 @@ local function int(x)
   return string.format('%d', x)
 end
 
--- num reads an argument as a number, parsed once per distinct string while
--- the library lives (tonumber runs strtod each time): a service sends the
--- same costs over and over. The cache holds at most 4096 strings.
+-- num reads an argument as a number, parsed once per distinct string (at
+-- most 4096 kept): tonumber runs strtod each time.
 local nums, nums_n = {}, 0
 local function num(s)
   local v = nums[s]
@@ -50,16 +40,14 @@ local function num(s)
   return v
 end
 
--- algorithms holds each algorithm by name (see lua/engine.lua); writes
--- each write an answer may name as its op, called as writes[op](key, r,
--- admitted) with the answer r: those of a key's value here, the others in
--- the files of their algorithms. A write in always is committed whether or
--- not the call is admitted.
+-- algorithms holds each algorithm by name; writes each write an answer may
+-- name as its op, called as writes[op](key, r, admitted); a write in always
+-- is committed whether or not the call is admitted.
 local algorithms, writes, always = {}, {}, {}
 
-function writes.incr(key) redis.call('INCRBY', key, ARGV[1]) end -- INCRBY cost
-function writes.decr(key) redis.call('DECRBY', key, ARGV[1]) end -- DECRBY cost
-function writes.set(key, r) redis.call('SET', key, r.a, 'PX', int(r.b)) end -- SET a PX b
+function writes.incr(key) redis.call('INCRBY', key, ARGV[1]) end
+function writes.decr(key) redis.call('DECRBY', key, ARGV[1]) end
+function writes.set(key, r) redis.call('SET', key, r.a, 'PX', int(r.b)) end
 function writes.del(key) redis.call('DEL', key) end
 
 -- custom makes the algorithm of a custom decide function f, whose answer
@@ -73,10 +61,9 @@ local function custom(f)
   }
 end
 
--- spec reads a limit's argument: { algorithm, p1, p2, p3, block ms, the
--- algorithm's decide, its take (else decide) }, parsed once per distinct
--- string while the library lives (at most 4096 kept), or nil for a string
--- that is not a limit (a draw). An unknown algorithm has no functions.
+-- spec reads a limit's argument, as num does: { algorithm, p1, p2, p3,
+-- block ms, its decide, its take (else decide) }, or nil for a string that
+-- is not a limit (a draw). An unknown algorithm has no functions.
 local specs, specs_n = {}, 0
 local function spec(s)
   local sp = specs[s]

@@ -1,6 +1,6 @@
 -- ratekit reputation: one tenant's score in [0, 1], read or updated in one
 -- atomic call. store/memstore mirrors this arithmetic operation for
--- operation (see ratekit.ReputationPolicy for the formulas).
+-- operation (see reputation.Policy for the formulas).
 --
 -- KEYS[1]   the tenant's hash: s (score, '%.17g'), v (violations), g (good
 --           requests), lv (last violation µs, 0: none), lu (last update µs)
@@ -8,13 +8,9 @@
 -- ARGV[2..7] policy: penalty, established, good step, slow step, hourly
 --           recovery (floats in shortest form), quiet µs (integer)
 --
--- Reply: score as a string ('%.17g': tostring keeps only 14 digits and an
--- integer reply would truncate), violations, good, last violation µs, last
--- update µs, ttl ms (0 for a tenant without state).
---
--- Time is Redis's own (the prelude's clock). Every write sets a TTL by the
--- new score. reputation(keys, args) runs inside the engine's library, or a
--- script of the prelude and this file.
+-- Reply: score as a string ('%.17g': an integer reply would truncate it),
+-- violations, good, last violation µs, last update µs, ttl ms (0 for a
+-- tenant without state). Every write sets a TTL by the new score.
 
 local function reputation(keys, args)
   start(keys, args)

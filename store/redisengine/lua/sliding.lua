@@ -4,13 +4,8 @@
 -- Redis keeps a hash of bucket index (ms / width) to count, its TTL to the
 -- moment the newest bucket leaves the window. The estimate counts the
 -- buckets inside the window, the oldest one weighted by its overlap (see
--- the prelude's bucketed windows). A call is admitted when the estimate
--- plus cost is at most quota; reset is when the newest bucket leaves,
--- retry-after when enough leaves for cost, and the effective window when
--- one more request could pass if the remaining ones were sent at once. A
--- charge prunes the buckets that left the window and adds cost to bucket c.
--- Settling gives back to the charge's bucket, or moves what is left of the
--- charge to now, with the extra.
+-- the prelude's bucketed windows); a call is admitted when the estimate
+-- plus cost is at most quota.
 
 local function check(r, key, quota, window_ms, width)
   local now_ms = math.floor(clock() / 1000)

@@ -8,10 +8,8 @@
 -- decline when the admitted ones would pass hard; else admit when draw /
 -- 2^53 < p = (soft / offered) × (soft / admitted), both counted in the
 -- window with this call and scaled to a whole window when the oldest call
--- is younger than the window. Every call is counted: the write 'supp' is
--- committed when declining too (always.supp), and the answer describes the state
--- after the call is counted (remaining and retry-after against soft, on all
--- calls). Settling leaves it as it is.
+-- is younger than the window. Every call is counted (always.supp), and the
+-- answer is the state after it is counted (against soft, on all calls).
 
 local function check(r, key, soft, hard, window_ms)
   local width = window_ms

@@ -19,7 +19,7 @@ import (
 // backed by Redis through a rueidis.Client. It is safe for concurrent use.
 // Build it with New; the zero Store is not usable.
 type Store struct {
-	rep redisengine.Extras // the reputation methods (reputation.go)
+	rep redisengine.Extras // the reputation methods
 
 	client rueidis.Client
 	eng    *redisengine.Engine
@@ -46,7 +46,7 @@ func WithPrefix(prefix string) Option {
 
 // WithAlgorithm registers a custom algorithm, run by limits built with
 // ratekit.Custom(name, …): a Lua function following the engine's contract
-// (see redisstore.WithAlgorithm and store/redisengine's lua/engine.lua).
+// (see redisstore.WithAlgorithm).
 func WithAlgorithm(name, source string) Option {
 	return optionFunc(func(o *redisengine.Options) {
 		if o.Algorithms == nil {
@@ -97,12 +97,10 @@ func (s *Store) Keys(subject string, limits []ratekit.Limit) ([]string, error) {
 }
 
 // Ping sends PING (to every node of a cluster) and returns an error naming
-// the cause when Redis does not answer. It then tries every kind of call
-// the engine makes on each master, as redisstore's Ping does
-// (Engine.Probe, about a probe subject whose keys the master holds;
-// they live a second at most and are deleted at once). A Redis user that
-// may not use the store's keys, run its program or the commands inside it
-// fails with the fix. Where CLUSTER SLOTS is refused, one master is tried.
+// the cause when Redis does not answer. It then tries every kind of call the
+// engine makes on each master (one where CLUSTER SLOTS is refused), as
+// redisstore's Ping does, so that a Redis user that may not use the store's
+// keys or commands fails with the fix.
 func (s *Store) Ping(ctx context.Context) error {
 	for addr, node := range s.client.Nodes() {
 		if err := node.Do(ctx, node.B().Ping().Build()).Error(); err != nil {
