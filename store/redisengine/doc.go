@@ -9,7 +9,7 @@
 // A Conn sends one Command to the node of its keys, never twice; error
 // replies come back as *ReplyError, and failures that prove the command was
 // not written are wrapped with NotSent. The engine retries only what provably
-// did not run. The header of lua/engine.lua is the contract of the decide
-// program and of a custom algorithm (Options.Algorithms). See
+// did not run. The contract of the decide program and of a custom algorithm
+// (Options.Algorithms) is in
 // docs/architecture.md#the-redis-engine-storeredisengine in the repository.
 package redisengine
