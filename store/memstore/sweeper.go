@@ -1,21 +1,15 @@
 package memstore
 
 import (
-	"maps"
 	"runtime"
 	"sync"
 	"time"
 	"weak"
 )
 
-const (
-	// compactMin is the peak size below which a map is never rebuilt: a
-	// small map costs little, and rebuilding it would churn.
-	compactMin = 256
-	// kickGap is the least real time between two sweeps that a full store
-	// asks for (see WithMaxEntries).
-	kickGap = 10 * time.Millisecond
-)
+// kickGap is the least real time between two sweeps that a full store asks
+// for (see WithMaxEntries).
+const kickGap = 10 * time.Millisecond
 
 // Sweep reads the store's clock, drops the state that has expired by it, in
 // every shard, and rebuilds each map that has shrunk to a quarter of its
@@ -26,12 +20,11 @@ func (s *Store) Sweep() {
 	s.sweepAll(s.clock() / 1000)
 }
 
-// sweepAll sweeps every shard at nowMS.
 func (s *Store) sweepAll(nowMS int64) {
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
-		s.sweep(sh, nowMS, true)
+		s.sweep(sh, nowMS)
 		sh.mu.Unlock()
 	}
 }
@@ -41,68 +34,11 @@ func (s *Store) sweepAll(nowMS int64) {
 // is then dropped only as calls pass (each call sweeps its shard at most once
 // a second of the store's clock) or by Sweep.
 func (s *Store) Close() error {
-	if s.sweeper != nil {
+	if s.sweeper != nil { // not the zero Store
 		s.sweeper.stop()
 		<-s.sweeper.done
 	}
 	return nil
-}
-
-// maybeSweep sweeps sh if its sweep interval has passed: what a call does
-// before it reads the shard. The caller holds sh.mu.
-func (s *Store) maybeSweep(sh *shard, nowMS int64) {
-	if nowMS >= sh.nextSweepMS {
-		s.sweep(sh, nowMS, false)
-	}
-}
-
-// sweep drops sh's expired entries and reputations, at most once per sweep
-// interval unless forced, then compacts its maps; it returns the number of
-// entries dropped. The caller holds sh.mu.
-func (s *Store) sweep(sh *shard, nowMS int64, force bool) int {
-	if !force && nowMS < sh.nextSweepMS {
-		return 0
-	}
-	sh.nextSweepMS = nowMS + sweepIntervalMS
-	dropped := 0
-	if sh.minExpireMS < nowMS { // something may have expired
-		var low int64
-		dropped, low = sh.sweepSlots(nowMS)
-		for k, r := range sh.reps {
-			if r.expireMS < nowMS {
-				delete(sh.reps, k)
-				dropped++
-			} else {
-				low = min(low, r.expireMS)
-			}
-		}
-		sh.minExpireMS = low
-		if s.maxEntries > 0 {
-			s.count.Add(int64(-dropped))
-		}
-	}
-	sh.compact()
-	return dropped
-}
-
-// compact rebuilds a map that holds a quarter or less of its peak, which Go
-// never gives back: copying the live entries into a new map frees the old
-// one's buckets. Each rebuild copies at most a quarter of the inserts that
-// built the peak, so its cost is amortized over them.
-func (sh *shard) compact() {
-	sh.subjects, sh.peakSubjects = rebuilt(sh.subjects, sh.peakSubjects)
-	sh.reps, sh.peakReps = rebuilt(sh.reps, sh.peakReps)
-}
-
-// rebuilt returns m, or a copy of it when it holds a quarter or less of its
-// peak (of at least compactMin), with the peak of the map returned.
-func rebuilt[K comparable, V any](m map[K]V, peak int) (map[K]V, int) {
-	if peak < compactMin || len(m) > peak/4 {
-		return m, peak
-	}
-	c := make(map[K]V, len(m))
-	maps.Copy(c, m)
-	return c, len(c)
 }
 
 // stopper stops a sweeper once, by Close or by the store's cleanup.
