@@ -89,18 +89,20 @@ func (p *prepared) Reserve(_ context.Context, key string, cost int64) (d ratekit
 // has it, so a settlement never gives back another call's charge.
 // lua/settle.lua in store/redisengine holds the same rules.
 func (p *prepared) Settle(_ context.Context, key string, rc *ratekit.Receipt, cost int64) error {
-	c, err := p.s.settling(key, p.rules, rc, cost)
+	sub, sh, nowUS, err := p.s.lockReceipt(key, len(p.rules), rc, cost)
 	if err != nil {
 		return err
 	}
-	defer c.sh.mu.Unlock()
+	defer sh.mu.Unlock()
+	lease, _ := strconv.ParseInt(rc.Lease, 10, 64) // matches no lease unless this store's
 	for i := range p.rules {
 		r := &p.rules[i]
-		e := c.live(r.spec.ID)
+		slots := sh.subjects[sub]
+		e := live(slots, find(slots, r.spec.ID), nowUS/1000)
 		switch {
 		case r.caps&algo.Holds != 0:
-			if e != nil && c.lease != 0 {
-				r.alg.Release(e, c.lease)
+			if e != nil && lease != 0 {
+				r.alg.Release(e, lease)
 			}
 			continue
 		case r.caps&algo.Settles == 0:
@@ -110,13 +112,13 @@ func (p *prepared) Settle(_ context.Context, key string, rc *ratekit.Receipt, co
 		switch {
 		case now < was:
 			if e != nil {
-				r.alg.GiveBack(&r.spec, e, &rc.Ends[i], min(was-now, rc.Held[i]), c.nowUS)
+				r.alg.GiveBack(&r.spec, e, &rc.Ends[i], min(was-now, rc.Held[i]), nowUS)
 			}
 			rc.Held[i] = max(rc.Held[i]-(was-now), 0)
 		case now > was:
-			next, end, held := r.alg.Extra(&r.spec, e, rc.Ends[i], rc.Held[i], now-was, c.nowUS)
-			if e != nil || p.s.room(c.sh, c.sub, p.rules[i:i+1], []pending{{keep: true}}, c.nowUS/1000) {
-				c.sh.setState(c.sub, c.sh.subjects[c.sub], r.spec.ID, &next, false)
+			next, end, held := r.alg.Extra(&r.spec, e, rc.Ends[i], rc.Held[i], now-was, nowUS)
+			if e != nil || p.s.room(sh, sub, p.rules[i:i+1], []pending{{keep: true}}, nowUS/1000) {
+				sh.setState(sub, sh.subjects[sub], r.spec.ID, &next, false)
 				rc.Ends[i], rc.Held[i] = end, held
 			}
 		}
@@ -128,51 +130,37 @@ func (p *prepared) Settle(_ context.Context, key string, rc *ratekit.Receipt, co
 // Renew extends rc's lease in every Holds limit by one lease from now, and
 // reports whether every one still held it.
 func (p *prepared) Renew(_ context.Context, key string, rc *ratekit.Receipt) (bool, error) {
-	c, err := p.s.settling(key, p.rules, rc, rc.Cost)
+	sub, sh, nowUS, err := p.s.lockReceipt(key, len(p.rules), rc, rc.Cost)
 	if err != nil {
 		return false, err
 	}
-	defer c.sh.mu.Unlock()
+	defer sh.mu.Unlock()
+	lease, _ := strconv.ParseInt(rc.Lease, 10, 64)
 	held := true
 	for i := range p.rules {
 		if r := &p.rules[i]; r.caps&algo.Holds != 0 {
-			e := c.live(r.spec.ID)
-			held = e != nil && r.alg.Renew(&r.spec, e, c.lease, c.nowUS) && held
+			slots := sh.subjects[sub]
+			e := live(slots, find(slots, r.spec.ID), nowUS/1000)
+			held = e != nil && r.alg.Renew(&r.spec, e, lease, nowUS) && held
 		}
 	}
 	return held, nil
 }
 
-// A settling is one Settle or Renew call about a subject, whose shard it
-// holds locked.
-type settling struct {
-	sh           *shard
-	sub          string
-	nowUS, lease int64 // lease: 0 for one this store did not hand out
-}
-
-// settling checks a Settle or Renew call's arguments and locks the
-// subject's shard; the caller unlocks c.sh.mu.
-func (s *Store) settling(key string, rules []rule, rc *ratekit.Receipt, cost int64) (c settling, err error) {
+// lockReceipt checks the arguments of a Settle or Renew call about a receipt
+// of n limits, reads the clock and locks the subject's shard; the caller
+// unlocks sh.mu.
+func (s *Store) lockReceipt(key string, n int, rc *ratekit.Receipt, cost int64) (sub string, sh *shard, nowUS int64, err error) {
 	if key == "" {
-		return c, ratekit.ErrEmptyKey
+		return "", nil, 0, ratekit.ErrEmptyKey
 	}
 	if err := store.CheckCost(cost); err != nil {
-		return c, err
+		return "", nil, 0, err
 	}
-	if err := store.CheckReceipt(rc, len(rules)); err != nil {
-		return c, err
+	if err := store.CheckReceipt(rc, n); err != nil {
+		return "", nil, 0, err
 	}
-	if c.lease, err = strconv.ParseInt(rc.Lease, 10, 64); err != nil {
-		c.lease = 0
-	}
-	c.nowUS = s.clock()
-	c.sub, c.sh = s.lock(key)
-	return c, nil
-}
-
-// live returns the subject's live state of limit id, or nil.
-func (c *settling) live(id string) *algo.State {
-	slots := c.sh.subjects[c.sub]
-	return live(slots, find(slots, id), c.nowUS/1000)
+	nowUS = s.clock()
+	sub, sh = s.lock(key)
+	return sub, sh, nowUS, nil
 }
