@@ -21,11 +21,10 @@ type pending struct {
 
 // decide checks the limits of p for key and, when charge is set and every
 // limit admits cost, charges them all, writing the Decision to d (left zero
-// on an error) and, given rc, the Receipt of the charge to rc. A call that
-// charges takes a slot in each Holds limit whatever its cost (a Reserve of
-// cost 0 too); its other limits are charged only a cost above 0. A call with
-// one limit gets a Decision without States and allocates nothing once its
-// subject has state.
+// on an error) and, given rc, the charge's Receipt to rc. A charging call
+// takes a slot in each Holds limit whatever its cost (0 too); its other
+// limits are charged only a cost above 0. A call with one limit allocates
+// nothing once its subject has state.
 func (s *Store) decide(d *ratekit.Decision, key string, p *prepared, cost int64, charge bool, rc *ratekit.Receipt) error {
 	if key == "" {
 		return ratekit.ErrEmptyKey
@@ -48,10 +47,9 @@ func (s *Store) decide(d *ratekit.Decision, key string, p *prepared, cost int64,
 	return nil
 }
 
-// run decides the limits of pr for key as decide does, writing each
-// limit's state to states. What the call would store goes to its shard's
-// scratch (shard.pend), heap memory the algorithms may write to without
-// costing an allocation per call.
+// run is decide under the shard's lock, writing each limit's state to
+// states. What the call would store goes to the shard's scratch (pend), so
+// that the algorithms' writes cost no allocation per call.
 func (s *Store) run(key string, pr *prepared, cost int64, charge bool, states []ratekit.LimitState, rc *ratekit.Receipt) {
 	rules := pr.rules
 	hold := charge // slots are taken whatever the cost
@@ -136,12 +134,10 @@ func (s *Store) run(key string, pr *prepared, cost int64, charge bool, states []
 
 // checkLimit decides one limit, r with its pending p, writing its state to
 // st and, when p keeps it and the limit admits the call, the state to store
-// to p.next. It honours and sets the limit's block as the engine does: a
-// live block denies; a denial (not an unsatisfiable one, nor one by a draw)
-// by a limit with a block starts the block when charging, stored even past
-// WithMaxEntries' bound. A denial by a block waits for the longer of the
-// block and the limit's own counters, which decide once the block ends. It
-// returns sub's slots as they then are.
+// to p.next; it returns sub's slots as they then are. Blocks work as in the
+// engine: a live block denies, for the longer of the block and what the
+// counters say; a charging call's denial (not an unsatisfiable one, nor one
+// by a draw) by a limit with a block starts the block.
 func (s *Store) checkLimit(sh *shard, sub string, slots []slot, r *rule, p *pending, st *ratekit.LimitState, c algo.Call) []slot {
 	nowMS := c.Now / 1000
 	i := find(slots, r.spec.ID)
@@ -172,11 +168,9 @@ func (s *Store) checkLimit(sh *shard, sub string, slots []slot, r *rule, p *pend
 	return slots
 }
 
-// refuse turns states into the denial of a call that found the store full
-// of state it may not evict: every limit denies, nothing remaining and
-// nothing charged, until the earliest expiry in sh, when room can be made
-// (at least 1 ms, at most 1 s: the entries may be in other shards, which the
-// background sweeper was asked to sweep).
+// refuse turns states into the denial of a call that found no room (see
+// WithMaxEntries): nothing remaining, until the earliest expiry in sh (at
+// least 1 ms, at most 1 s: room may come from other shards' sweep).
 func refuse(states []ratekit.LimitState, sh *shard, nowMS int64) {
 	wait := ms(min(max(sh.minExpireMS-nowMS, 1), 1000))
 	for i := range states {

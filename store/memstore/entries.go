@@ -19,15 +19,11 @@ const (
 	compactMin = 256
 )
 
-// A slot is one limit's state for one subject, and that limit's block: a
-// subject's slots are the value of its shard's subjects map, one per limit
-// ID, so that a call hashes its subject once, whatever the number of
-// limits, and updates its slots in place.
-//
-// The state and the block are each an entry as WithMaxEntries and Len count
-// them, while present; a subject none of whose slots holds one is deleted.
-// Like a Redis key, a state or block lives through its expiry millisecond
-// and is dropped after it, by sweep.
+// A slot is one limit's state and block for one subject: a subject's slots,
+// one per limit ID, are its value in the shard's map, so that a call hashes
+// its subject once and updates its slots in place. The state and the block
+// are each an entry (see WithMaxEntries); like a Redis key, each lives
+// through its expiry millisecond.
 type slot struct {
 	id      string     // the limit's Spec().ID
 	state   algo.State // the limit's state, when has
@@ -142,11 +138,8 @@ func (s *Store) forget(sh *shard, sub, id string) {
 	})
 }
 
-// sweep drops sh's expired entries and reputations and rebuilds each map
-// that holds a quarter or less of its peak (of at least compactMin): Go maps
-// never shrink, and each rebuild copies at most a quarter of the inserts
-// that built the peak, so its cost is amortized over them. It returns the
-// number of entries dropped. The caller holds sh.mu.
+// sweep drops sh's expired entries and reputations, and rebuilds a map that
+// has shrunk (see rebuilt); it returns the number of entries dropped.
 func (s *Store) sweep(sh *shard, nowMS int64) int {
 	sh.nextSweepMS = nowMS + sweepIntervalMS
 	before := sh.held + len(sh.reps)
@@ -181,7 +174,9 @@ func (s *Store) sweep(sh *shard, nowMS int64) int {
 }
 
 // rebuilt returns m, or a copy of it when it holds a quarter or less of its
-// peak (of at least compactMin), with the peak of the map returned.
+// peak (of at least compactMin), with the peak of the map returned: Go maps
+// never shrink, and a rebuild's cost is amortized over the inserts that
+// built the peak.
 func rebuilt[K comparable, V any](m map[K]V, peak int) (map[K]V, int) {
 	if peak < compactMin || len(m) > peak/4 {
 		return m, peak
@@ -213,11 +208,9 @@ func missing(slots []slot, rules []rule, p []pending) int {
 }
 
 // admit counts the entries a call about sub is about to add to sh (need
-// counts them, as the shard stands) if the bound allows. At the bound it
-// sweeps sh; failing that, it evicts the live states of other subjects of
-// sh that expire first (see evict); failing that, it wakes the background
-// sweeper, for the other shards, and reports false. A sweep or an eviction
-// changes sh's maps: the caller reads its subject's slots again.
+// counts them, as the shard stands) if the bound allows, sweeping sh or
+// evicting (see evict) to make room; failing that, it wakes the background
+// sweeper and reports false. The caller reads its subject's slots again.
 func (s *Store) admit(sh *shard, sub string, nowMS int64, need func() int) bool {
 	ok := s.reserve(need()) ||
 		s.sweep(sh, nowMS) > 0 && s.reserve(need()) ||

@@ -19,10 +19,8 @@ const (
 	sweepIntervalMS = 1000 // a call sweeps its shard at most this often (store clock)
 )
 
-// ErrFull is returned, when the store holds the number of entries set by
-// WithMaxEntries, by a reputation call that would add an entry and finds
-// nothing to evict: see WithMaxEntries. Rate-limit calls (lockouts
-// included) are denied instead.
+// ErrFull is the error of a reputation call that would add an entry to a
+// full store (see WithMaxEntries); rate-limit calls are denied instead.
 var ErrFull = errors.New("ratekit: memstore: the store is full (WithMaxEntries)")
 
 // Store is an in-process ratekit.Store and store.Settler; it also
@@ -113,22 +111,16 @@ const DefaultMaxEntries = 1 << 18
 // tenant; Len counts them.
 //
 // A call that would add an entry to a full store first drops the expired
-// entries of its subject's shard, then evicts the limit states of other
-// subjects of that shard that expire first, among those that admit: never a
-// block, a state that denies (its last decision left nothing) or a
-// reputation. Each eviction so lets a subject pass at most quota−1 more
-// requests than its limit allows in that window (an InFlight limit: as many
-// more in flight at once), and evictions happen only as new subjects (or
-// reputations) arrive at a full store. When nothing can be evicted, the
-// call is denied, with nothing charged and a Retry-After of at most a
-// second, and the background sweeper is woken: a flood of new subjects never
-// switches limiting off, whatever the error policy (a lockout's attempt is
-// refused so too). Reputations that find no room fail with ErrFull.
-//
-// A denial is always recorded: a block that a denial starts is stored even
-// past the bound (blocks can at most double n); only a declined call's count
-// on a Suppressed limit the subject has no state for yet is dropped when the
-// store is full.
+// entries of its subject's shard, then evicts the admitting limit states of
+// other subjects of that shard that expire first: never a block, a state
+// that denies or a reputation. An eviction so lets a subject pass at most
+// quota−1 more requests in that window (an InFlight limit: as many more in
+// flight). When nothing can be evicted, the call is denied, with nothing
+// charged and a Retry-After of at most a second, whatever the error policy
+// (a lockout's attempt too), and the background sweeper is woken; a
+// reputation call fails with ErrFull. A block that a denial starts is stored
+// even past the bound (blocks can at most double n); only a declined call's
+// count on a Suppressed limit with no state yet is dropped when full.
 func WithMaxEntries(n int) Option {
 	return optionFunc(func(s *Store) { s.maxEntries = int64(max(n, 0)) })
 }
@@ -154,9 +146,7 @@ func New(opts ...Option) *Store {
 var _ store.NonBlocking = (*Store)(nil)
 
 // NonBlocking implements store.NonBlocking: a call waits for nothing but
-// its shard's lock, which other calls hold for their own computation only
-// (and, with WithClock, for the clock the caller gave). Middleware calls the
-// store without a timeout context.
+// its shard's lock, held by other calls for their own computation only.
 func (s *Store) NonBlocking() bool { return true }
 
 // Len returns the number of entries the store holds, as WithMaxEntries

@@ -11,11 +11,10 @@ import (
 // for (see WithMaxEntries).
 const kickGap = 10 * time.Millisecond
 
-// Sweep reads the store's clock, drops the state that has expired by it, in
-// every shard, and rebuilds each map that has shrunk to a quarter of its
-// peak (of at least 256 entries) so that its memory goes back to the heap.
-// The background sweeper does the same every second; call Sweep to reclaim
-// at a moment of your choosing, e.g. after stepping a fake clock (WithClock).
+// Sweep drops the state that has expired by the store's clock, in every
+// shard, and gives back the memory of maps that have shrunk, as the
+// background sweeper does every second; e.g. after stepping a fake clock
+// (WithClock).
 func (s *Store) Sweep() {
 	s.sweepAll(s.clock() / 1000)
 }
