@@ -166,7 +166,7 @@ func (s *Store) Len() int {
 // recording the latest ms read for the sweeper.
 func (s *Store) clock() int64 {
 	if !s.ownClock {
-		return wallclock.UnixMicro() // BenchmarkAllow: time.Now reads two clocks, ~20% of a decision
+		return wallclock.UnixMicro() // BenchmarkAllow: time.Now reads two clocks, ~13% of a decision (CPU time)
 	}
 	nowUS := s.now().UnixMicro()
 	for nowMS := nowUS / 1000; ; {
