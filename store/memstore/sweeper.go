@@ -1,8 +1,8 @@
 package memstore
 
 import (
+	"context"
 	"runtime"
-	"sync"
 	"time"
 	"weak"
 )
@@ -40,33 +40,30 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// stopper stops a sweeper once, by Close or by the store's cleanup.
+// stopper stops a sweeper, by Close or by the store's cleanup.
 type stopper struct {
-	once sync.Once
-	quit chan struct{} // closed to stop the sweeper
+	stop context.CancelFunc
 	done chan struct{} // closed when the sweeper has returned
 }
-
-func (p *stopper) stop() { p.once.Do(func() { close(p.quit) }) }
 
 // startSweeper starts s's background sweeper. The goroutine holds s only
 // weakly, and a cleanup stops it when s becomes unreachable, so a store
 // dropped without Close does not leak it.
 func startSweeper(s *Store) {
-	p := &stopper{quit: make(chan struct{}), done: make(chan struct{})}
-	s.sweeper = p
-	runtime.AddCleanup(s, (*stopper).stop, p)
-	go sweepLoop(weak.Make(s), p, s.kick, s.sweepEvery)
+	ctx, stop := context.WithCancel(context.Background())
+	s.sweeper = &stopper{stop: stop, done: make(chan struct{})}
+	runtime.AddCleanup(s, func(stop context.CancelFunc) { stop() }, stop)
+	go sweepLoop(ctx, weak.Make(s), s.sweeper.done, s.kick, s.sweepEvery)
 }
 
-func sweepLoop(ws weak.Pointer[Store], p *stopper, kick <-chan struct{}, every time.Duration) {
-	defer close(p.done)
+func sweepLoop(ctx context.Context, ws weak.Pointer[Store], done chan<- struct{}, kick <-chan struct{}, every time.Duration) {
+	defer close(done)
 	t := time.NewTicker(every)
 	defer t.Stop()
 	var last time.Time
 	for {
 		select {
-		case <-p.quit:
+		case <-ctx.Done():
 			return
 		case <-t.C:
 		case <-kick:
