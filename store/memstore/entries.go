@@ -125,8 +125,10 @@ func (s *Store) drop(sh *shard, sub string, f func(*slot)) {
 	if left == 0 {
 		delete(sh.subjects, sub)
 	}
-	sh.held -= n - left
-	s.count.Add(int64(left - n))
+	if n > left { // one atomic write per drop, none per subject swept in vain
+		sh.held -= n - left
+		s.count.Add(int64(left - n))
+	}
 }
 
 // forget drops the state and the block of id for sub.
