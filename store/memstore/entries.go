@@ -117,8 +117,9 @@ func (s *Store) drop(sh *shard, sub string, f func(*slot)) {
 	for i := range slots {
 		sl := &slots[i]
 		n += sl.entries()
-		if f(sl); !sl.has {
-			sl.state = algo.State{}
+		f(sl)
+		if !sl.has {
+			sl.state = algo.State{} // frees a dropped state's buckets or log
 		}
 		left += sl.entries()
 	}
