@@ -1,12 +1,10 @@
 // Package algo is the kit's algorithm core. Each built-in algorithm's Go
-// rules live in one file (fixed.go, sliding.go, log.go, bucket.go,
-// suppressed.go, inflight.go): its names, validation, the engine's three
-// parameters, the header quota and window, the fallback's share, what it
-// can do (Caps), and the decide and settle arithmetic memstore runs, which
-// store/redisengine's Lua mirrors. table.go lists them by name, the only
-// list of algorithms; custom.go holds the rules of custom algorithms, which
-// only the Redis stores decide. It does not import ratekit, which imports
-// it.
+// rules live in one file: its names, validation, the engine's three
+// parameters, the header quota and window, the fallback's share, its Caps,
+// and the decide and settle arithmetic memstore runs, which
+// store/redisengine's Lua mirrors. table.go lists them by name; custom.go
+// holds the rules of custom algorithms, which only the Redis stores decide.
+// It does not import ratekit, which imports it.
 package algo
 
 import (
@@ -132,9 +130,8 @@ type Algorithm interface {
 	Renew(s *Spec, e *State, lease, now int64) bool
 }
 
-// base is what an algorithm does unless its file says otherwise: the rules
-// of so many per window, no derived values, Commit on admission, no
-// settling, no slots.
+// base is what an algorithm does unless its file says otherwise: so many
+// per window, nothing derived, Commit on admission, no settling, no slots.
 type base struct{}
 
 func (base) Derive(*Spec) {}

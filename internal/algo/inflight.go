@@ -45,8 +45,10 @@ func (*inFlight) Header(s *Spec) (int64, time.Duration) { return s.Quota, 0 }
 // cost; a reserve takes one whatever its cost (0 too).
 func (*inFlight) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
 	live := int64(0)
-	if e != nil {
-		live = liveLeases(e.Log, c.Now)
+	for i := 0; e != nil && i < len(e.Log); i += 2 {
+		if e.Log[i] > c.Now {
+			live++
+		}
 	}
 	r.Remaining = max(s.Quota-live, 0)
 	if (c.Cost > 0 || c.Charge) && live+1 > s.Quota {
@@ -66,17 +68,6 @@ func (*inFlight) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
 		}
 	}
 	next.Log = append(next.Log, expiry, c.Lease)
-}
-
-// liveLeases counts the leases of log (pairs: expiry µs, id) alive at now.
-func liveLeases(log []int64, now int64) int64 {
-	n := int64(0)
-	for i := 0; i < len(log); i += 2 {
-		if log[i] > now {
-			n++
-		}
-	}
-	return n
 }
 
 func (*inFlight) Release(e *State, lease int64) {

@@ -64,7 +64,7 @@ func (*slidingLog) End(_ *Spec, _ *State, now int64) int64 { return now }
 
 func (*slidingLog) GiveBack(s *Spec, e *State, end *int64, n, now int64) {
 	if *end > now-s.Window.Microseconds() {
-		e.Log = dropAt(e.Log, *end, n)
+		e.Log, _ = dropAt(e.Log, *end, n)
 	}
 }
 
@@ -82,8 +82,7 @@ func (*slidingLog) Extra(s *Spec, e *State, end, held, n, now int64) (next State
 	}
 	moved := int64(0)
 	if end > start {
-		moved = min(held, countAt(next.Log, end))
-		next.Log = dropAt(next.Log, end, moved)
+		next.Log, moved = dropAt(next.Log, end, held)
 	}
 	for range moved + n {
 		next.Log = append(next.Log, now)
@@ -91,24 +90,15 @@ func (*slidingLog) Extra(s *Spec, e *State, end, held, n, now int64) (next State
 	return next, now, moved + n
 }
 
-// dropAt removes up to n entries at time at from a log, the last first.
-func dropAt(log []int64, at, n int64) []int64 {
-	for k := len(log) - 1; k >= 0 && n > 0; k-- {
+// dropAt removes up to n entries at time at from a log, the last first, and
+// returns the log and how many it removed.
+func dropAt(log []int64, at, n int64) ([]int64, int64) {
+	dropped := int64(0)
+	for k := len(log) - 1; k >= 0 && dropped < n; k-- {
 		if log[k] == at {
 			log = append(log[:k], log[k+1:]...)
-			n--
+			dropped++
 		}
 	}
-	return log
-}
-
-// countAt counts a log's entries at time at.
-func countAt(log []int64, at int64) int64 {
-	n := int64(0)
-	for _, t := range log {
-		if t == at {
-			n++
-		}
-	}
-	return n
+	return log, dropped
 }

@@ -2,6 +2,8 @@ package memstore
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/internal/algo"
@@ -9,7 +11,8 @@ import (
 )
 
 // Prepare implements ratekit.Store: it checks limits as one call's set and
-// returns their prepared form, a store.Settler.
+// returns their prepared form, a store.Settler. Limits of an algorithm
+// memstore cannot run (a custom one) make every Take, Peek and Reserve fail.
 func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 	if err := store.CheckLimits(limits); err != nil {
 		return nil, err
@@ -18,8 +21,12 @@ func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 	for i, l := range limits {
 		r := &p.rules[i]
 		r.limit, r.spec = l, algo.Spec(l.Spec())
-		r.alg, _ = algo.Lookup(r.spec.Algorithm) // nil for a custom algorithm: its calls fail
-		r.caps = algo.Of(r.spec.Algorithm).Caps()
+		var ok bool
+		if r.alg, ok = algo.Lookup(r.spec.Algorithm); ok {
+			r.caps = r.alg.Caps()
+		} else if p.err == nil {
+			p.err = fmt.Errorf("ratekit: memstore: algorithm %q is not supported", r.spec.Algorithm)
+		}
 		p.caps |= r.caps
 	}
 	return p, nil
@@ -30,13 +37,14 @@ type prepared struct {
 	s     *Store
 	rules []rule
 	caps  algo.Caps // all the rules'
+	err   error     // the calls' error: an algorithm memstore cannot run
 }
 
 // A rule is one limit of a prepared set, as a call reads it.
 type rule struct {
 	limit ratekit.Limit
 	spec  algo.Spec
-	alg   algo.Algorithm // nil: an algorithm memstore cannot run
+	alg   algo.Algorithm // nil when p.err says so
 	caps  algo.Caps
 }
 
@@ -52,19 +60,107 @@ func (p *prepared) Peek(_ context.Context, key string) (d ratekit.Decision, err 
 	return d, err
 }
 
-func (p *prepared) Reset(_ context.Context, key string) error { return p.s.reset(key, p.rules) }
+func (p *prepared) Reset(_ context.Context, key string) error {
+	if key == "" {
+		return ratekit.ErrEmptyKey
+	}
+	sub, sh := p.s.lock(key)
+	defer sh.mu.Unlock()
+	for i := range p.rules {
+		p.s.forget(sh, sub, p.rules[i].spec.ID)
+	}
+	return nil
+}
 
 // Reserve is Take, with the Receipt of an admitted charge in the Decision.
 func (p *prepared) Reserve(_ context.Context, key string, cost int64) (d ratekit.Decision, err error) {
 	var rc ratekit.Receipt
 	err = p.s.decide(&d, key, p, cost, true, &rc)
+	if rc.At != 0 { // charged
+		d.Receipt = &rc
+	}
 	return d, err
 }
 
+// Settle moves the charge recorded by rc to cost in every limit and
+// releases rc's lease, at once, and updates rc. Each limit holds at most one
+// quota (a bucket's burst) of a call's charge; a refund gives back only
+// what rc records the limit holds (Held), as far as the limit's state still
+// has it, so a settlement never gives back another call's charge.
+// lua/settle.lua in store/redisengine holds the same rules.
 func (p *prepared) Settle(_ context.Context, key string, rc *ratekit.Receipt, cost int64) error {
-	return p.s.settle(key, p.rules, rc, cost)
+	sub, sh, nowUS, err := p.s.lockReceipt(key, len(p.rules), rc, cost)
+	if err != nil {
+		return err
+	}
+	defer sh.mu.Unlock()
+	lease, _ := strconv.ParseInt(rc.Lease, 10, 64) // matches no lease unless this store's
+	for i := range p.rules {
+		r := &p.rules[i]
+		slots := sh.subjects[sub]
+		e := live(slots, find(slots, r.spec.ID), nowUS/1000)
+		switch {
+		case r.caps&algo.Holds != 0:
+			if e != nil && lease != 0 {
+				r.alg.Release(e, lease)
+			}
+			continue
+		case r.caps&algo.Settles == 0:
+			continue
+		}
+		was, now := min(rc.Cost, r.spec.Quota), min(cost, r.spec.Quota)
+		switch {
+		case now < was:
+			if e != nil {
+				r.alg.GiveBack(&r.spec, e, &rc.Ends[i], min(was-now, rc.Held[i]), nowUS)
+			}
+			rc.Held[i] = max(rc.Held[i]-(was-now), 0)
+		case now > was:
+			next, end, held := r.alg.Extra(&r.spec, e, rc.Ends[i], rc.Held[i], now-was, nowUS)
+			if e != nil || p.s.room(sh, sub, p.rules[i:i+1], []pending{{keep: true}}, nowUS/1000) {
+				sh.setState(sub, sh.subjects[sub], r.spec.ID, &next, false)
+				rc.Ends[i], rc.Held[i] = end, held
+			}
+		}
+	}
+	rc.Cost = cost
+	return nil
 }
 
+// Renew extends rc's lease in every Holds limit by one lease from now, and
+// reports whether every one still held it.
 func (p *prepared) Renew(_ context.Context, key string, rc *ratekit.Receipt) (bool, error) {
-	return p.s.renew(key, p.rules, rc)
+	sub, sh, nowUS, err := p.s.lockReceipt(key, len(p.rules), rc, rc.Cost)
+	if err != nil {
+		return false, err
+	}
+	defer sh.mu.Unlock()
+	lease, _ := strconv.ParseInt(rc.Lease, 10, 64)
+	held := true
+	for i := range p.rules {
+		if r := &p.rules[i]; r.caps&algo.Holds != 0 {
+			slots := sh.subjects[sub]
+			e := live(slots, find(slots, r.spec.ID), nowUS/1000)
+			held = e != nil && r.alg.Renew(&r.spec, e, lease, nowUS) && held
+		}
+	}
+	return held, nil
+}
+
+// lockReceipt checks the arguments of a Settle or Renew call about a receipt
+// of n limits, reads the clock and locks the subject's shard; the caller
+// unlocks sh.mu.
+func (s *Store) lockReceipt(key string, n int, rc *ratekit.Receipt, cost int64) (sub string, sh *shard, nowUS int64, err error) {
+	if key == "" {
+		return "", nil, 0, ratekit.ErrEmptyKey
+	}
+	if err := store.CheckCost(cost); err != nil {
+		return "", nil, 0, err
+	}
+	if err := store.CheckReceipt(rc, n); err != nil {
+		return "", nil, 0, err
+	}
+	nowUS = s.clock()
+	sub, sh = s.lock(key)
+	return sub, sh, nowUS, nil
 }

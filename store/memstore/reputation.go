@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
-	"github.com/ratekit/ratekit/internal/subject"
 	"github.com/ratekit/ratekit/reputation"
 )
 
@@ -60,12 +59,12 @@ func (s *Store) reputation(tenant string, p reputation.Policy, mode repMode) (re
 	}
 	nowUS := s.clock()
 	nowMS := nowUS / 1000
-	sub := subject.Key(tenant)
-	k := entryKey{sub, p.ID()}
-	sh := s.shard(sub)
-	sh.mu.Lock()
+	sub, sh := s.lock(tenant)
 	defer sh.mu.Unlock()
-	s.maybeSweep(sh, nowMS)
+	if nowMS >= sh.nextSweepMS {
+		s.sweep(sh, nowMS)
+	}
+	k := entryKey{sub, p.ID()}
 	r, ok := sh.reps[k]
 	if ok && r.expireMS < nowMS {
 		s.forgetRep(sh, k)
@@ -92,7 +91,7 @@ func (s *Store) reputation(tenant string, p reputation.Policy, mode repMode) (re
 	r.updatedUS = nowUS
 	ttl := reputation.TTL(r.score, r.violations).Milliseconds()
 	r.expireMS = nowMS + ttl
-	if !ok && s.maxEntries > 0 && !s.admit(sh, "", nowMS, func() int { return 1 }) {
+	if !ok && !s.admit(sh, "", nowMS, func() int { return 1 }) {
 		return reputation.Reputation{}, ErrFull
 	}
 	k.subject = strings.Clone(k.subject) // see slotOf
@@ -106,9 +105,7 @@ func (s *Store) reputation(tenant string, p reputation.Policy, mode repMode) (re
 func (s *Store) forgetRep(sh *shard, k entryKey) {
 	n := len(sh.reps)
 	delete(sh.reps, k)
-	if len(sh.reps) != n && s.maxEntries > 0 {
-		s.count.Add(-1)
-	}
+	s.count.Add(int64(len(sh.reps) - n))
 }
 
 // recoverScore applies time-based recovery up to nowUS.

@@ -1,0 +1,85 @@
+package memstore
+
+import (
+	"context"
+	"runtime"
+	"time"
+	"weak"
+)
+
+// kickGap is the least real time between two sweeps that a full store asks
+// for (see WithMaxEntries).
+const kickGap = 10 * time.Millisecond
+
+// Sweep drops the state that has expired by the store's clock, in every
+// shard, and gives back the memory of maps that have shrunk, as the
+// background sweeper does every second; e.g. after stepping a fake clock
+// (WithClock).
+func (s *Store) Sweep() {
+	s.sweepAll(s.clock() / 1000)
+}
+
+func (s *Store) sweepAll(nowMS int64) {
+	for i := range s.shards {
+		sh := &s.shards[i]
+		sh.mu.Lock()
+		s.sweep(sh, nowMS)
+		sh.mu.Unlock()
+	}
+}
+
+// Close stops the background sweeper and waits for it to return. It is
+// idempotent and always returns nil. The store stays usable: expired state
+// is then dropped only as calls pass (each call sweeps its shard at most once
+// a second of the store's clock) or by Sweep.
+func (s *Store) Close() error {
+	if s.sweeper != nil { // not the zero Store
+		s.sweeper.stop()
+		<-s.sweeper.done
+	}
+	return nil
+}
+
+// stopper stops a sweeper, by Close or by the store's cleanup.
+type stopper struct {
+	stop context.CancelFunc
+	done chan struct{} // closed when the sweeper has returned
+}
+
+// startSweeper starts s's background sweeper. The goroutine holds s only
+// weakly, and a cleanup stops it when s becomes unreachable, so a store
+// dropped without Close does not leak it.
+func startSweeper(s *Store) {
+	ctx, stop := context.WithCancel(context.Background())
+	s.sweeper = &stopper{stop: stop, done: make(chan struct{})}
+	runtime.AddCleanup(s, func(stop context.CancelFunc) { stop() }, stop)
+	go sweepLoop(ctx, weak.Make(s), s.sweeper.done, s.kick, s.sweepEvery)
+}
+
+func sweepLoop(ctx context.Context, ws weak.Pointer[Store], done chan<- struct{}, kick <-chan struct{}, every time.Duration) {
+	defer close(done)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	var last time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-kick:
+			if time.Since(last) < kickGap {
+				continue
+			}
+		}
+		s := ws.Value()
+		if s == nil {
+			return
+		}
+		if s.ownClock {
+			s.sweepAll(s.seenMS.Load())
+		} else {
+			s.sweepAll(time.Now().UnixMicro() / 1000)
+		}
+		last = time.Now()
+	}
+}
