@@ -130,7 +130,7 @@ func (p *prepared) Settle(_ context.Context, key string, rc *ratekit.Receipt, co
 // Renew extends rc's lease in every Holds limit by one lease from now, and
 // reports whether every one still held it.
 func (p *prepared) Renew(_ context.Context, key string, rc *ratekit.Receipt) (bool, error) {
-	sub, sh, nowUS, err := p.s.lockReceipt(key, len(p.rules), rc, rc.Cost)
+	sub, sh, nowUS, err := p.s.lockReceipt(key, len(p.rules), rc, 0) // CheckReceipt checks rc, its cost included
 	if err != nil {
 		return false, err
 	}

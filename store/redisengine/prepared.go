@@ -80,7 +80,7 @@ func (p *prepared) Settle(ctx context.Context, key string, rc *ratekit.Receipt, 
 // Renew extends rc's lease in every InFlight limit by one lease from now,
 // and reports whether every one still held it; see store.Settler.
 func (p *prepared) Renew(ctx context.Context, key string, rc *ratekit.Receipt) (bool, error) {
-	held, err := p.settle(ctx, key, rc, "renew", rc.Cost)
+	held, err := p.settle(ctx, key, rc, "renew", -1)
 	if err != nil {
 		return false, err
 	}

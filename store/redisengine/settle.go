@@ -86,6 +86,9 @@ func (p *prepared) settle(ctx context.Context, key string, rc *ratekit.Receipt, 
 	if err := store.CheckReceipt(rc, n); err != nil {
 		return nil, err
 	}
+	if cost < 0 { // renew: the charge stands
+		cost = rc.Cost
+	}
 	t, err := Tag(key)
 	if err != nil {
 		return nil, err
