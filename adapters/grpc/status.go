@@ -41,18 +41,24 @@ const (
 // mdFields is the response.HeaderSetter of a call: it keeps the rate-limit
 // fields a Guard sets, to send them under their metadata names, and drops
 // what only HTTP has (Cache-Control). "" is a field not set.
-type mdFields [len(fieldNames)]string
+type mdFields [numFields]string
 
-// fieldNames are the headers mdFields keeps and their metadata names, in the
-// order sent; statusOf sets the last two.
-var fieldNames = [...]struct{ header, md string }{
-	{"X-Ratelimit-Limit", "x-ratelimit-limit"},
-	{"X-Ratelimit-Remaining", "x-ratelimit-remaining"},
-	{"X-Ratelimit-Reset", "x-ratelimit-reset"},
-	{"Ratelimit-Policy", "ratelimit-policy"},
-	{"Ratelimit", "ratelimit"},
-	{"Retry-After", FieldRetryAfter},
-	{"", FieldPushback},
+// numFields is how many fields mdFields keeps.
+const numFields = 7
+
+// fieldNames returns the headers mdFields keeps and their metadata names, in
+// the order sent; statusOf sets the last two. (A function: the table is no
+// package variable.)
+func fieldNames() [numFields]struct{ header, md string } {
+	return [numFields]struct{ header, md string }{
+		{"X-Ratelimit-Limit", "x-ratelimit-limit"},
+		{"X-Ratelimit-Remaining", "x-ratelimit-remaining"},
+		{"X-Ratelimit-Reset", "x-ratelimit-reset"},
+		{"Ratelimit-Policy", "ratelimit-policy"},
+		{"Ratelimit", "ratelimit"},
+		{"Retry-After", FieldRetryAfter},
+		{"", FieldPushback},
+	}
 }
 
 // Indexes of the fields statusOf sets.
@@ -63,8 +69,9 @@ const (
 
 // Set keeps a field ratekit sets.
 func (f *mdFields) Set(key, value string) {
+	names := fieldNames()
 	for i := range fieldPushback {
-		if fieldNames[i].header == key {
+		if names[i].header == key {
 			f[i] = value
 			return
 		}
@@ -84,10 +91,11 @@ func (f *mdFields) metadata() metadata.MD {
 	}
 	md := make(metadata.MD, n)
 	values := make([]string, 0, n) // one backing array for every field's slice
+	names := fieldNames()
 	for i, v := range f {
 		if v != "" {
 			values = append(values, v)
-			md[fieldNames[i].md] = values[len(values)-1 : len(values) : len(values)]
+			md[names[i].md] = values[len(values)-1 : len(values) : len(values)]
 		}
 	}
 	return md
