@@ -117,7 +117,7 @@ func TestBlockProblem(t *testing.T) {
 	}
 	_, body := response.JSON(ratekit.DeniedResponse(ratekit.Decision{Limit: ratekit.FixedWindow(1, time.Minute), Blocked: true, RetryAfter: time.Second}, response.CodeRateLimited))
 	if strings.Contains(string(body), "abnormal") || strings.Contains(string(body), "locked") {
-		t.Fatalf("RenderJSON writes the block: %s", body)
+		t.Fatalf("response.JSON writes the block: %s", body)
 	}
 }
 

@@ -36,7 +36,7 @@ func formRequest(body string) *http.Request {
 	return r
 }
 
-func TestByFormValueKeepsTheBody(t *testing.T) {
+func TestFormValueKeepsTheBody(t *testing.T) {
 	body := "username=+Alice+&password=secret"
 	r := formRequest(body)
 	k, err := bodykey.FormValue("username")(r)
@@ -56,7 +56,7 @@ func TestByFormValueKeepsTheBody(t *testing.T) {
 	}
 }
 
-func TestByFormValueMultipart(t *testing.T) {
+func TestFormValueMultipart(t *testing.T) {
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
 	f, _ := mw.CreateFormFile("username", "evil.txt") // a file of the same name is not the field
@@ -76,7 +76,7 @@ func TestByFormValueMultipart(t *testing.T) {
 	}
 }
 
-func TestByFormValueQueryAndMissing(t *testing.T) {
+func TestFormValueQueryAndMissing(t *testing.T) {
 	r := httptest.NewRequest(http.MethodGet, "/login?username=Carol", nil)
 	if k, err := bodykey.FormValue("username")(r); err != nil || k != "carol" {
 		t.Fatalf("GET: key %q, %v", k, err)
@@ -148,7 +148,7 @@ func TestBodyBoundFailOpen(t *testing.T) {
 	}
 }
 
-func TestByJSONField(t *testing.T) {
+func TestJSONField(t *testing.T) {
 	cases := []struct {
 		body, want string
 		err        error
@@ -185,7 +185,7 @@ func TestMaxBodyInvalid(t *testing.T) {
 	bodykey.MaxBytes(0)
 }
 
-func TestByFormValueParsedForm(t *testing.T) {
+func TestFormValueParsedForm(t *testing.T) {
 	r := httptest.NewRequest(http.MethodPost, "/login", nil)
 	r.Form = map[string][]string{"username": {" Erin"}} // parsed already, by a framework or ParseForm
 	if k, err := bodykey.FormValue("username")(r); err != nil || k != "erin" {
@@ -193,7 +193,7 @@ func TestByFormValueParsedForm(t *testing.T) {
 	}
 }
 
-// TestFormValueOrder: ByFormValue reads the field FormValue would give the
+// TestFormValueOrder: FormValue reads the field FormValue would give the
 // handler: a url-encoded body (POST, PUT, PATCH), then the query, then a
 // multipart body; so the account counted is the account checked.
 func TestFormValueOrder(t *testing.T) {
@@ -227,9 +227,9 @@ func TestFormValueOrder(t *testing.T) {
 	}
 }
 
-// TestByJSONFieldAsDecoded: the key is the value a handler's struct decode
+// TestJSONFieldAsDecoded: the key is the value a handler's struct decode
 // gets: keys match without regard to case, the last one winning.
-func TestByJSONFieldAsDecoded(t *testing.T) {
+func TestJSONFieldAsDecoded(t *testing.T) {
 	for _, body := range []string{`{"user":"random","USER":"victim"}`, `{"User":"victim"}`, `{"user":"x","pad":1,"uSeR":"victim"}`} {
 		var decoded struct{ User string }
 		_ = json.Unmarshal([]byte(body), &decoded)
