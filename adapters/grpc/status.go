@@ -147,8 +147,12 @@ func decisionViolations(d ratekit.Decision) (out []*errdetails.QuotaFailure_Viol
 	}
 	add(d.Limit)
 	for _, s := range d.States {
-		if !s.Allowed && s.Limit.Name() != d.Limit.Name() {
+		switch {
+		case s.Allowed:
+		case s.Limit.Name() != d.Limit.Name():
 			add(s.Limit)
+		default: // the binding limit's name: listed once, but every denial counts
+			concurrent = concurrent && s.Limit.Spec().Concurrent
 		}
 	}
 	return out, concurrent
