@@ -22,11 +22,10 @@ type Verdict struct {
 	Response *response.Error
 	// Reservation holds the request's charge and InFlight slots when the
 	// Guard reserves (see Reserving) and the request passes; the caller
-	// ends it with Run once the request is handled. A request
-	// that passes on a store error (fail open) of a Limiter with InFlight
-	// limits gets one too, with a zero Decision: it holds the request's
-	// place among this instance's in-flight requests of its subject, which
-	// the Limiter keeps to at most n (see Limiter.Reserve), and must be
+	// ends it with Run once the request is handled. A request that passes
+	// on a store error (fail open) of a Limiter with InFlight limits gets
+	// one too, with a zero Decision: it holds the request's place in the
+	// instance's count of in-flight requests (see InFlight), and must be
 	// ended all the same. nil otherwise.
 	Reservation *Reservation
 }
@@ -42,14 +41,9 @@ type Verdict struct {
 // Build one with NewGuard; the zero Guard is not usable. A Guard is safe for
 // concurrent use.
 type Guard struct {
-	limiter *Limiter
-	cfg     *config
-	// unbounded is set when the Limiter's store never blocks (see
-	// nonBlocking): its calls need no timeout context.
-	unbounded bool
-	// reserving is set when requests are admitted through Limiter.Reserve:
-	// the Limiter has InFlight limits, or WithSettle or WithCountIf is set.
-	reserving bool
+	limiter   *Limiter
+	cfg       *config
+	reserving bool // see Reserving
 }
 
 // nonBlocking is store.NonBlocking's method: a Store whose calls never wait
@@ -72,8 +66,7 @@ func NewGuard(l *Limiter, opts ...Option) *Guard {
 	if (cfg.settle || cfg.countIf != nil) && l.settler == nil {
 		panic(errCannotSettle.Error() + " (WithSettle and WithCountIf settle every request's charge)")
 	}
-	return &Guard{limiter: l, cfg: cfg, unbounded: l.unbounded,
-		reserving: l.lease > 0 || cfg.settle || cfg.countIf != nil}
+	return &Guard{limiter: l, cfg: cfg, reserving: l.lease > 0 || cfg.settle || cfg.countIf != nil}
 }
 
 // Check decides one request. key and keyErr are the key function's result
@@ -93,22 +86,19 @@ func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64,
 	if err == nil {
 		// The store call is bounded by the timeout unless the store never
 		// waits; its timer ends with the call, not with a queue delay.
-		sctx, cancel := ctx, context.CancelFunc(nil)
-		if !g.unbounded {
+		sctx, cancel := ctx, noCancel
+		if !g.limiter.unbounded {
 			sctx, cancel = c.bound(ctx)
 		}
 		if g.reserving {
-			// on a store error, res holds the request's place among the
-			// in-flight ones, if any
+			// on a store error, res holds the request's place in the gate, if any
 			if res, err = g.limiter.reserve(sctx, key, cost, true); err == nil {
 				d = res.Decision
 			}
 		} else {
 			d, err = g.limiter.AllowN(sctx, key, cost)
 		}
-		if cancel != nil {
-			cancel()
-		}
+		cancel()
 	}
 	if c.observer != nil {
 		g.observe(ctx, start, key, keyErr, cost, d, err, res)
@@ -122,9 +112,6 @@ func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64,
 			res.leaveGate()
 			return Verdict{Err: err, Response: response.Unavailable(c.closedRetry)}
 		}
-		// Failing open, a request of a Limiter with InFlight limits still
-		// holds its place among this instance's in-flight requests (res),
-		// until it ends: n per instance while the store fails.
 		return Verdict{Pass: true, Err: err, Reservation: res}
 	}
 	writeHeaders(h, &d, c.headers, c.clock())
@@ -178,12 +165,6 @@ func (g *Guard) Budget(ctx context.Context) context.Context {
 
 // budgetKey carries the deadline of Budget.
 type budgetKey struct{}
-
-// budget returns the deadline Budget set, if any.
-func budget(ctx context.Context) (time.Time, bool) {
-	d, ok := ctx.Value(budgetKey{}).(time.Time)
-	return d, ok
-}
 
 // FailOpen reports whether store errors let requests through.
 func (g *Guard) FailOpen() bool { return g.cfg.policy == FailOpen }

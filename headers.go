@@ -35,14 +35,11 @@ const maxSFInteger = 999_999_999_999_999
 // Header names, in Go's canonical form (on the wire HTTP/1.1 sends them so;
 // header names are case-insensitive).
 const (
-	headerLimit       = "X-Ratelimit-Limit"
-	headerRemaining   = "X-Ratelimit-Remaining"
-	headerReset       = "X-Ratelimit-Reset"
-	headerPolicy      = "Ratelimit-Policy"
-	headerRateLimit   = "Ratelimit"
-	headerRetryAfter  = "Retry-After"
-	headerCacheCtl    = "Cache-Control"
-	headerContentType = "Content-Type"
+	headerLimit     = "X-Ratelimit-Limit"
+	headerRemaining = "X-Ratelimit-Remaining"
+	headerReset     = "X-Ratelimit-Reset"
+	headerPolicy    = "Ratelimit-Policy"
+	headerRateLimit = "Ratelimit"
 )
 
 // writeHeaders sets the rate-limit headers of mode for d; now is the time
@@ -106,7 +103,11 @@ func headerValues(vals *[5]string, d *Decision, mode HeaderMode, now time.Time) 
 		states := d.states(&one)
 		policy, vals[n], ends[n] = n, d.policy, len(b) // a value of its own, not built in b
 		if vals[n] == "" || d.Fallback {               // a fallback decides on scaled limits
-			vals[n] = statesPolicy(states)
+			limits := make([]Limit, len(states))
+			for i, s := range states {
+				limits[i] = s.Limit
+			}
+			vals[n] = policyHeader(limits)
 		}
 		for i, s := range states {
 			if i > 0 {
@@ -155,16 +156,8 @@ func effectiveWindow(s *LimitState) time.Duration {
 	return max(t, 0)
 }
 
-// statesPolicy returns the RateLimit-Policy value describing the limits of
-// states, e.g. "burst";q=10;w=1, "hourly";q=1000;w=3600.
-func statesPolicy(states []LimitState) string {
-	limits := make([]Limit, len(states))
-	for i, s := range states {
-		limits[i] = s.Limit
-	}
-	return policyHeader(limits)
-}
-
+// policyHeader returns the RateLimit-Policy value describing limits, e.g.
+// "burst";q=10;w=1, "hourly";q=1000;w=3600.
 func policyHeader(limits []Limit) string {
 	var b []byte
 	for i, l := range limits {

@@ -16,16 +16,11 @@ const (
 )
 
 // A gate counts, per subject, this instance's requests that hold one of the
-// Limiter's InFlight slots or are asking the store for one: the Reservations
-// not yet ended and the Reserve calls under way. It refuses a request that
-// would make the count exceed n, the smallest n of the Limiter's InFlight
-// limits, so that an instance never holds, nor asks for, more slots of a
-// subject than that limit has, and a burst on one subject costs the store
-// at most n calls at a time, whatever happens to them (a call that times
-// out keeps its place until its request ends). A subject's entry exists
-// while its count is above 0: memory is bounded by the requests in flight.
-// A shard's map, which Go never shrinks, is rebuilt once it holds less than
-// an eighth of its peak. A gate is safe for concurrent use; a Limiter
+// Limiter's InFlight slots or are asking the store for one, and refuses a
+// request that would make the count exceed n (see InFlight and
+// docs/architecture.md). A subject's entry exists while its count is above
+// 0; a shard's map, which Go never shrinks, is rebuilt once it holds less
+// than an eighth of its peak. A gate is safe for concurrent use; a Limiter
 // without InFlight limits has none.
 type gate struct {
 	n      int64
@@ -49,18 +44,12 @@ type gateShard struct {
 func newGate(limits []Limit) *gate {
 	var g *gate
 	for _, l := range limits {
-		if !l.inFlight() {
-			continue
-		}
-		if g == nil || l.def().Quota < g.n {
-			if g == nil {
-				g = &gate{seed: maphash.MakeSeed()}
-			}
-			g.n = l.def().Quota
-			// what the store says when this limit has no slot left: a
-			// Decision of this limit alone (the others' numbers only the
-			// store knows), nothing left, Retry-After 1 s
-			g.denial = Decision{Limit: l, RetryAfter: algo.RetryInFlight, Cached: true}
+		if l.inFlight() && (g == nil || l.def().Quota < g.n) {
+			// denial is what the store says when this limit has no slot
+			// left: a Decision of this limit alone (the others' numbers
+			// only the store knows), nothing left, Retry-After 1 s
+			g = &gate{n: l.def().Quota, seed: maphash.MakeSeed(),
+				denial: Decision{Limit: l, RetryAfter: algo.RetryInFlight, Cached: true}}
 		}
 	}
 	return g
@@ -101,15 +90,6 @@ func (g *gate) leave(key string) {
 		}
 		sh.held, sh.peak = m, n
 	}
-}
-
-// refusal is a local refusal's Decision: what the store answers when the
-// binding InFlight limit has no slot left, marked Cached (answered without
-// the store).
-func (g *gate) refusal(policy string) Decision {
-	d := g.denial
-	d.policy = policy
-	return d
 }
 
 // leaveGate gives back the reservation's place in its Limiter's gate, once:

@@ -1,8 +1,6 @@
 package ratekit
 
-import (
-	"net/http"
-)
+import "net/http"
 
 // Middleware returns net/http middleware that counts each request against l
 // under the subject named by key:
@@ -38,11 +36,7 @@ func Middleware(l *Limiter, key KeyFunc, opts ...Option) func(http.Handler) http
 				g.Report(r, v.Err)
 			}
 			if v.Pass {
-				if v.Reservation != nil {
-					g.Serve(w, r, next, v.Reservation)
-					return
-				}
-				next.ServeHTTP(w, r)
+				g.Serve(w, r, next, v.Reservation)
 				return
 			}
 			g.Refuse(w, r, v)

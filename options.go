@@ -153,7 +153,7 @@ func WithTimeout(d time.Duration) Option {
 // a request's budget (Guard.Budget) when it comes first. The timeout keeps
 // ctx's values but not its cancellation (see WithTimeout).
 func (c *config) bound(ctx context.Context) (context.Context, context.CancelFunc) {
-	d, ok := budget(ctx)
+	d, ok := ctx.Value(budgetKey{}).(time.Time)
 	if c.timeout > 0 && (!ok || time.Until(d) > c.timeout) {
 		return context.WithTimeout(context.WithoutCancel(ctx), c.timeout)
 	}

@@ -24,13 +24,10 @@ var errCannotSettle = errors.New("ratekit: the store cannot settle charges or ho
 // the Redis stores do); shadow limits are charged as by AllowN and never
 // settled.
 //
-// With InFlight limits, the Limiter counts this instance's Reservations of
-// each key that are not yet ended, and its Reserve calls under way: a call
-// that would make that count exceed n (the smallest n of its InFlight
-// limits) is refused without a store call, with the Decision the store
-// gives when that limit has no slot left (Cached set). So one instance never
-// holds more slots of a subject than the limit has, and a burst on one
-// subject costs the store at most n calls at a time.
+// With InFlight limits, a call that would give this instance more than n
+// requests of key in flight (its Reservations not yet ended and its
+// Reserve calls under way) is refused without a store call, with
+// Decision.Cached set: see InFlight.
 func (l *Limiter) Reserve(ctx context.Context, key string, cost int64) (*Reservation, error) {
 	return l.reserve(ctx, key, cost, false)
 }
@@ -60,7 +57,8 @@ func (l *Limiter) reserve(ctx context.Context, key string, cost int64, guarded b
 	r := &Reservation{limiter: l, store: st, key: key, guarded: guarded}
 	if l.gate != nil {
 		if !l.gate.enter(key) {
-			r.Decision = l.gate.refusal(l.policy)
+			r.Decision = l.gate.denial
+			r.Decision.policy = l.policy
 			return r, nil
 		}
 		r.gated = true
@@ -146,8 +144,7 @@ func (r *Reservation) slotsGone() {
 
 // Settle sets the reservation's charge to cost, the real cost: it refunds
 // what was charged beyond it, or charges the extra, and releases the
-// request's InFlight slots (those of a Reservation made by Middleware, an
-// adapter or a Guard are held until its handler returns). A refund gives back only what the charge still
+// request's InFlight slots. A refund gives back only what the charge still
 // holds in each limit (nothing once a FixedWindow's window has passed; a
 // bucket's refill comes first) and never takes a count below zero, nor
 // lifts a block; an extra charge is added to the current state even past
@@ -160,25 +157,14 @@ func (r *Reservation) slotsGone() {
 // went away is still settled, so a handler may pass the request's context.
 //
 // The first Settle or Release ends the request for the Limiter's count of
-// in-flight requests (see Limiter.Reserve), but that of a Reservation made
-// by Middleware, an adapter or a Guard, whose request ends when its handler
-// returns.
+// in-flight requests (see Limiter.Reserve). A Reservation made by
+// Middleware, an adapter or a Guard is the exception: it keeps its slots
+// and its place in that count until its handler returns.
 func (r *Reservation) Settle(ctx context.Context, cost int64) error {
 	if err := bounds.CheckCost(cost); err != nil {
 		return err
 	}
-	if r == nil {
-		return nil
-	}
-	if !r.guarded {
-		defer r.leaveGate() // after the store's slots: never fewer counted here than held there
-	}
-	if r.Decision.Receipt == nil {
-		return nil
-	}
-	ctx, cancel := detached(ctx)
-	defer cancel()
-	return r.settle(ctx, cost, !r.guarded) // a Guard's request keeps its slots until its handler returns
+	return r.end(ctx, cost, r != nil && !r.guarded)
 }
 
 // Release releases the request's InFlight slots and keeps the charge as it
@@ -187,24 +173,41 @@ func (r *Reservation) Settle(ctx context.Context, cost int64) error {
 // lease. Like Settle, it is not cut short by ctx's end, and ends the
 // request for the Limiter's count of in-flight requests.
 func (r *Reservation) Release(ctx context.Context) error {
+	return r.end(ctx, -1, true)
+}
+
+// end is Settle and Release, made by the request's handler: a direct
+// Reserve's request leaves the gate, a Guard's waits for Guard.Run.
+func (r *Reservation) end(ctx context.Context, cost int64, release bool) error {
 	if r == nil {
 		return nil
 	}
 	if !r.guarded {
-		defer r.leaveGate()
-	}
-	if r.Decision.Receipt == nil {
-		return nil
+		defer r.leaveGate() // after the store's slots: never fewer counted here than held there
 	}
 	ctx, cancel := detached(ctx)
 	defer cancel()
-	return r.settle(ctx, -1, true)
+	return r.settle(ctx, cost, release)
+}
+
+// detached is ctx without its cancellation: an ending request does not
+// undo its settlement. A deadline of ctx still bounds it, but never to less
+// than DefaultTimeout from now.
+func detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return context.WithoutCancel(ctx), noCancel
+	}
+	if least := time.Now().Add(DefaultTimeout); d.Before(least) {
+		d = least
+	}
+	return context.WithDeadline(context.WithoutCancel(ctx), d)
 }
 
 // settle moves the charge to cost (-1: leaves it) and, when release is set,
 // releases the slots, in one store call, or none when nothing changes.
 func (r *Reservation) settle(ctx context.Context, cost int64, release bool) error {
-	if r == nil || r.Decision.Receipt == nil {
+	if r.Decision.Receipt == nil {
 		return nil
 	}
 	r.mu.Lock()

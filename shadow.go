@@ -71,34 +71,23 @@ func (l *Limiter) ask(ctx context.Context, key string, p Prepared, cost int64, p
 // the request, about the shadow limits: a shadow limit counts what it would
 // count if it were enforced, and never refuses.
 func (l *Limiter) decide(ctx context.Context, key string, cost int64, peek bool) (Decision, error) {
-	if len(l.shadow) == 0 {
-		d, err := l.ask(ctx, key, l.enforcedP, cost, peek)
-		if err != nil {
-			return Decision{}, err
-		}
-		d.policy = l.policy
-		return d, nil
+	p := l.enforcedP
+	if p == nil {
+		p = l.shadowP
 	}
-	if len(l.enforced) == 0 {
-		d, err := l.ask(ctx, key, l.shadowP, cost, peek)
-		if err != nil {
-			return Decision{}, err
-		}
-		d.policy = l.policy
-		return passShadow(d), nil
-	}
-	d, err := l.ask(ctx, key, l.enforcedP, cost, peek)
+	d, err := l.ask(ctx, key, p, cost, peek)
 	if err != nil {
 		return Decision{}, err
 	}
-	if !d.Allowed {
-		d.policy = l.policy
-		return d, nil
-	}
-	if err := l.addShadow(ctx, key, cost, peek, &d); err != nil {
-		return Decision{}, err
-	}
 	d.policy = l.policy
+	switch {
+	case len(l.enforced) == 0:
+		return passShadow(d), nil
+	case d.Allowed && len(l.shadow) > 0:
+		if err := l.addShadow(ctx, key, cost, peek, &d); err != nil {
+			return Decision{}, err
+		}
+	}
 	return d, nil
 }
 
