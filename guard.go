@@ -114,7 +114,7 @@ func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64,
 		}
 		return Verdict{Pass: true, Err: err, Reservation: res}
 	}
-	writeHeaders(h, &d, c.headers, c.clock())
+	writeHeaders(h, &d, c.headers, c.now())
 	if d.Allowed {
 		wait(ctx, d.Delay)
 		return Verdict{Pass: true, Decision: d, Reservation: res}

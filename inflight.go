@@ -45,8 +45,7 @@ const defaultLease = 10 * time.Second
 // qu="concurrent-requests", and RateLimit gives the slots left (r) without
 // t. It takes no Block and no Shadow mode.
 func InFlight(n int64) Limit {
-	c := newDef(algo.InFlight, n, float64(n), defaultLease)
-	return c.limit()
+	return newDef(algo.InFlight, n, float64(n), defaultLease).limit()
 }
 
 // Lease returns a copy of an InFlight limit whose slots are leased for d

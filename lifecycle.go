@@ -34,18 +34,12 @@ func WithCountIf(counts func(status int) bool) Option {
 
 // Reserving reports whether the Guard admits requests through
 // Limiter.Reserve, so that a Verdict that passes carries a Reservation to
-// end with Run: its Limiter has InFlight limits, or WithSettle or WithCountIf is
-// set.
+// end with Run: its Limiter has InFlight limits, or WithSettle or
+// WithCountIf is set.
 func (g *Guard) Reserving() bool { return g.reserving }
 
-// finish ends the reservation of a request that passed Check once its
-// handler has returned; status is its response status (0 when unknown,
-// which counts). Under WithCountIf a status that does not count refunds the
-// whole charge; the request's InFlight slots are released, and then its
-// place among the instance's in-flight requests of its subject (see
-// Limiter.Reserve), also for the Reservation of a request that failed open.
-// The store call is bounded by WithTimeout and made even when ctx has
-// ended. finish does nothing for a nil Reservation.
+// finish ends res, if any, once its request's handler has returned with
+// status (see Run).
 func (g *Guard) finish(ctx context.Context, res *Reservation, status int) error {
 	if res == nil {
 		return nil
@@ -54,7 +48,7 @@ func (g *Guard) finish(ctx context.Context, res *Reservation, status int) error 
 	// its own timeout: the request's deadline and Budget are spent by now
 	ctx, cancel := g.cfg.bound(context.WithValue(context.WithoutCancel(ctx), budgetKey{}, nil))
 	defer cancel()
-	if g.cfg.countIf != nil && status != 0 && !g.cfg.countIf(status) {
+	if g.cfg.countIf != nil && !g.cfg.countIf(status) {
 		return res.settle(ctx, 0, true)
 	}
 	return res.settle(ctx, -1, true)
@@ -80,8 +74,10 @@ func (g *Guard) Serve(w http.ResponseWriter, r *http.Request, next http.Handler,
 // Run). next runs the rest with ctx carrying res, where ReservationFrom
 // finds it, and returns the response status (0 counts as 200). A panic in
 // next counts as 500 and goes on. Once next returns or panics, res is
-// finished with the status (finish: a refund under WithCountIf, the InFlight
-// slots released).
+// ended with the status: under WithCountIf a status that does not count
+// refunds the whole charge; the InFlight slots are released, then the
+// request's place in the instance's count of in-flight requests (see
+// InFlight). That store call is bounded by WithTimeout alone, not by ctx.
 //
 // The slots are held until next returns, whether or not ctx has ended:
 // an InFlight limit protects the handler's work, and a handler that

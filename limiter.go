@@ -43,13 +43,10 @@ type Limiter struct {
 // is found when the Limiter is built, never at request time.
 //
 // A limit's state in the store is identified by its name and its parameters,
-// nothing else: limits with the same name and parameters share their
-// counters for a subject, in every Limiter and every process that uses the
-// store. That is how several instances of a service share one limit, and how
-// a Limiter rebuilt on a configuration reload keeps its counts. An unnamed
-// limit is named after its algorithm ("fixed", "gcra", ...), so two routes
-// whose unnamed limits have equal parameters share one counter per subject:
-// give the limits of each route or purpose their own name with Named.
+// nothing else (see Named): that is how several instances of a service share
+// one limit, how a Limiter rebuilt on a configuration reload keeps its
+// counts, and why two routes whose unnamed limits have equal parameters
+// share one counter per subject.
 //
 // New hands the limits to the store once (Store.Prepare), which checks that
 // it can serve them. A Limiter with InFlight limits needs a store whose

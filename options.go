@@ -21,11 +21,11 @@ type optionFunc func(*config)
 func (f optionFunc) apply(c *config) { f(c) }
 
 // ErrorPolicy says what a request gets when no decision can be made; the
-// zero value is FailOpen. There
-// are two kinds of failure, each with its own policy: the store failed or
-// timed out (WithErrorPolicy, default FailOpen), or the request itself has no
-// usable key or cost (WithKeyErrorPolicy, default FailClosed), which a client
-// could otherwise provoke to skip the limit.
+// zero value is FailOpen. There are two kinds of failure, each with its own
+// policy: the store failed or timed out (WithErrorPolicy, default FailOpen),
+// or the request itself has no usable key or cost (WithKeyErrorPolicy,
+// default FailClosed), which a client could otherwise provoke to skip the
+// limit.
 type ErrorPolicy uint8
 
 // Error policies.
@@ -54,7 +54,7 @@ type config struct {
 	cost        func(r *http.Request) int64
 	skip        func(r *http.Request) bool
 	timeout     time.Duration
-	now         func() time.Time // WithHeaderClock; nil: time.Now
+	now         func() time.Time // WithHeaderClock
 	observer    observe.Observer
 	settle      bool // WithSettle
 	countIf     func(status int) bool
@@ -67,6 +67,7 @@ func newConfig(opts []Option) *config {
 		keyPolicy:   FailClosed,
 		closedRetry: time.Second,
 		timeout:     DefaultTimeout,
+		now:         time.Now,
 	}
 	for _, o := range opts {
 		o.apply(c)
@@ -142,9 +143,10 @@ func WithSkip(f func(r *http.Request) bool) Option {
 // less means only the request's own context bounds it. A call that runs out
 // of time follows the error policy. A store that never blocks
 // (store.NonBlocking, such as store/memstore) is called without a timeout.
-// The call sees the request context's values but not its cancellation: when a client goes
-// away, its store call runs to its answer or its timeout rather than being
-// cut off mid-reply, which would cost a Redis client the connection.
+// The call sees the request context's values but not its cancellation: when
+// a client goes away, its store call runs to its answer or its timeout
+// rather than being cut off mid-reply, which would cost a Redis client the
+// connection.
 func WithTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.timeout = d })
 }
@@ -183,12 +185,4 @@ func WithHeaderClock(now func() time.Time) Option {
 			c.now = now
 		}
 	})
-}
-
-// clock returns the time X-RateLimit-Reset counts from.
-func (c *config) clock() time.Time {
-	if c.now == nil {
-		return time.Now()
-	}
-	return c.now()
 }

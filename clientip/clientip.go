@@ -34,7 +34,6 @@ type Resolver struct {
 // with the functions that return it (TrustProxies, FromHeader, ...).
 type Option interface{ apply(*Resolver) error }
 
-// optionFunc adapts a function to Option.
 type optionFunc func(*Resolver) error
 
 func (f optionFunc) apply(c *Resolver) error { return f(c) }

@@ -64,11 +64,6 @@ type Details struct {
 // Error implements error with the response's message.
 func (e *Error) Error() string { return e.Message }
 
-// retryAfter returns the wait carried by the response.
-func (e *Error) retryAfter() time.Duration {
-	return time.Duration(e.Context.RetryAfter) * time.Second
-}
-
 // TooMany returns a 429 body with code (CodeRateLimited: "Too many requests.
 // …"; CodeTooManyAttempts: "Too many attempts. …") for a client that may
 // retry after retry (0: the request can never pass), describing a limit of
@@ -190,7 +185,7 @@ func (e *Error) Render(h HeaderSetter, render Renderer) []byte {
 		render = JSON
 	}
 	contentType, body := render(e)
-	SetRetry(h, e.retryAfter())
+	SetRetry(h, time.Duration(e.Context.RetryAfter)*time.Second)
 	h.Set("Content-Type", contentType)
 	h.Set("X-Content-Type-Options", "nosniff")
 	return body
