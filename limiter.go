@@ -16,7 +16,6 @@ import (
 // AllowN decide in code. A Limiter is safe for concurrent use; build it once
 // with New and share it. The zero Limiter is not usable.
 type Limiter struct {
-	limits   []Limit // every limit, in the caller's order
 	enforced []Limit // the limits that refuse requests
 	shadow   []Limit // the limits in shadow mode (Limit.Shadow)
 	policy   string  // RateLimit-Policy header value, computed once

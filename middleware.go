@@ -13,12 +13,9 @@ import "net/http"
 //     fail open on store errors and 400 on key errors by default; a store
 //     error is never a 429.
 //
-// Each store call is bounded by WithTimeout (100 ms by default), but for a
-// store that never blocks (store.NonBlocking, such as store/memstore), which
-// is called without a timer. Middleware panics if l or key is nil, or if
-// WithSettle or WithCountIf is given for a store that cannot settle l's
-// charges (see NewGuard): those are programming errors found when the
-// handler is built, never at request time.
+// Each store call is bounded by WithTimeout. Middleware panics if l or key
+// is nil, or for options NewGuard refuses: those are programming errors
+// found when the handler is built, never at request time.
 func Middleware(l *Limiter, key KeyFunc, opts ...Option) func(http.Handler) http.Handler {
 	if l == nil || key == nil {
 		panic("ratekit: Middleware needs a Limiter and a KeyFunc")

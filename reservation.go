@@ -246,10 +246,9 @@ func (r *Reservation) settle(ctx context.Context, cost int64, release bool) erro
 // be reached is not taken again: its slot may be another request's now).
 //
 // A renewal sent at s that holds the slots keeps them until at least
-// s + lease (the store sets their expiry when it runs, after s). The
-// attempts fall on a grid from s, every quarter of the lease, whatever they
-// take, and each ends by the next point: the third ends by s + lease, so
-// the slots outlast two failed renewals in a row.
+// s + lease. The attempts fall on a grid from s, every quarter of the lease,
+// and each ends by the next point: the slots outlast two failed renewals in
+// a row.
 func (r *Reservation) renew() {
 	r.mu.Lock()
 	rc, renewed := r.receipt, r.renewed

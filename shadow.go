@@ -7,18 +7,16 @@ import (
 
 // newLimiter splits limits into enforced and shadow ones; they are valid.
 func newLimiter(store Store, limits []Limit) (*Limiter, error) {
-	l := &Limiter{limits: append([]Limit(nil), limits...)}
-	names := make([]string, len(limits))
-	for i, lim := range l.limits {
-		names[i] = lim.Name()
+	limits = append([]Limit(nil), limits...) // the store may keep it
+	l := &Limiter{}
+	var names, held []string
+	for _, lim := range limits {
+		names = append(names, lim.Name())
 		if lim.inFlight() {
 			if l.lease == 0 || lim.def().Window < l.lease {
 				l.lease = lim.def().Window
 			}
-			if l.held != "" {
-				l.held += ","
-			}
-			l.held += lim.Name()
+			held = append(held, lim.Name())
 		}
 		if lim.def().shadow {
 			l.shadow = append(l.shadow, lim)
@@ -26,7 +24,7 @@ func newLimiter(store Store, limits []Limit) (*Limiter, error) {
 			l.enforced = append(l.enforced, lim)
 		}
 	}
-	l.names = strings.Join(names, ",")
+	l.names, l.held = strings.Join(names, ","), strings.Join(held, ",")
 	l.gate = newGate(l.enforced)
 	if len(l.enforced) > 0 {
 		l.policy = policyHeader(l.enforced)
@@ -34,7 +32,7 @@ func newLimiter(store Store, limits []Limit) (*Limiter, error) {
 		l.policy = policyHeader(l.shadow)
 	}
 	var err error
-	if l.all, err = store.Prepare(l.limits); err != nil {
+	if l.all, err = store.Prepare(limits); err != nil {
 		return nil, err
 	}
 	l.enforcedP, l.shadowP = l.all, l.all

@@ -106,12 +106,9 @@ func readBody(r *http.Request, max int64) ([]byte, error) {
 	return buf, nil
 }
 
-// formValue returns the value of field name that http.Request.FormValue
-// would return, in its order: a url-encoded body (POST, PUT and PATCH), the
-// query string, then a multipart body (any method; files excepted). It
-// reads at most max bytes of the body. A form parsed already (r.Form set,
-// by ParseForm or by a framework) is read as it is. The value is a copy:
-// it keeps no part of the body alive.
+// formValue returns field name as FormValue describes, reading at most max
+// bytes of the body. The value is a copy: it keeps no part of the body
+// alive.
 func formValue(r *http.Request, name string, max int64) (string, error) {
 	if r.Form != nil {
 		return r.Form.Get(name), nil

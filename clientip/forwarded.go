@@ -1,6 +1,3 @@
-// The walk over forwarding headers: right to left, lazily, bounded by the
-// hops it reads.
-
 package clientip
 
 import (
@@ -116,11 +113,9 @@ func forwardedFor(element string) string {
 		case ';':
 			start = i + 1
 		case '=':
-			// The name is the pair's text before its first '=' trimmed on
-			// the left (trimming the pair never reaches past an '='), and
-			// only ASCII letters fold to "for": the name is "for" if and
-			// only if the three bytes before this '=' are and only spaces
-			// precede them in the pair (so no earlier '=' either).
+			// The name is "for" if and only if the three bytes before this
+			// '=' fold to it and only spaces precede them in the pair (so
+			// no earlier '=' either).
 			if i-start >= 3 && element[i-3]|0x20 == 'f' && element[i-2]|0x20 == 'o' && element[i-1]|0x20 == 'r' &&
 				strings.TrimSpace(element[start:i-3]) == "" {
 				v := element[i+1:]
@@ -142,10 +137,7 @@ func forwardedFor(element string) string {
 // value (ports are checked in place, zones are not interned, and nested
 // brackets are peeled in one pass).
 func parseAddr(s string) (netip.Addr, bool) {
-	// Neither netip parser accepts text that starts with '[' and ends with
-	// ']' (a port cannot end in ']', an address cannot start with '['), so
-	// "[x]" parses as x does: peel nested pairs in one pass, not one call
-	// (and one scan of s) per pair.
+	// Neither netip parser accepts "[x]", which parses as x does.
 	for len(s) > 2 && s[0] == '[' && s[len(s)-1] == ']' {
 		s = s[1 : len(s)-1]
 	}
