@@ -58,10 +58,9 @@ type Decision struct {
 	// call had more than one limit; in a Limiter that mixes enforced and
 	// shadow limits, the enforced ones'. It is nil when the call had one
 	// limit: the Decision's own fields are then that limit's state, and a
-	// decision costs no allocation. A refusal by the Limiter's count of
-	// in-flight requests (Cached, see Limiter.Reserve) has none either: the
-	// instance knows the state of its InFlight limit alone, whose state the
-	// Decision's own fields are.
+	// decision costs no allocation. A refusal by the instance's count of
+	// in-flight requests (Cached, see InFlight) has none either: its own
+	// fields describe that InFlight limit alone.
 	States []LimitState
 
 	policy string // RateLimit-Policy value, set by the Limiter

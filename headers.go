@@ -127,16 +127,10 @@ func headerValues(vals *[5]string, d *Decision, mode HeaderMode, now time.Time) 
 	return n
 }
 
-// effectiveWindow is the t of RateLimit for s, the draft's effective window:
-// the time within which the client can use no more than s.Remaining. The
-// store says it (EffectiveWindow) where the state's other numbers do not
-// imply it: for SlidingWindow and SlidingLog, until their oldest counted
-// requests leave the window. For a fixed window, it is until the window
-// resets (ResetAfter). For GCRA and the buckets, whose remaining count grows
-// continuously, it is until the count grows by one: ResetAfter, the time to
-// refill all burst units, less the time to refill the units the client
-// cannot use yet. For a denial it is never past the denial's RetryAfter,
-// and equal to it for a cost of 1. Suppressed reports ResetAfter.
+// effectiveWindow is the t of RateLimit for s, the draft's effective window
+// (see docs/architecture.md): the store's EffectiveWindow when it gives one,
+// else ResetAfter less, for a bucket, the time to refill the units the
+// client cannot use yet; for a denial, never past its RetryAfter.
 func effectiveWindow(s *LimitState) time.Duration {
 	d := s.Limit.def()
 	t := s.ResetAfter

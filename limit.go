@@ -13,10 +13,10 @@ import (
 // A Limit is one rate limit: an algorithm and its parameters. It is a small
 // value (one pointer to its immutable definition), safe to copy and to share
 // between goroutines. Two Limits built alike have the same Spec (compare
-// Specs, not Limits: == tells whether two Limits are copies of one). Build it with a
-// constructor such as FixedWindow or GCRA and name it with Named; the zero
-// Limit is invalid. New checks every parameter, so a bad limit is reported
-// when the Limiter is built, never at request time.
+// Specs, not Limits: == tells whether two Limits are copies of one). Build
+// it with a constructor such as FixedWindow or GCRA and name it with Named;
+// the zero Limit is invalid. New checks every parameter, so a bad limit is
+// reported when the Limiter is built, never at request time.
 //
 // A limit's parameters are fingerprinted into its storage key: changing them
 // starts fresh state, and the old state expires on its own.

@@ -26,11 +26,7 @@ func FormValue(name string, opts ...Option) ratekit.KeyFunc {
 		if err != nil {
 			return "", err
 		}
-		v = strings.ToLower(strings.TrimSpace(v))
-		if v == "" {
-			return "", fmt.Errorf("%w: form field %s is missing", ratekit.ErrEmptyKey, name)
-		}
-		return v, nil
+		return account(v, "form", name)
 	}
 }
 
@@ -47,12 +43,18 @@ func JSONField(name string, opts ...Option) ratekit.KeyFunc {
 		if err != nil {
 			return "", err
 		}
-		v := strings.ToLower(strings.TrimSpace(jsonField(body, name)))
-		if v == "" {
-			return "", fmt.Errorf("%w: JSON field %s is missing", ratekit.ErrEmptyKey, name)
-		}
-		return v, nil
+		return account(jsonField(body, name), "JSON", name)
 	}
+}
+
+// account returns v trimmed and lower-cased, or ErrEmptyKey naming the
+// missing field of kind kind.
+func account(v, kind, name string) (string, error) {
+	v = strings.ToLower(strings.TrimSpace(v))
+	if v == "" {
+		return "", fmt.Errorf("%w: %s field %s is missing", ratekit.ErrEmptyKey, kind, name)
+	}
+	return v, nil
 }
 
 // jsonField returns the top-level field name of the JSON object body when it
