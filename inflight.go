@@ -19,27 +19,23 @@ const defaultLease = 10 * time.Second
 // context returns early); code that calls Limiter.Reserve ends it with
 // Reservation.Settle or Release. n is at most 10,000.
 //
-// Each slot is a lease that expires unless renewed: a Reservation renews
-// its slots every quarter of the lease while the request runs, each renewal
-// given at most that quarter (and 1 s) to reach the store, so a slow
-// request keeps its slot while its instance lives, through two failed
-// renewals in a row, and the slots of an instance that dies come back
-// within one lease (10 s unless Lease says otherwise). A denial's
-// RetryAfter is 1 s, the shortest Retry-After: a slot comes back when a
-// request ends, which no store can foresee.
+// Each slot is a lease (10 s unless Lease says otherwise) that a
+// Reservation renews every quarter of the lease while the request runs,
+// each renewal given at most that quarter (and 1 s): a slow request keeps
+// its slot while its instance lives, through two failed renewals in a row,
+// and the slots of an instance that dies come back within one lease. A
+// denial's RetryAfter is 1 s: a slot comes back when a request ends, which
+// no store can foresee.
 //
 // Each instance also counts its own requests of a subject that hold a slot
-// or are asking the store for one, and refuses, without a store call, a
-// request that would make them more than n (the smallest n of the
-// Limiter's InFlight limits): a burst on one subject costs the store at
-// most n calls at a time from each instance, so it cannot make the very
-// store calls time out that enforce the limit. Such a refusal answers as
-// the store's does (429, Retry-After 1 s), with Decision.Cached set. When
-// the store fails or times out, the error policy decides as for any limit,
-// with one difference: a request that fails open still holds its place in
-// that count until it ends, so an InFlight limit whose store fails never
-// admits without bound: it falls back to n per instance. Failing closed,
-// such a request gets a 503.
+// or are asking the store for one, and refuses, without a store call, one
+// that would make them more than n (the smallest n of the Limiter's
+// InFlight limits), as the store would but with Decision.Cached set: a
+// burst on one subject costs the store at most n calls at a time from each
+// instance, so it cannot make the store calls that enforce the limit time
+// out. When the store fails, the error policy decides as for any limit, but
+// a request that fails open holds its place in that count until it ends:
+// an InFlight limit whose store fails falls back to n per instance.
 //
 // An InFlight limit reports no window: RateLimit-Policy describes it with
 // qu="concurrent-requests", and RateLimit gives the slots left (r) without
