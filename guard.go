@@ -177,9 +177,7 @@ func (g *Guard) Refuse(w http.ResponseWriter, r *http.Request, v Verdict) {
 		g.cfg.denied(w, r, v.Decision)
 		return
 	}
-	body := g.Render(v.Response, w.Header())
-	w.WriteHeader(v.Response.Status)
-	_, _ = w.Write(body)
+	v.Response.Write(w, g.cfg.render)
 }
 
 // isRequestError reports an error the request caused: an empty key or an
