@@ -68,10 +68,7 @@ func TestNoForeignInternalImports(t *testing.T) {
 // in an unreleased module, such as store/redisstore/integration.
 func TestReleasedImportOnlyReleased(t *testing.T) {
 	tr := load(t)
-	released := map[string]bool{}
-	for _, m := range tr.Modules {
-		released[m.Path] = m.Released
-	}
+	released := releasedPaths(tr)
 	for _, f := range tr.Files {
 		if !strings.HasSuffix(f, ".go") || strings.Contains("/"+f, "/testdata/") {
 			continue
@@ -95,6 +92,15 @@ func TestReleasedImportOnlyReleased(t *testing.T) {
 			}
 		}
 	}
+}
+
+// releasedPaths maps each module's path to whether it is released.
+func releasedPaths(tr repo.Tree) map[string]bool {
+	released := map[string]bool{}
+	for _, m := range tr.Modules {
+		released[m.Path] = m.Released
+	}
+	return released
 }
 
 // TestOneDeclaredVersion: the modules require one another at one release

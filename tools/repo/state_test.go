@@ -17,10 +17,7 @@ import (
 // code.
 func TestNoPackageState(t *testing.T) {
 	tr := load(t)
-	released := map[string]bool{}
-	for _, m := range tr.Modules {
-		released[m.Path] = m.Released
-	}
+	released := releasedPaths(tr)
 	for _, f := range tr.Files {
 		if !strings.HasSuffix(f, ".go") || strings.HasSuffix(f, "_test.go") ||
 			strings.Contains("/"+f, "/storetest/") || strings.Contains("/"+f, "/observetest/") || strings.Contains("/"+f, "/httpcheck/") {
