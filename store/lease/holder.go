@@ -61,7 +61,7 @@ func (s *Store) refill(ctx context.Context, h *holder, key string, p *leased, co
 		return ratekit.Decision{}, nil, true
 	}
 	if h.direct {
-		d, err = p.inner.Take(ctx, key, cost)
+		d, err = p.Prepared.Take(ctx, key, cost)
 		h.direct = err != nil || d.Fallback
 		return d, err, false
 	}
@@ -71,26 +71,24 @@ func (s *Store) refill(ctx context.Context, h *holder, key string, p *leased, co
 		}
 		now := s.clock.Nanos()
 		cur := h.cur.Load()
-		held := int64(0)
+		held, least := int64(0), int64(math.MaxInt64) // least: the shared Remaining, which only refills change
 		if cur.live(now) {
 			if units, ok := cur.spend(cost); ok {
 				return cur.admission(p.limits, units, now), nil, false
 			}
-			if sh, short := cur.short(cost); short {
+			sh, short := cur.short(cost)
+			if short {
 				return cur.denial(p.limits, sh, cost, now), nil, false
 			}
-			held = cur.units.Load()
+			held, least = cur.units.Load(), sh.left-sh.units
 		} else if cur != nil && now < cur.late {
-			// Between the end of the lease and the latest instant its
-			// window may end, a debit might fall in either window: ask at
-			// the call's own cost, stranding nothing.
+			// The window may or may not have ended: a debit might fall in
+			// either, so ask at the call's own cost, stranding nothing.
 			break
 		}
 		want := max(cost, s.size(h, cur, now)) - held
-		if cur.live(now) {
-			want = max(min(want, cur.minRemaining()), cost-held)
-		}
-		d, err = p.inner.Take(ctx, key, want)
+		want = max(min(want, least), cost-held) // no more than the window has left
+		d, err = p.Prepared.Take(ctx, key, want)
 		t1 := s.clock.Nanos()
 		if err != nil {
 			return ratekit.Decision{}, err, false
@@ -105,24 +103,22 @@ func (s *Store) refill(ctx context.Context, h *holder, key string, p *leased, co
 		}
 		s.record(h, cur, now, t1, &d, want, len(p.limits))
 	}
-	d, err = p.inner.Take(ctx, key, cost)
+	d, err = p.Prepared.Take(ctx, key, cost)
 	return d, err, false
 }
 
 // fellBack answers a call of cost whose debit of want a fallback store
-// answered locally, d: no lease from it; the next calls ask it at their own
-// cost until the primary answers again. Refused want, it asks again at the
-// call's cost. Admitted want below cost, the rest comes from the units cur
-// holds (debited from the shared store, so spending them here is exact),
-// or else from the fallback store again; refused then, the call is refused
-// (the local charge of want stands, which only admits less).
+// answered locally, d: no lease from it, and the next calls ask at their own
+// cost until the primary answers again. Refused want, it asks at the call's
+// cost; admitted want below cost, the rest comes from the units cur holds,
+// or else from the fallback store again (a charge that only admits less).
 func (s *Store) fellBack(ctx context.Context, cur *lease, key string, p *leased, cost, want int64, d ratekit.Decision) (ratekit.Decision, error) {
 	switch {
 	case !d.Allowed && want > cost:
-		return p.inner.Take(ctx, key, cost)
+		return p.Prepared.Take(ctx, key, cost)
 	case d.Allowed && want < cost:
 		if _, ok := cur.spend(cost - want); !ok {
-			return p.inner.Take(ctx, key, cost-want)
+			return p.Prepared.Take(ctx, key, cost-want)
 		}
 	}
 	return d, nil
@@ -139,37 +135,26 @@ func (s *Store) record(h *holder, cur *lease, t0, t1 int64, d *ratekit.Decision,
 		s.leases.Add(1)
 		s.taken.Add(want)
 	}
-	next := newLease(d, n, t0, t1, s.margin, units)
-	if cur.live(t0) && cur.sameWindows(next, int64(s.minWindow/2)) {
-		// The same window: a later one ends a whole window later. A debit
-		// of a new window taken for this one (a call slower than half a
-		// window) is only spent too early, never too late.
-		// Units first: a call that reads the lease between the two
-		// sees the shared Remaining before the debit (and may ask for a
-		// refill, which waits for this one), never after it without the
-		// units it bought, which would refuse it while units are there.
-		if units > 0 {
-			h.noteDebit(cur, cur.units.Add(units), t1)
-		}
+	l := newLease(d, n, t0, t1, s.margin, units)
+	held := units
+	if cur.live(t0) && cur.sameWindows(l, int64(s.minWindow/2)) {
+		// A later window ends a whole window later; a debit of it taken
+		// for this one (a call slower than half a window) is only spent
+		// too early. Units before the Remaining: a reader never sees the
+		// lower Remaining without the units that were bought with it.
+		l, held = cur, cur.units.Add(units)
 		cur.setRemaining(d)
-		s.dropIfDead(h, cur)
-		return
-	}
-	h.cur.Store(next)
-	if cur != nil {
-		s.lapsed.Add(cur.units.Swap(0))
+	} else {
+		h.cur.Store(l)
+		if cur != nil {
+			s.lapsed.Add(cur.units.Swap(0))
+		}
 	}
 	if units > 0 {
-		h.noteDebit(next, units, t1)
+		h.lastObj, h.lastHeld, h.lastAt = l, held, t1
 	}
-	s.dropIfDead(h, next)
-}
-
-// dropIfDead drops the units of l, h's lease, when a Reset dropped h while
-// a refill was adding them: forget swaps h's lease empty before or after
-// this check sees h dead, so no unit of a dropped holder stays spendable
-// beyond the calls already under way.
-func (s *Store) dropIfDead(h *holder, l *lease) {
+	// A Reset that dropped h meanwhile swaps h's lease empty before or
+	// after this check: no unit of a dropped holder stays spendable.
 	if h.dead.Load() {
 		s.dropped.Add(l.units.Swap(0))
 	}
@@ -183,11 +168,6 @@ func (s *Store) drop(h *holder, units *atomic.Int64) {
 	if l := h.cur.Load(); l != nil {
 		units.Add(l.units.Swap(0))
 	}
-}
-
-// noteDebit remembers a debit that left held units in l, for sizing.
-func (h *holder) noteDebit(l *lease, held, now int64) {
-	h.lastObj, h.lastHeld, h.lastAt = l, held, now
 }
 
 // size is the lease the holder's observed rate calls for at now: the units

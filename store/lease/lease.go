@@ -137,15 +137,6 @@ func (l *lease) short(cost int64) (shortage, bool) {
 	return shortage{units: u, limit: at, left: u + least}, u+least < cost
 }
 
-// minRemaining is the least shared Remaining of the limits.
-func (l *lease) minRemaining() int64 {
-	r := l.rem[0].Load()
-	for i := 1; i < len(l.rem); i++ {
-		r = min(r, l.rem[i].Load())
-	}
-	return r
-}
-
 // admission is the Decision of a call about limits at now, admitted from
 // the lease with units left. Each limit reports its shared Remaining as of
 // the last debit plus the units this instance still holds (what could

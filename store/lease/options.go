@@ -27,13 +27,14 @@ type optionFunc func(*config)
 
 func (f optionFunc) apply(c *config) { f(c) }
 
+// config is the options' settings, kept by the Store they build.
 type config struct {
-	maxLease    int64 // 0: the default, 1% of the smallest quota
+	maxLease    int64 // 0 until New sets the default, 1% of the smallest quota
 	interval    time.Duration
 	margin      time.Duration
-	maxSubjects int
+	maxSubjects int64
 	now         func() time.Time
-	errs        []error
+	errs        []error // the options' refusals, reported by New
 }
 
 // WithMaxLease bounds every lease to n units (default: 1% of the smallest
@@ -80,7 +81,7 @@ func WithMargin(d time.Duration) Option {
 func WithMaxSubjects(n int) Option {
 	return optionFunc(func(c *config) {
 		if n >= 1 {
-			c.maxSubjects = n
+			c.maxSubjects = int64(n)
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -23,15 +24,12 @@ import (
 // The zero value is not usable: build a Store with New. A Store is safe for
 // concurrent use; it starts no goroutine and needs no Close.
 type Store struct {
-	inner       ratekit.Store
-	ids         []string // the leased limits' Spec().ID, in order
-	minQuota    int64
-	minWindow   time.Duration
-	maxLease    int64
-	interval    time.Duration
-	margin      time.Duration
-	maxSubjects int64
-	clock       elapsed.Clock // WithClock, or the monotonic clock; counts from New
+	inner     ratekit.Store
+	ids       []string // the leased limits' Spec().ID, in order
+	minQuota  int64
+	minWindow time.Duration
+	config
+	clock elapsed.Clock // WithClock, or the monotonic clock; counts from New
 
 	subjects  sync.Map // subject.Key(key) -> *holder
 	count     atomic.Int64
@@ -48,11 +46,11 @@ var _ ratekit.Store = (*Store)(nil)
 // and reports every other limit, a nil store and bad options, each error
 // prefixed "ratekit: " and saying how to fix it.
 func New(inner ratekit.Store, limits []ratekit.Limit, opts ...Option) (*Store, error) {
-	c := config{interval: DefaultRefillInterval, margin: DefaultMargin, maxSubjects: DefaultMaxSubjects}
+	s := &Store{inner: inner, config: config{interval: DefaultRefillInterval, margin: DefaultMargin, maxSubjects: DefaultMaxSubjects}}
 	for _, o := range opts {
-		o.apply(&c)
+		o.apply(&s.config)
 	}
-	errs := c.errs
+	errs := s.errs
 	if inner == nil {
 		errs = append(errs, errors.New("ratekit: lease: the inner store is nil; pass the store the instances share, e.g. a redisstore.Store"))
 	}
@@ -64,23 +62,18 @@ func New(inner ratekit.Store, limits []ratekit.Limit, opts ...Option) (*Store, e
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	s := &Store{inner: inner, margin: c.margin, interval: c.interval, maxSubjects: int64(c.maxSubjects), clock: elapsed.New(c.now)}
-	for i, l := range limits {
+	s.clock = elapsed.New(s.now)
+	s.minQuota, s.minWindow = math.MaxInt64, math.MaxInt64
+	for _, l := range limits {
 		sp := l.Spec()
 		s.ids = append(s.ids, sp.ID)
-		if i == 0 || sp.Quota < s.minQuota {
-			s.minQuota = sp.Quota
-		}
-		if i == 0 || sp.Window < s.minWindow {
-			s.minWindow = sp.Window
-		}
+		s.minQuota, s.minWindow = min(s.minQuota, sp.Quota), min(s.minWindow, sp.Window)
 	}
-	s.maxLease = max(s.minQuota/100, 1)
-	if c.maxLease > 0 {
-		if c.maxLease > s.minQuota {
-			return nil, fmt.Errorf("ratekit: lease: WithMaxLease(%d) exceeds the smallest quota, %d; a lease can hold at most a window's quota", c.maxLease, s.minQuota)
-		}
-		s.maxLease = c.maxLease
+	switch {
+	case s.maxLease == 0:
+		s.maxLease = max(s.minQuota/100, 1)
+	case s.maxLease > s.minQuota:
+		return nil, fmt.Errorf("ratekit: lease: WithMaxLease(%d) exceeds the smallest quota, %d; a lease can hold at most a window's quota", s.maxLease, s.minQuota)
 	}
 	return s, nil
 }
@@ -118,17 +111,34 @@ func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 	}
 	switch {
 	case s.leased(limits):
-		return &leased{s: s, inner: inner, limits: slices.Clone(limits)}, nil
+		return &leased{sharing{inner, s}, slices.Clone(limits)}, nil
 	case s.shares(limits):
-		return &sharing{Prepared: inner, s: s}, nil
+		return &sharing{inner, s}, nil
 	}
 	return inner, nil
 }
 
+// sharing is limits that include a leased limit, prepared: their calls go
+// to the inner store's form, and a Reset drops the lease too.
+type sharing struct {
+	ratekit.Prepared
+	s *Store
+}
+
+// Reset drops this instance's lease of key, resets the inner store, and
+// drops again the lease a call made meanwhile. Leases of other instances
+// are not seen here: they are spent until their window ends.
+func (p *sharing) Reset(ctx context.Context, key string) error {
+	sub := subject.Key(key)
+	p.s.forget(sub)
+	err := p.Prepared.Reset(ctx, key)
+	p.s.forget(sub)
+	return err
+}
+
 // leased is the leased limits, prepared.
 type leased struct {
-	s      *Store
-	inner  ratekit.Prepared
+	sharing
 	limits []ratekit.Limit
 }
 
@@ -139,12 +149,12 @@ type leased struct {
 func (p *leased) Take(ctx context.Context, key string, cost int64) (ratekit.Decision, error) {
 	s := p.s
 	if key == "" || cost < 1 || cost > s.minQuota {
-		return p.inner.Take(ctx, key, cost)
+		return p.Prepared.Take(ctx, key, cost)
 	}
 	for {
 		h := s.holder(key)
 		if h == nil {
-			return p.inner.Take(ctx, key, cost)
+			return p.Prepared.Take(ctx, key, cost)
 		}
 		now := s.clock.Nanos()
 		if l := h.cur.Load(); l.live(now) {
@@ -166,7 +176,7 @@ func (p *leased) Take(ctx context.Context, key string, cost int64) (ratekit.Deci
 // holds a unit or the window is known to be spent; else the inner store's
 // Peek.
 func (p *leased) Peek(ctx context.Context, key string) (ratekit.Decision, error) {
-	if v, ok := p.s.subjects.Load(subject.Key(key)); ok && key != "" {
+	if v, ok := p.s.subjects.Load(subject.Key(key)); ok {
 		now := p.s.clock.Nanos()
 		if l := v.(*holder).cur.Load(); l.live(now) {
 			if sh, short := l.short(1); short {
@@ -176,37 +186,7 @@ func (p *leased) Peek(ctx context.Context, key string) (ratekit.Decision, error)
 			}
 		}
 	}
-	return p.inner.Peek(ctx, key)
-}
-
-// Reset is sharing's.
-func (p *leased) Reset(ctx context.Context, key string) error {
-	return p.s.reset(ctx, key, p.inner)
-}
-
-// sharing is limits that share a leased limit with other limits, prepared:
-// their calls go to the inner store, and a Reset drops the lease too.
-type sharing struct {
-	ratekit.Prepared
-	s *Store
-}
-
-func (p *sharing) Reset(ctx context.Context, key string) error {
-	return p.s.reset(ctx, key, p.Prepared)
-}
-
-// reset drops this instance's lease of key, resets the inner store, and
-// drops again the lease a call made meanwhile. Leases of other instances
-// are not seen here: they are spent until their window ends.
-func (s *Store) reset(ctx context.Context, key string, inner ratekit.Prepared) error {
-	if key == "" {
-		return inner.Reset(ctx, key)
-	}
-	sub := subject.Key(key)
-	s.forget(sub)
-	err := inner.Reset(ctx, key)
-	s.forget(sub)
-	return err
+	return p.Prepared.Peek(ctx, key)
 }
 
 // leased reports whether limits are the leased limits, in order.
