@@ -23,9 +23,8 @@ type holder struct {
 	direct   bool   // the inner store fell back: ask it per call until it does not
 }
 
-// refillAttempts is how many debits a call tries before it asks the inner
-// store for its own cost alone (others of this instance spent the units
-// its debits added, or other instances took the shared units it aimed at).
+// refillAttempts is how many debits a call tries (others may spend or take
+// the units it aims at) before it asks the inner store for its cost alone.
 const refillAttempts = 4
 
 // holder returns key's holder, adding one when there is room; nil when the
@@ -35,8 +34,15 @@ func (s *Store) holder(key string) *holder {
 	if v, ok := s.subjects.Load(sub); ok {
 		return v.(*holder)
 	}
-	if s.count.Load() >= s.maxSubjects && !s.sweepFull() {
-		return nil
+	if s.count.Load() >= s.maxSubjects {
+		// Full: drop the lapsed holders, at most once per refill interval.
+		now := s.clock.Nanos()
+		if next := s.nextSweep.Load(); now >= next && s.nextSweep.CompareAndSwap(next, now+int64(s.interval)) {
+			s.sweep(now)
+		}
+		if s.count.Load() >= s.maxSubjects {
+			return nil
+		}
 	}
 	h := &holder{sem: make(chan struct{}, 1)}
 	v, loaded := s.subjects.LoadOrStore(strings.Clone(sub), h)
@@ -46,10 +52,9 @@ func (s *Store) holder(key string) *holder {
 	return v.(*holder)
 }
 
-// refill serves a call its lease could not: under the subject's refill
-// slot it spends what another refill added meanwhile, or debits a lease
-// from the inner store and spends from it. retry reports that the holder
-// was dropped meanwhile: the caller starts over.
+// refill serves a call its lease could not: under the holder's sem it
+// spends what another refill added meanwhile, or debits a lease from the
+// inner store and spends from it. retry: the holder was dropped meanwhile.
 func (s *Store) refill(ctx context.Context, h *holder, key string, p *leased, cost int64) (d ratekit.Decision, err error, retry bool) {
 	select {
 	case h.sem <- struct{}{}:
@@ -160,8 +165,8 @@ func (s *Store) record(h *holder, cur *lease, t0, t1 int64, d *ratekit.Decision,
 	}
 }
 
-// drop marks h, just removed from the subjects, dead, and counts the units
-// of its lease in units.
+// drop marks h, just removed from the subjects, dead, and counts its units
+// in units.
 func (s *Store) drop(h *holder, units *atomic.Int64) {
 	s.count.Add(-1)
 	h.dead.Store(true)
@@ -171,9 +176,8 @@ func (s *Store) drop(h *holder, units *atomic.Int64) {
 }
 
 // size is the lease the holder's observed rate calls for at now: the units
-// it spent since its last debit, per the time since, over the refill
-// interval or, near the window's end, the time left in it; 1 to MaxLease.
-// An instance's first lease is 1 unit.
+// spent since its last debit, per the time since, over the refill interval
+// or the time left in the window when less; 1 to MaxLease, and 1 at first.
 func (s *Store) size(h *holder, cur *lease, now int64) int64 {
 	if h.lastObj == nil {
 		return 1
@@ -188,10 +192,7 @@ func (s *Store) size(h *holder, cur *lease, now int64) int64 {
 		return s.maxLease
 	}
 	n := math.Ceil(float64(spent) * span / float64(elapsed))
-	if n >= float64(s.maxLease) {
-		return s.maxLease
-	}
-	return max(int64(n), 1)
+	return int64(max(min(n, float64(s.maxLease)), 1))
 }
 
 // forget drops sub's holder and the units it holds.
@@ -199,16 +200,6 @@ func (s *Store) forget(sub string) {
 	if v, ok := s.subjects.LoadAndDelete(sub); ok {
 		s.drop(v.(*holder), &s.dropped)
 	}
-}
-
-// sweepFull drops the holders whose leases have lapsed, at most once per
-// refill interval, and reports whether there is room for another.
-func (s *Store) sweepFull() bool {
-	now := s.clock.Nanos()
-	if next := s.nextSweep.Load(); now >= next && s.nextSweep.CompareAndSwap(next, now+int64(s.interval)) {
-		s.sweep(now)
-	}
-	return s.count.Load() < s.maxSubjects
 }
 
 // sweep drops the holders whose leases have lapsed at now and that no call
@@ -251,10 +242,9 @@ type Stats struct {
 // and held.
 func (st Stats) Spent() int64 { return st.Taken - st.Lapsed - st.Dropped - st.Held }
 
-// Stats reports what the Store has leased. It first drops the subjects
-// whose leases have lapsed (counting their units in Lapsed), so that the
-// figures account for every unit taken. It is safe for concurrent use;
-// the figures are read one after another, not as one snapshot.
+// Stats reports what the Store has leased, after dropping the subjects whose
+// leases have lapsed (counting their units in Lapsed). It is safe for
+// concurrent use; the figures are read one after another, not as a snapshot.
 func (s *Store) Stats() Stats {
 	now := s.clock.Nanos()
 	s.sweep(now)
