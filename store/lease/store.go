@@ -17,9 +17,8 @@ import (
 )
 
 // Store is a ratekit.Store that takes the quota of its leased limits from
-// an inner store in leases and spends them in process (see the package
-// documentation). Calls with other limits go to the inner store as they
-// are (see Prepare).
+// an inner store in leases and spends them in process; calls with other
+// limits go to the inner store (see Prepare).
 //
 // The zero value is not usable: build a Store with New. A Store is safe for
 // concurrent use; it starts no goroutine and needs no Close.
@@ -41,10 +40,9 @@ type Store struct {
 var _ ratekit.Store = (*Store)(nil)
 
 // New returns a Store that leases limits, a Limiter's limits in its order,
-// from inner (the store every instance shares: the Redis store), with the
-// options' settings. It accepts FixedWindow limits without a penalty block,
-// and reports every other limit, a nil store and bad options, each error
-// prefixed "ratekit: " and saying how to fix it.
+// from inner (the store every instance shares). It reports every limit that
+// is not a FixedWindow without a penalty block, a nil store and bad options,
+// each saying how to fix it.
 func New(inner ratekit.Store, limits []ratekit.Limit, opts ...Option) (*Store, error) {
 	s := &Store{inner: inner, config: config{interval: DefaultRefillInterval, margin: DefaultMargin, maxSubjects: DefaultMaxSubjects}}
 	for _, o := range opts {
@@ -101,9 +99,8 @@ func checkLeasable(limits []ratekit.Limit) []error {
 func (s *Store) MaxLease() int64 { return s.maxLease }
 
 // Prepare implements ratekit.Store. The leased limits, in order, get a form
-// that answers from leases; other limits get the inner store's form, which
-// is a store.Settler when theirs is and they name no leased limit (a leased
-// limit's charges cannot be settled: see the package documentation).
+// that answers from leases; other limits get the inner store's form, a
+// store.Settler when theirs is and they name no leased limit.
 func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 	inner, err := s.inner.Prepare(limits)
 	if err != nil {
@@ -126,8 +123,7 @@ type sharing struct {
 }
 
 // Reset drops this instance's lease of key, resets the inner store, and
-// drops again the lease a call made meanwhile. Leases of other instances
-// are not seen here: they are spent until their window ends.
+// drops the lease a call made meanwhile. Other instances spend theirs.
 func (p *sharing) Reset(ctx context.Context, key string) error {
 	sub := subject.Key(key)
 	p.s.forget(sub)
@@ -142,10 +138,10 @@ type leased struct {
 	limits []ratekit.Limit
 }
 
-// Take answers a call whose cost is from 1 to the smallest quota from the
-// subject's lease, or refuses it when the lease and what the shared window
-// is known to have left cannot cover it; otherwise the Store leases from
-// the inner store and answers. Every other call goes to the inner store.
+// Take answers a call of cost 1 to the smallest quota from the subject's
+// lease, refuses it when neither the lease nor what the shared window is
+// known to have left can cover it, or else leases; other calls go to the
+// inner store.
 func (p *leased) Take(ctx context.Context, key string, cost int64) (ratekit.Decision, error) {
 	s := p.s
 	if key == "" || cost < 1 || cost > s.minQuota {
@@ -172,9 +168,8 @@ func (p *leased) Take(ctx context.Context, key string, cost int64) (ratekit.Deci
 	}
 }
 
-// Peek answers without a store call and without spending when the lease
-// holds a unit or the window is known to be spent; else the inner store's
-// Peek.
+// Peek answers without a store call when the lease holds a unit or the
+// window is known to be spent; else the inner store does.
 func (p *leased) Peek(ctx context.Context, key string) (ratekit.Decision, error) {
 	if v, ok := p.s.subjects.Load(subject.Key(key)); ok {
 		now := p.s.clock.Nanos()
@@ -194,14 +189,12 @@ func (s *Store) leased(limits []ratekit.Limit) bool {
 	return slices.EqualFunc(limits, s.ids, func(l ratekit.Limit, id string) bool { return l.Spec().ID == id })
 }
 
-// shares reports whether one of limits is a leased limit (the same state:
-// the same Spec().ID).
+// shares reports whether limits include a leased limit (same Spec().ID).
 func (s *Store) shares(limits []ratekit.Limit) bool {
 	return slices.ContainsFunc(limits, func(l ratekit.Limit) bool { return slices.Contains(s.ids, l.Spec().ID) })
 }
 
-// unused is a Store that is never called: New validates limits with
-// ratekit.New, as a Limiter would, without building anything on inner.
+// unused lets New validate limits with ratekit.New without using inner.
 type unused struct{}
 
 func (unused) Prepare([]ratekit.Limit) (ratekit.Prepared, error) { return nil, nil }
