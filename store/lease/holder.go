@@ -76,7 +76,7 @@ func (s *Store) refill(ctx context.Context, h *holder, key string, p *leased, co
 		}
 		now := s.clock.Nanos()
 		cur := h.cur.Load()
-		held, least := int64(0), int64(math.MaxInt64) // least: the shared Remaining, which only refills change
+		held, least := int64(0), int64(math.MaxInt64) // a live lease's units and least shared Remaining
 		if cur.live(now) {
 			if units, ok := cur.spend(cost); ok {
 				return cur.admission(p.limits, units, now), nil, false
@@ -92,7 +92,7 @@ func (s *Store) refill(ctx context.Context, h *holder, key string, p *leased, co
 			break
 		}
 		want := max(cost, s.size(h, cur, now)) - held
-		want = max(min(want, least), cost-held) // no more than the window has left
+		want = max(min(want, least), cost-held) // no more than the window has left, no less than cost
 		d, err = p.Prepared.Take(ctx, key, want)
 		t1 := s.clock.Nanos()
 		if err != nil {
