@@ -13,20 +13,17 @@ import (
 )
 
 // Store is a ratekit.Store that decides through a primary store and, while
-// the primary fails, through a local one with per-instance limits, behind a
-// circuit breaker (see the package documentation).
+// the primary fails, through a local one with per-instance limits.
 //
 // The zero Store is not usable: build one with New. A Store is safe for
-// concurrent use. Its only goroutines are its probes, each of which ends
-// within Config.ProbeTimeout, so it needs no Close.
+// concurrent use; its only goroutines are probes, which end within
+// Config.ProbeTimeout, so it needs no Close.
 type Store struct {
 	primary, local ratekit.Store
 	cfg            Config
 	now            func() time.Time // the clock probes are timed by
 
-	// The circuit breaker in front of the primary (breaker.go): closed,
-	// every call asks the primary; open, none does, and probes find out
-	// when it is back. It is atomic, so a call never waits for a lock.
+	// The circuit breaker (breaker.go): atomic, so a call never waits.
 	failures  atomic.Int64 // consecutive failed calls since the last success
 	open      atomic.Bool
 	probing   atomic.Bool    // a probe is in flight
@@ -36,10 +33,9 @@ type Store struct {
 
 var _ ratekit.Store = (*Store)(nil)
 
-// New returns a Store that asks primary (the store the instances share,
-// e.g. a redisstore.Store) and falls back to local (memstore.New()). It
-// reports a nil store, the same store passed twice, and every Config field
-// out of range.
+// New returns a Store that asks primary (the store the instances share)
+// and falls back to local (memstore.New()). It reports a nil store, the
+// same store passed twice, and every Config field out of range.
 func New(primary, local ratekit.Store, cfg Config) (*Store, error) {
 	return newStore(primary, local, cfg, time.Now)
 }
