@@ -20,25 +20,21 @@ const (
 // default, stated with it. A Config is a plain value; New copies it.
 type Config struct {
 	// Instances is how many instances of the service share the primary's
-	// limits (default 1). While falling back, each limit is scaled to one
-	// instance's share (Limit.Share; see the package documentation).
+	// limits (default 1); the local store enforces one instance's share.
 	Instances int
 	// Failures is how many consecutive failed calls to the primary open the
-	// breaker (default DefaultFailures, 3). Every failed call is decided
-	// locally, before and after the breaker opens.
+	// breaker (default DefaultFailures). Every failed call is decided locally.
 	Failures int
 	// Retry is how often, while the breaker is open, a background probe asks
-	// the primary whether it is back (default DefaultRetry, 250 ms; at least
-	// 1 ms).
+	// the primary whether it is back (default DefaultRetry; at least 1 ms).
 	Retry time.Duration
-	// ProbeTimeout bounds each probe (default DefaultProbeTimeout, 100 ms; at
-	// least 1 ms). A probe runs in the background and never delays a request.
+	// ProbeTimeout bounds each probe (default DefaultProbeTimeout; at least
+	// 1 ms). A probe never delays a request.
 	ProbeTimeout time.Duration
-	// OnChange, when set, is called when the breaker opens, with the
-	// primary's last error, and when it closes, with nil: log it, count it,
-	// alert on it. It is called on the goroutine that changed the state (a
-	// request's, or a probe's), at most once per change; it must be quick and
-	// safe for concurrent use.
+	// OnChange, when set, is called once per change of the breaker: when it
+	// opens, with the primary's last error, and when it closes, with nil. It
+	// runs on the goroutine that changed the state (a request's or a
+	// probe's), so it must be quick and safe for concurrent use.
 	OnChange func(open bool, err error)
 }
 

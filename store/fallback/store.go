@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ratekit/ratekit"
@@ -12,25 +13,29 @@ import (
 )
 
 // Store is a ratekit.Store that decides through a primary store and, while
-// the primary fails, through a local one with per-instance limits, behind a
-// circuit breaker (see the package documentation).
+// the primary fails, through a local one with per-instance limits.
 //
 // The zero Store is not usable: build one with New. A Store is safe for
-// concurrent use. Its only goroutines are its probes, each of which ends
-// within Config.ProbeTimeout, so it needs no Close.
+// concurrent use; its only goroutines are probes, which end within
+// Config.ProbeTimeout, so it needs no Close.
 type Store struct {
 	primary, local ratekit.Store
 	cfg            Config
-	b              breaker
-	probes         sync.WaitGroup // probes in flight (tests wait for them)
+	now            func() time.Time // the clock probes are timed by
+
+	// The circuit breaker (breaker.go): atomic, so a call never waits.
+	failures  atomic.Int64 // consecutive failed calls since the last success
+	open      atomic.Bool
+	probing   atomic.Bool    // a probe is in flight
+	nextProbe atomic.Int64   // UnixNano of now() before which no probe starts
+	probes    sync.WaitGroup // probes in flight (tests wait for them)
 }
 
 var _ ratekit.Store = (*Store)(nil)
 
-// New returns a Store that asks primary (the store the instances share,
-// e.g. a redisstore.Store) and falls back to local (memstore.New()). It
-// reports a nil store, the same store passed twice, and every Config field
-// out of range.
+// New returns a Store that asks primary (the store the instances share)
+// and falls back to local (memstore.New()). It reports a nil store, the
+// same store passed twice, and every Config field out of range.
 func New(primary, local ratekit.Store, cfg Config) (*Store, error) {
 	return newStore(primary, local, cfg, time.Now)
 }
@@ -40,14 +45,12 @@ func newStore(primary, local ratekit.Store, cfg Config, now func() time.Time) (*
 	if err = errors.Join(checkStores(primary, local), err); err != nil {
 		return nil, err
 	}
-	s := &Store{primary: primary, local: local, cfg: cfg}
-	s.b = breaker{threshold: int64(cfg.Failures), retry: cfg.Retry, onChange: cfg.OnChange, now: now}
-	return s, nil
+	return &Store{primary: primary, local: local, cfg: cfg, now: now}, nil
 }
 
 // Open reports whether the breaker is open: calls are decided by the local
 // store without asking the primary, until a probe finds the primary back.
-func (s *Store) Open() bool { return s.b.open.Load() }
+func (s *Store) Open() bool { return s.open.Load() }
 
 // Prepare implements ratekit.Store: it prepares limits on the primary
 // store and their instance's share (see Config.Instances) on the local
@@ -62,10 +65,10 @@ func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 		return nil, err
 	}
 	p := &prepared{s: s, primary: primary, local: local}
-	ps, ok1 := primary.(store.Settler)
-	ls, ok2 := local.(store.Settler)
+	_, ok1 := primary.(store.Settler)
+	_, ok2 := local.(store.Settler)
 	if ok1 && ok2 {
-		return &settling{prepared: p, primary: ps, local: ls}, nil
+		return &settling{p}, nil
 	}
 	return p, nil
 }
@@ -90,10 +93,7 @@ type prepared struct {
 }
 
 // settling is a prepared form whose stores' forms can settle.
-type settling struct {
-	*prepared
-	primary, local store.Settler
-}
+type settling struct{ *prepared }
 
 var _ store.Settler = (*settling)(nil)
 
@@ -133,9 +133,9 @@ func (p *settling) Renew(ctx context.Context, key string, r *ratekit.Receipt) (b
 // settler is the store that charged r.
 func (p *settling) settler(r *ratekit.Receipt) store.Settler {
 	if r != nil && r.Fallback {
-		return p.local
+		return p.local.(store.Settler)
 	}
-	return p.primary
+	return p.primary.(store.Settler)
 }
 
 // Reset resets both stores; the primary's error is the one reported.
@@ -150,7 +150,7 @@ func (p *prepared) Reset(ctx context.Context, key string) error {
 // decide asks the primary store with ask, or the local one.
 func (p *prepared) decide(ctx context.Context, key string, ask func(context.Context, ratekit.Prepared) (ratekit.Decision, error)) (ratekit.Decision, error) {
 	s := p.s
-	if s.b.open.Load() {
+	if s.open.Load() {
 		s.maybeProbe(key, p.primary)
 		return p.fallback(ctx, ask)
 	}
@@ -159,13 +159,13 @@ func (p *prepared) decide(ctx context.Context, key string, ask func(context.Cont
 	}
 	d, err := ask(ctx, p.primary)
 	if err == nil {
-		s.b.succeeded()
+		s.succeeded()
 		return d, nil
 	}
 	if requestError(err) || errors.Is(ctx.Err(), context.Canceled) {
 		return ratekit.Decision{}, err
 	}
-	s.b.failed(err)
+	s.failed(err)
 	d, lerr := p.fallback(ctx, ask)
 	switch {
 	case lerr == nil:

@@ -23,9 +23,8 @@ type holder struct {
 	direct   bool   // the inner store fell back: ask it per call until it does not
 }
 
-// refillAttempts is how many debits a call tries before it asks the inner
-// store for its own cost alone (others of this instance spent the units
-// its debits added, or other instances took the shared units it aimed at).
+// refillAttempts is how many debits a call tries (others may spend or take
+// the units it aims at) before it asks the inner store for its cost alone.
 const refillAttempts = 4
 
 // holder returns key's holder, adding one when there is room; nil when the
@@ -35,8 +34,15 @@ func (s *Store) holder(key string) *holder {
 	if v, ok := s.subjects.Load(sub); ok {
 		return v.(*holder)
 	}
-	if s.count.Load() >= s.maxSubjects && !s.sweepFull() {
-		return nil
+	if s.count.Load() >= s.maxSubjects {
+		// Full: drop the lapsed holders, at most once per refill interval.
+		now := s.clock.Nanos()
+		if next := s.nextSweep.Load(); now >= next && s.nextSweep.CompareAndSwap(next, now+int64(s.interval)) {
+			s.sweep(now)
+		}
+		if s.count.Load() >= s.maxSubjects {
+			return nil
+		}
 	}
 	h := &holder{sem: make(chan struct{}, 1)}
 	v, loaded := s.subjects.LoadOrStore(strings.Clone(sub), h)
@@ -46,10 +52,9 @@ func (s *Store) holder(key string) *holder {
 	return v.(*holder)
 }
 
-// refill serves a call its lease could not: under the subject's refill
-// slot it spends what another refill added meanwhile, or debits a lease
-// from the inner store and spends from it. retry reports that the holder
-// was dropped meanwhile: the caller starts over.
+// refill serves a call its lease could not: under the holder's sem it
+// spends what another refill added meanwhile, or debits a lease from the
+// inner store and spends from it. retry: the holder was dropped meanwhile.
 func (s *Store) refill(ctx context.Context, h *holder, key string, p *leased, cost int64) (d ratekit.Decision, err error, retry bool) {
 	select {
 	case h.sem <- struct{}{}:
@@ -61,7 +66,7 @@ func (s *Store) refill(ctx context.Context, h *holder, key string, p *leased, co
 		return ratekit.Decision{}, nil, true
 	}
 	if h.direct {
-		d, err = p.inner.Take(ctx, key, cost)
+		d, err = p.Prepared.Take(ctx, key, cost)
 		h.direct = err != nil || d.Fallback
 		return d, err, false
 	}
@@ -71,26 +76,24 @@ func (s *Store) refill(ctx context.Context, h *holder, key string, p *leased, co
 		}
 		now := s.clock.Nanos()
 		cur := h.cur.Load()
-		held := int64(0)
+		held, least := int64(0), int64(math.MaxInt64) // a live lease's units and least shared Remaining
 		if cur.live(now) {
 			if units, ok := cur.spend(cost); ok {
 				return cur.admission(p.limits, units, now), nil, false
 			}
-			if sh, short := cur.short(cost); short {
+			sh, short := cur.short(cost)
+			if short {
 				return cur.denial(p.limits, sh, cost, now), nil, false
 			}
-			held = cur.units.Load()
+			held, least = cur.units.Load(), sh.left-sh.units
 		} else if cur != nil && now < cur.late {
-			// Between the end of the lease and the latest instant its
-			// window may end, a debit might fall in either window: ask at
-			// the call's own cost, stranding nothing.
+			// The window may or may not have ended: a debit might fall in
+			// either, so ask at the call's own cost, stranding nothing.
 			break
 		}
 		want := max(cost, s.size(h, cur, now)) - held
-		if cur.live(now) {
-			want = max(min(want, cur.minRemaining()), cost-held)
-		}
-		d, err = p.inner.Take(ctx, key, want)
+		want = max(min(want, least), cost-held) // no more than the window has left, no less than cost
+		d, err = p.Prepared.Take(ctx, key, want)
 		t1 := s.clock.Nanos()
 		if err != nil {
 			return ratekit.Decision{}, err, false
@@ -105,24 +108,22 @@ func (s *Store) refill(ctx context.Context, h *holder, key string, p *leased, co
 		}
 		s.record(h, cur, now, t1, &d, want, len(p.limits))
 	}
-	d, err = p.inner.Take(ctx, key, cost)
+	d, err = p.Prepared.Take(ctx, key, cost)
 	return d, err, false
 }
 
 // fellBack answers a call of cost whose debit of want a fallback store
-// answered locally, d: no lease from it; the next calls ask it at their own
-// cost until the primary answers again. Refused want, it asks again at the
-// call's cost. Admitted want below cost, the rest comes from the units cur
-// holds (debited from the shared store, so spending them here is exact),
-// or else from the fallback store again; refused then, the call is refused
-// (the local charge of want stands, which only admits less).
+// answered locally, d: no lease from it, and the next calls ask at their own
+// cost until the primary answers again. Refused want, it asks at the call's
+// cost; admitted want below cost, the rest comes from the units cur holds,
+// or else from the fallback store again (a charge that only admits less).
 func (s *Store) fellBack(ctx context.Context, cur *lease, key string, p *leased, cost, want int64, d ratekit.Decision) (ratekit.Decision, error) {
 	switch {
 	case !d.Allowed && want > cost:
-		return p.inner.Take(ctx, key, cost)
+		return p.Prepared.Take(ctx, key, cost)
 	case d.Allowed && want < cost:
 		if _, ok := cur.spend(cost - want); !ok {
-			return p.inner.Take(ctx, key, cost-want)
+			return p.Prepared.Take(ctx, key, cost-want)
 		}
 	}
 	return d, nil
@@ -139,44 +140,33 @@ func (s *Store) record(h *holder, cur *lease, t0, t1 int64, d *ratekit.Decision,
 		s.leases.Add(1)
 		s.taken.Add(want)
 	}
-	next := newLease(d, n, t0, t1, s.margin, units)
-	if cur.live(t0) && cur.sameWindows(next, int64(s.minWindow/2)) {
-		// The same window: a later one ends a whole window later. A debit
-		// of a new window taken for this one (a call slower than half a
-		// window) is only spent too early, never too late.
-		// Units first: a call that reads the lease between the two
-		// sees the shared Remaining before the debit (and may ask for a
-		// refill, which waits for this one), never after it without the
-		// units it bought, which would refuse it while units are there.
-		if units > 0 {
-			h.noteDebit(cur, cur.units.Add(units), t1)
-		}
+	l := newLease(d, n, t0, t1, s.margin, units)
+	held := units
+	if cur.live(t0) && cur.sameWindows(l, int64(s.minWindow/2)) {
+		// A later window ends a whole window later; a debit of it taken
+		// for this one (a call slower than half a window) is only spent
+		// too early. Units before the Remaining: a reader never sees the
+		// lower Remaining without the units that were bought with it.
+		l, held = cur, cur.units.Add(units)
 		cur.setRemaining(d)
-		s.dropIfDead(h, cur)
-		return
-	}
-	h.cur.Store(next)
-	if cur != nil {
-		s.lapsed.Add(cur.units.Swap(0))
+	} else {
+		h.cur.Store(l)
+		if cur != nil {
+			s.lapsed.Add(cur.units.Swap(0))
+		}
 	}
 	if units > 0 {
-		h.noteDebit(next, units, t1)
+		h.lastObj, h.lastHeld, h.lastAt = l, held, t1
 	}
-	s.dropIfDead(h, next)
-}
-
-// dropIfDead drops the units of l, h's lease, when a Reset dropped h while
-// a refill was adding them: forget swaps h's lease empty before or after
-// this check sees h dead, so no unit of a dropped holder stays spendable
-// beyond the calls already under way.
-func (s *Store) dropIfDead(h *holder, l *lease) {
+	// A Reset that dropped h meanwhile swaps h's lease empty before or
+	// after this check: no unit of a dropped holder stays spendable.
 	if h.dead.Load() {
 		s.dropped.Add(l.units.Swap(0))
 	}
 }
 
-// drop marks h, just removed from the subjects, dead, and counts the units
-// of its lease in units.
+// drop marks h, just removed from the subjects, dead, and counts its units
+// in units.
 func (s *Store) drop(h *holder, units *atomic.Int64) {
 	s.count.Add(-1)
 	h.dead.Store(true)
@@ -185,15 +175,9 @@ func (s *Store) drop(h *holder, units *atomic.Int64) {
 	}
 }
 
-// noteDebit remembers a debit that left held units in l, for sizing.
-func (h *holder) noteDebit(l *lease, held, now int64) {
-	h.lastObj, h.lastHeld, h.lastAt = l, held, now
-}
-
 // size is the lease the holder's observed rate calls for at now: the units
-// it spent since its last debit, per the time since, over the refill
-// interval or, near the window's end, the time left in it; 1 to MaxLease.
-// An instance's first lease is 1 unit.
+// spent since its last debit, per the time since, over the refill interval
+// or the time left in the window when less; 1 to MaxLease, and 1 at first.
 func (s *Store) size(h *holder, cur *lease, now int64) int64 {
 	if h.lastObj == nil {
 		return 1
@@ -208,10 +192,7 @@ func (s *Store) size(h *holder, cur *lease, now int64) int64 {
 		return s.maxLease
 	}
 	n := math.Ceil(float64(spent) * span / float64(elapsed))
-	if n >= float64(s.maxLease) {
-		return s.maxLease
-	}
-	return max(int64(n), 1)
+	return int64(max(min(n, float64(s.maxLease)), 1))
 }
 
 // forget drops sub's holder and the units it holds.
@@ -219,16 +200,6 @@ func (s *Store) forget(sub string) {
 	if v, ok := s.subjects.LoadAndDelete(sub); ok {
 		s.drop(v.(*holder), &s.dropped)
 	}
-}
-
-// sweepFull drops the holders whose leases have lapsed, at most once per
-// refill interval, and reports whether there is room for another.
-func (s *Store) sweepFull() bool {
-	now := s.clock.Nanos()
-	if next := s.nextSweep.Load(); now >= next && s.nextSweep.CompareAndSwap(next, now+int64(s.interval)) {
-		s.sweep(now)
-	}
-	return s.count.Load() < s.maxSubjects
 }
 
 // sweep drops the holders whose leases have lapsed at now and that no call
@@ -271,10 +242,9 @@ type Stats struct {
 // and held.
 func (st Stats) Spent() int64 { return st.Taken - st.Lapsed - st.Dropped - st.Held }
 
-// Stats reports what the Store has leased. It first drops the subjects
-// whose leases have lapsed (counting their units in Lapsed), so that the
-// figures account for every unit taken. It is safe for concurrent use;
-// the figures are read one after another, not as one snapshot.
+// Stats reports what the Store has leased, after dropping the subjects whose
+// leases have lapsed (counting their units in Lapsed). It is safe for
+// concurrent use; the figures are read one after another, not as a snapshot.
 func (s *Store) Stats() Stats {
 	now := s.clock.Nanos()
 	s.sweep(now)

@@ -9,9 +9,8 @@ import (
 )
 
 // A lease is the units one instance holds for one subject in one shared
-// window, and what the shared store said about that window when they were
-// debited. units changes atomically; until and ends never change; rem is
-// updated by the refills of the same window.
+// window, and what the shared store said about that window. Only units and
+// rem change: units atomically, rem by the refills of the same window.
 type lease struct {
 	units atomic.Int64   // unspent units
 	until int64          // clock ns: units are spent only before it
@@ -20,19 +19,15 @@ type lease struct {
 	rem   []atomic.Int64 // per limit: the shared Remaining after the last debit or denial
 }
 
-// noWindow is the end of a limit for which the shared store counts nothing
-// (ResetAfter 0): a refused debit charged nothing, and that limit's window
-// had lapsed or never started. It bounds nothing, and a lease that knows
-// no end for a limit never takes units for it (see sameWindows).
+// noWindow is the end of a limit whose window a refused debit found lapsed
+// or not started (ResetAfter 0): it bounds nothing (see sameWindows).
 const noWindow = int64(-1 << 63)
 
-// newLease returns a lease of units from d, a decision of the inner store
-// about n limits asked between clock readings t0 and t1. Each window ends
-// between t0 plus its ResetAfter (less the store's rounding) and t1 plus
-// it: the store measured from an instant in between. Units are spent only
-// until the earliest end less margin, which covers the rounding. In a
-// lease of no units (a refused debit), a limit without a window (noWindow)
-// bounds neither; a lease whose limits all lack one is never live.
+// newLease returns a lease of units from d, the inner store's decision about
+// n limits asked between clock readings t0 and t1: each window ends between
+// t0 and t1 plus its ResetAfter, and units are spent only until the
+// earliest end less margin (the store's rounding). A lease whose limits all
+// have noWindow is never live.
 func newLease(d *ratekit.Decision, n int, t0, t1 int64, margin time.Duration, units int64) *lease {
 	l := &lease{ends: make([]int64, n), rem: make([]atomic.Int64, n)}
 	l.until, l.late = int64(1<<63-1), int64(1<<63-1)
@@ -70,10 +65,8 @@ func (l *lease) setRemaining(d *ratekit.Decision) {
 
 // sameWindows reports whether next, a debit's lease, is of l's windows:
 // every limit has a window in both, ending before l's end plus tolerance
-// (an earlier end is the same window measured later: ends are estimated
-// from below), or in neither. A limit whose window started since l was
-// made (a debit charged it) makes a new lease: l's units would be spent
-// past its end.
+// (ends are estimated from below), or in neither. A window started since l
+// was made needs a new lease: l's units would be spent past its end.
 func (l *lease) sameWindows(next *lease, tolerance int64) bool {
 	for i, end := range l.ends {
 		switch e := next.ends[i]; {
@@ -108,11 +101,10 @@ func (l *lease) spend(cost int64) (int64, bool) {
 	}
 }
 
-// A shortage is what short read of a lease: the units held, and the limit
-// with the least shared Remaining and what could pass of it (those units
-// plus that Remaining). A denial is built from it, never from a later
-// reading: a refill may add units meanwhile, and a denial that read them
-// again would turn into an admission that spent nothing.
+// A shortage is what short read: the units held, the limit with the least
+// shared Remaining, and what could pass of it (units plus Remaining). A
+// denial is built from it, never from a later reading, which a refill
+// could turn into an admission that spent nothing.
 type shortage struct {
 	units int64
 	limit int
@@ -120,12 +112,9 @@ type shortage struct {
 }
 
 // short reports whether cost can pass neither on the units held nor on
-// what the shared window had left when last asked. The shared Remaining
-// only falls within a window (other instances debit, nobody refunds), so
-// it stays true until the window ends, unless the subject is Reset. It
-// reads the Remaining before the units, in the opposite order to a refill
-// (which adds units, then lowers the Remaining): it never sees a refill's
-// lower Remaining without its units.
+// what the shared window had left when last asked, which only falls within
+// a window. It reads the Remaining before the units, the opposite order to
+// a refill, so it never sees a refill's lower Remaining without its units.
 func (l *lease) short(cost int64) (shortage, bool) {
 	least, at := l.rem[0].Load(), 0
 	for i := 1; i < len(l.rem); i++ {
@@ -137,26 +126,14 @@ func (l *lease) short(cost int64) (shortage, bool) {
 	return shortage{units: u, limit: at, left: u + least}, u+least < cost
 }
 
-// minRemaining is the least shared Remaining of the limits.
-func (l *lease) minRemaining() int64 {
-	r := l.rem[0].Load()
-	for i := 1; i < len(l.rem); i++ {
-		r = min(r, l.rem[i].Load())
-	}
-	return r
-}
-
-// admission is the Decision of a call about limits at now, admitted from
-// the lease with units left. Each limit reports its shared Remaining as of
-// the last debit plus the units this instance still holds (what could
-// still pass here), and the time to its window's end.
+// admission is the Decision of a call admitted at now with units left: each
+// limit reports its last shared Remaining plus units, and its window's end.
 func (l *lease) admission(limits []ratekit.Limit, units, now int64) ratekit.Decision {
 	return l.decision(limits, nil, 0, units, now)
 }
 
-// denial is the Decision of a call of cost that short found sh for: the
-// limit sh names refuses it, with what short read of it; the others report
-// as in admission, and refuse too where cost cannot pass them.
+// denial is the Decision of a call of cost that short found sh for: sh's
+// limit refuses it, and so does any other that cost cannot pass.
 func (l *lease) denial(limits []ratekit.Limit, sh shortage, cost, now int64) ratekit.Decision {
 	return l.decision(limits, &sh, cost, sh.units, now)
 }

@@ -6,13 +6,12 @@ import (
 )
 
 // DefaultRefillInterval is how long a lease lasts at the instance's observed
-// rate unless WithRefillInterval says otherwise: a busy instance asks the
-// shared store about ten times a second per leased subject.
+// rate unless WithRefillInterval says otherwise.
 const DefaultRefillInterval = 100 * time.Millisecond
 
 // DefaultMargin is how long before the end of the shared window a lease
-// stops being spent unless WithMargin says otherwise: the resolution of the
-// stores' clocks for fixed windows (both read whole milliseconds).
+// stops being spent unless WithMargin says otherwise: the stores' clocks
+// read whole milliseconds.
 const DefaultMargin = time.Millisecond
 
 // DefaultMaxSubjects is the number of subjects a Store leases for at once
@@ -27,19 +26,19 @@ type optionFunc func(*config)
 
 func (f optionFunc) apply(c *config) { f(c) }
 
+// config is the options' settings, kept by the Store they build.
 type config struct {
-	maxLease    int64 // 0: the default, 1% of the smallest quota
+	maxLease    int64 // 0 until New sets the default, 1% of the smallest quota
 	interval    time.Duration
 	margin      time.Duration
-	maxSubjects int
+	maxSubjects int64
 	now         func() time.Time
-	errs        []error
+	errs        []error // the options' refusals, reported by New
 }
 
-// WithMaxLease bounds every lease to n units (default: 1% of the smallest
-// quota of the leased limits, at least 1): each instance holds at most n
-// units that no other instance can use (see the package documentation). n
-// must be 1 to the smallest quota; 1 leases nothing.
+// WithMaxLease bounds every lease to n units, 1 to the smallest quota of
+// the leased limits (default: 1% of it, at least 1): each instance holds at
+// most n units of a subject that no other instance can use.
 func WithMaxLease(n int64) Option {
 	return optionFunc(func(c *config) {
 		if n < 1 {
@@ -64,11 +63,9 @@ func WithRefillInterval(d time.Duration) Option {
 	})
 }
 
-// WithMargin sets how long before the end of the shared window, as the
-// inner store reported it, a lease stops being spent (default
-// DefaultMargin; negative values mean 0): it covers the inner store's
-// millisecond clock. Use 0 only with a store on the Store's own clock
-// without rounding, as tests on a fake clock do.
+// WithMargin sets how long before the end of the shared window a lease
+// stops being spent (default DefaultMargin; negative values mean 0). Use 0
+// only with an inner store on the Store's own clock, as tests do.
 func WithMargin(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.margin = max(d, 0) })
 }
@@ -80,14 +77,13 @@ func WithMargin(d time.Duration) Option {
 func WithMaxSubjects(n int) Option {
 	return optionFunc(func(c *config) {
 		if n >= 1 {
-			c.maxSubjects = n
+			c.maxSubjects = int64(n)
 		}
 	})
 }
 
-// WithClock makes the Store read the local time from now instead of
-// time.Now's monotonic reading; tests pass their inner store's fake clock.
-// now must be safe for concurrent use.
+// WithClock makes the Store read the local time from now, which must be
+// safe for concurrent use, instead of the monotonic clock (for tests).
 func WithClock(now func() time.Time) Option {
 	return optionFunc(func(c *config) {
 		if now != nil {

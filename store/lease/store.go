@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -16,22 +17,18 @@ import (
 )
 
 // Store is a ratekit.Store that takes the quota of its leased limits from
-// an inner store in leases and spends them in process (see the package
-// documentation). Calls with other limits go to the inner store as they
-// are (see Prepare).
+// an inner store in leases and spends them in process; calls with other
+// limits go to the inner store (see Prepare).
 //
 // The zero value is not usable: build a Store with New. A Store is safe for
 // concurrent use; it starts no goroutine and needs no Close.
 type Store struct {
-	inner       ratekit.Store
-	ids         []string // the leased limits' Spec().ID, in order
-	minQuota    int64
-	minWindow   time.Duration
-	maxLease    int64
-	interval    time.Duration
-	margin      time.Duration
-	maxSubjects int64
-	clock       elapsed.Clock // WithClock, or the monotonic clock; counts from New
+	inner     ratekit.Store
+	ids       []string // the leased limits' Spec().ID, in order
+	minQuota  int64
+	minWindow time.Duration
+	config
+	clock elapsed.Clock // WithClock, or the monotonic clock; counts from New
 
 	subjects  sync.Map // subject.Key(key) -> *holder
 	count     atomic.Int64
@@ -43,16 +40,15 @@ type Store struct {
 var _ ratekit.Store = (*Store)(nil)
 
 // New returns a Store that leases limits, a Limiter's limits in its order,
-// from inner (the store every instance shares: the Redis store), with the
-// options' settings. It accepts FixedWindow limits without a penalty block,
-// and reports every other limit, a nil store and bad options, each error
-// prefixed "ratekit: " and saying how to fix it.
+// from inner (the store every instance shares). It reports every limit that
+// is not a FixedWindow without a penalty block, a nil store and bad options,
+// each saying how to fix it.
 func New(inner ratekit.Store, limits []ratekit.Limit, opts ...Option) (*Store, error) {
-	c := config{interval: DefaultRefillInterval, margin: DefaultMargin, maxSubjects: DefaultMaxSubjects}
+	s := &Store{inner: inner, config: config{interval: DefaultRefillInterval, margin: DefaultMargin, maxSubjects: DefaultMaxSubjects}}
 	for _, o := range opts {
-		o.apply(&c)
+		o.apply(&s.config)
 	}
-	errs := c.errs
+	errs := s.errs
 	if inner == nil {
 		errs = append(errs, errors.New("ratekit: lease: the inner store is nil; pass the store the instances share, e.g. a redisstore.Store"))
 	}
@@ -64,23 +60,18 @@ func New(inner ratekit.Store, limits []ratekit.Limit, opts ...Option) (*Store, e
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	s := &Store{inner: inner, margin: c.margin, interval: c.interval, maxSubjects: int64(c.maxSubjects), clock: elapsed.New(c.now)}
-	for i, l := range limits {
+	s.clock = elapsed.New(s.now)
+	s.minQuota, s.minWindow = math.MaxInt64, math.MaxInt64
+	for _, l := range limits {
 		sp := l.Spec()
 		s.ids = append(s.ids, sp.ID)
-		if i == 0 || sp.Quota < s.minQuota {
-			s.minQuota = sp.Quota
-		}
-		if i == 0 || sp.Window < s.minWindow {
-			s.minWindow = sp.Window
-		}
+		s.minQuota, s.minWindow = min(s.minQuota, sp.Quota), min(s.minWindow, sp.Window)
 	}
-	s.maxLease = max(s.minQuota/100, 1)
-	if c.maxLease > 0 {
-		if c.maxLease > s.minQuota {
-			return nil, fmt.Errorf("ratekit: lease: WithMaxLease(%d) exceeds the smallest quota, %d; a lease can hold at most a window's quota", c.maxLease, s.minQuota)
-		}
-		s.maxLease = c.maxLease
+	switch {
+	case s.maxLease == 0:
+		s.maxLease = max(s.minQuota/100, 1)
+	case s.maxLease > s.minQuota:
+		return nil, fmt.Errorf("ratekit: lease: WithMaxLease(%d) exceeds the smallest quota, %d; a lease can hold at most a window's quota", s.maxLease, s.minQuota)
 	}
 	return s, nil
 }
@@ -108,9 +99,8 @@ func checkLeasable(limits []ratekit.Limit) []error {
 func (s *Store) MaxLease() int64 { return s.maxLease }
 
 // Prepare implements ratekit.Store. The leased limits, in order, get a form
-// that answers from leases; other limits get the inner store's form, which
-// is a store.Settler when theirs is and they name no leased limit (a leased
-// limit's charges cannot be settled: see the package documentation).
+// that answers from leases; other limits get the inner store's form, a
+// store.Settler when theirs is and they name no leased limit.
 func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 	inner, err := s.inner.Prepare(limits)
 	if err != nil {
@@ -118,33 +108,49 @@ func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 	}
 	switch {
 	case s.leased(limits):
-		return &leased{s: s, inner: inner, limits: slices.Clone(limits)}, nil
+		return &leased{sharing{inner, s}, slices.Clone(limits)}, nil
 	case s.shares(limits):
-		return &sharing{Prepared: inner, s: s}, nil
+		return &sharing{inner, s}, nil
 	}
 	return inner, nil
 }
 
+// sharing is limits that include a leased limit, prepared: their calls go
+// to the inner store's form, and a Reset drops the lease too.
+type sharing struct {
+	ratekit.Prepared
+	s *Store
+}
+
+// Reset drops this instance's lease of key, resets the inner store, and
+// drops the lease a call made meanwhile. Other instances spend theirs.
+func (p *sharing) Reset(ctx context.Context, key string) error {
+	sub := subject.Key(key)
+	p.s.forget(sub)
+	err := p.Prepared.Reset(ctx, key)
+	p.s.forget(sub)
+	return err
+}
+
 // leased is the leased limits, prepared.
 type leased struct {
-	s      *Store
-	inner  ratekit.Prepared
+	sharing
 	limits []ratekit.Limit
 }
 
-// Take answers a call whose cost is from 1 to the smallest quota from the
-// subject's lease, or refuses it when the lease and what the shared window
-// is known to have left cannot cover it; otherwise the Store leases from
-// the inner store and answers. Every other call goes to the inner store.
+// Take answers a call of cost 1 to the smallest quota from the subject's
+// lease, refuses it when neither the lease nor what the shared window is
+// known to have left can cover it, or else leases; other calls go to the
+// inner store.
 func (p *leased) Take(ctx context.Context, key string, cost int64) (ratekit.Decision, error) {
 	s := p.s
 	if key == "" || cost < 1 || cost > s.minQuota {
-		return p.inner.Take(ctx, key, cost)
+		return p.Prepared.Take(ctx, key, cost)
 	}
 	for {
 		h := s.holder(key)
 		if h == nil {
-			return p.inner.Take(ctx, key, cost)
+			return p.Prepared.Take(ctx, key, cost)
 		}
 		now := s.clock.Nanos()
 		if l := h.cur.Load(); l.live(now) {
@@ -162,11 +168,10 @@ func (p *leased) Take(ctx context.Context, key string, cost int64) (ratekit.Deci
 	}
 }
 
-// Peek answers without a store call and without spending when the lease
-// holds a unit or the window is known to be spent; else the inner store's
-// Peek.
+// Peek answers without a store call when the lease holds a unit or the
+// window is known to be spent; else the inner store does.
 func (p *leased) Peek(ctx context.Context, key string) (ratekit.Decision, error) {
-	if v, ok := p.s.subjects.Load(subject.Key(key)); ok && key != "" {
+	if v, ok := p.s.subjects.Load(subject.Key(key)); ok {
 		now := p.s.clock.Nanos()
 		if l := v.(*holder).cur.Load(); l.live(now) {
 			if sh, short := l.short(1); short {
@@ -176,37 +181,7 @@ func (p *leased) Peek(ctx context.Context, key string) (ratekit.Decision, error)
 			}
 		}
 	}
-	return p.inner.Peek(ctx, key)
-}
-
-// Reset is sharing's.
-func (p *leased) Reset(ctx context.Context, key string) error {
-	return p.s.reset(ctx, key, p.inner)
-}
-
-// sharing is limits that share a leased limit with other limits, prepared:
-// their calls go to the inner store, and a Reset drops the lease too.
-type sharing struct {
-	ratekit.Prepared
-	s *Store
-}
-
-func (p *sharing) Reset(ctx context.Context, key string) error {
-	return p.s.reset(ctx, key, p.Prepared)
-}
-
-// reset drops this instance's lease of key, resets the inner store, and
-// drops again the lease a call made meanwhile. Leases of other instances
-// are not seen here: they are spent until their window ends.
-func (s *Store) reset(ctx context.Context, key string, inner ratekit.Prepared) error {
-	if key == "" {
-		return inner.Reset(ctx, key)
-	}
-	sub := subject.Key(key)
-	s.forget(sub)
-	err := inner.Reset(ctx, key)
-	s.forget(sub)
-	return err
+	return p.Prepared.Peek(ctx, key)
 }
 
 // leased reports whether limits are the leased limits, in order.
@@ -214,14 +189,12 @@ func (s *Store) leased(limits []ratekit.Limit) bool {
 	return slices.EqualFunc(limits, s.ids, func(l ratekit.Limit, id string) bool { return l.Spec().ID == id })
 }
 
-// shares reports whether one of limits is a leased limit (the same state:
-// the same Spec().ID).
+// shares reports whether limits include a leased limit (same Spec().ID).
 func (s *Store) shares(limits []ratekit.Limit) bool {
 	return slices.ContainsFunc(limits, func(l ratekit.Limit) bool { return slices.Contains(s.ids, l.Spec().ID) })
 }
 
-// unused is a Store that is never called: New validates limits with
-// ratekit.New, as a Limiter would, without building anything on inner.
+// unused lets New validate limits with ratekit.New without using inner.
 type unused struct{}
 
 func (unused) Prepare([]ratekit.Limit) (ratekit.Prepared, error) { return nil, nil }
