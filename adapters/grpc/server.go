@@ -6,6 +6,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/adapter"
@@ -33,7 +34,7 @@ func UnaryServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) grp
 			_ = grpc.SetTrailer(ctx, md)
 			return nil, err
 		}
-		if md != nil {
+		if len(md) > 0 {
 			_ = grpc.SetHeader(ctx, md)
 		}
 		if res == nil {
@@ -69,7 +70,7 @@ func StreamServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) gr
 			ss.SetTrailer(md)
 			return err
 		}
-		if md != nil {
+		if len(md) > 0 {
 			_ = ss.SetHeader(md)
 		}
 		if s.msg != nil && kerr == nil {
@@ -89,33 +90,32 @@ func StreamServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) gr
 // server is one interceptor's pipeline: the Guard of its Limiter and
 // options, its key function and what only gRPC has.
 type server struct {
-	g           *ratekit.Guard
-	msg         *ratekit.Guard // per-message charges (WithMessageCost); nil when none
-	cfg         *adapter.Config[context.Context]
-	key         KeyFunc
-	allMethods  bool
-	messageCost int64
+	config
+	g   *ratekit.Guard
+	msg *ratekit.Guard // per-message charges (WithMessageCost); nil when none
+	cfg *adapter.Config[context.Context]
+	key KeyFunc
 }
 
 func newServer(name string, l *ratekit.Limiter, key KeyFunc, opts []Option) *server {
 	if l == nil || key == nil {
 		panic("ratekit: ratekitgrpc." + name + " needs a Limiter and a KeyFunc")
 	}
-	c := &config{}
+	s := &server{key: key}
 	for _, o := range opts {
 		if o != nil {
-			o.apply(c)
+			o.apply(&s.config)
 		}
 	}
-	if c.messageCost < 0 {
+	if s.messageCost < 0 {
 		panic("ratekit: ratekitgrpc.WithMessageCost needs a cost of 0 or more")
 	}
-	cfg := adapter.NewConfig(append(c.adapter, adapter.Core[context.Context](c.life...)))
-	s := &server{g: adapter.NewGuard(l, cfg), cfg: cfg, key: key, allMethods: c.allMethods, messageCost: c.messageCost}
-	if c.messageCost > 0 && name == "StreamServerInterceptor" {
+	s.cfg = adapter.NewConfig(append(s.adapter, adapter.Core[context.Context](s.life...)))
+	s.g = adapter.NewGuard(l, s.cfg)
+	if s.messageCost > 0 && name == "StreamServerInterceptor" {
 		// the same options but WithSettle and WithCountIf: plain charges,
 		// unless the Limiter has InFlight limits
-		s.msg = adapter.NewGuard(l, adapter.NewConfig(c.adapter))
+		s.msg = adapter.NewGuard(l, adapter.NewConfig(s.adapter))
 		if s.msg.Reserving() {
 			panic("ratekit: ratekitgrpc.WithMessageCost charges each message plainly, which a Limiter with an InFlight limit cannot do; " +
 				"charge messages with a second StreamServerInterceptor over a Limiter without InFlight limits")
@@ -140,17 +140,44 @@ func (s *server) skip(ctx context.Context, method string) bool {
 // nil and as trailers otherwise, the Reservation to finish when the call
 // passed and g reserves, and the status error of a refusal.
 func (s *server) check(ctx context.Context, g *ratekit.Guard, key string, keyErr error, cost int64) (metadata.MD, *ratekit.Reservation, error) {
-	var fields mdFields
-	v := g.Check(ctx, key, keyErr, cost, &fields)
+	fields := mdFields{}
+	v := g.Check(ctx, key, keyErr, cost, fields)
 	if v.Err != nil {
 		s.cfg.Report(g, ctx, nil, v.Err)
 	}
-	if v.Pass {
-		return fields.metadata(), v.Reservation, nil
+	var err error
+	if !v.Pass {
+		err = refusal(v, fields)
 	}
-	md, err := refusal(v, &fields)
-	return md, nil, err
+	return metadata.MD(fields), v.Reservation, err
 }
+
+// serve runs handler, the rest of a call admitted with a Reservation, as
+// ratekit.Middleware serves a request: handler's context carries res, and
+// res is finished with the HTTPStatus of the code the client gets (a panic
+// counts as 500 and goes on) once handler returns, even if the call's
+// context ended before.
+func (s *server) serve(ctx context.Context, res *ratekit.Reservation, handler func(ctx context.Context) error) {
+	report := func(err error) { s.cfg.Report(s.g, ctx, nil, err) }
+	s.g.Run(ctx, res, report, func(ctx context.Context) int {
+		err := handler(ctx)
+		st, ok := status.FromError(err) // as grpc-go sends it: a context error is its code, else Unknown
+		if !ok {
+			st = status.FromContextError(err)
+		}
+		return HTTPStatus(st.Code())
+	})
+}
+
+// reservedStream is a ServerStream whose context carries the stream's
+// Reservation.
+type reservedStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+// Context returns the stream's context with its Reservation.
+func (r *reservedStream) Context() context.Context { return r.ctx }
 
 // meteredStream charges each message its handler receives.
 type meteredStream struct {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -39,82 +40,30 @@ const (
 )
 
 // mdFields is the response.HeaderSetter of a call: it keeps the rate-limit
-// fields a Guard sets, to send them under their metadata names, and drops
-// what only HTTP has (Cache-Control). "" is a field not set.
-type mdFields [numFields]string
-
-// numFields is how many fields mdFields keeps.
-const numFields = 7
-
-// fieldNames returns the headers mdFields keeps and their metadata names, in
-// the order sent; statusOf sets the last two. (A function: the table is no
-// package variable.)
-func fieldNames() [numFields]struct{ header, md string } {
-	return [numFields]struct{ header, md string }{
-		{"X-Ratelimit-Limit", "x-ratelimit-limit"},
-		{"X-Ratelimit-Remaining", "x-ratelimit-remaining"},
-		{"X-Ratelimit-Reset", "x-ratelimit-reset"},
-		{"Ratelimit-Policy", "ratelimit-policy"},
-		{"Ratelimit", "ratelimit"},
-		{"Retry-After", FieldRetryAfter},
-		{"", FieldPushback},
-	}
-}
-
-// Indexes of the fields statusOf sets.
-const (
-	fieldRetryAfter = 5
-	fieldPushback   = 6
-)
+// fields a Guard sets under their metadata names (the header names in lower
+// case), and drops what only HTTP has (Cache-Control).
+type mdFields metadata.MD
 
 // Set keeps a field ratekit sets.
-func (f *mdFields) Set(key, value string) {
-	names := fieldNames()
-	for i := range fieldPushback {
-		if names[i].header == key {
-			f[i] = value
-			return
-		}
+func (f mdFields) Set(key, value string) {
+	if key != "Cache-Control" {
+		f[strings.ToLower(key)] = []string{value}
 	}
 }
 
-// metadata returns the fields as metadata, or nil when there are none.
-func (f *mdFields) metadata() metadata.MD {
-	n := 0
-	for _, v := range f {
-		if v != "" {
-			n++
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	md := make(metadata.MD, n)
-	values := make([]string, 0, n) // one backing array for every field's slice
-	names := fieldNames()
-	for i, v := range f {
-		if v != "" {
-			values = append(values, v)
-			md[names[i].md] = values[len(values)-1 : len(values) : len(values)]
-		}
-	}
-	return md
-}
-
-// refusal returns the trailers and the status error of a verdict that does
-// not pass.
-func refusal(v ratekit.Verdict, fields *mdFields) (metadata.MD, error) {
+// refusal returns the status error of a verdict that does not pass, and
+// adds its trailers to fields.
+func refusal(v ratekit.Verdict, fields mdFields) error {
 	e := v.Response
-	if e.Status == http.StatusTooManyRequests && v.Err == nil {
-		d := v.Decision
-		retry := d.RetryAfter
-		if d.Unsatisfiable {
-			retry = 0
-		}
-		violations, concurrent := decisionViolations(d)
-		return statusOf(e, retry, violations, concurrent, fields)
+	if e.Status != http.StatusTooManyRequests || v.Err != nil {
+		return statusOf(e, time.Duration(e.Context.RetryAfter)*time.Second, contextViolations(e.Context), false, fields)
 	}
-	return statusOf(e, time.Duration(e.Context.RetryAfter)*time.Second, contextViolations(e.Context), false, fields)
+	retry := v.Decision.RetryAfter
+	if v.Decision.Unsatisfiable {
+		retry = 0
+	}
+	violations, concurrent := decisionViolations(v.Decision)
+	return statusOf(e, retry, violations, concurrent, fields)
 }
 
 // Error returns the gRPC status error of a response.Error from elsewhere in
@@ -132,8 +81,7 @@ func Error(err error) error {
 	if !errors.As(err, &e) {
 		return status.Error(codes.Internal, "internal error")
 	}
-	_, st := statusOf(e, time.Duration(e.Context.RetryAfter)*time.Second, contextViolations(e.Context), false, &mdFields{})
-	return st
+	return statusOf(e, time.Duration(e.Context.RetryAfter)*time.Second, contextViolations(e.Context), false, mdFields{})
 }
 
 // decisionViolations lists the limits that refused d: the binding one
@@ -173,11 +121,11 @@ func contextViolations(c response.Details) []*errdetails.QuotaFailure_Violation 
 	return out
 }
 
-// statusOf builds the status of e and its trailers (fields, plus
-// retry-after and the pushback). retry is the exact time until the call
+// statusOf returns the status error of e and adds retry-after and the
+// pushback to fields. retry is the exact time until the call
 // could pass, 0 when it never can; concurrent marks a refusal by InFlight
 // limits alone.
-func statusOf(e *response.Error, retry time.Duration, violations []*errdetails.QuotaFailure_Violation, concurrent bool, fields *mdFields) (metadata.MD, error) {
+func statusOf(e *response.Error, retry time.Duration, violations []*errdetails.QuotaFailure_Violation, concurrent bool, fields mdFields) error {
 	code := codes.InvalidArgument
 	switch e.Status {
 	case http.StatusTooManyRequests:
@@ -193,16 +141,16 @@ func statusOf(e *response.Error, retry time.Duration, violations []*errdetails.Q
 	if code != codes.InvalidArgument {
 		if retry > 0 {
 			details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(retry)})
-			fields[fieldRetryAfter] = strconv.FormatInt(e.Context.RetryAfter, 10)
-			fields[fieldPushback] = strconv.FormatInt(int64((retry+time.Millisecond-1)/time.Millisecond), 10)
+			fields[FieldRetryAfter] = []string{strconv.FormatInt(e.Context.RetryAfter, 10)}
+			fields[FieldPushback] = []string{strconv.FormatInt(int64((retry+time.Millisecond-1)/time.Millisecond), 10)}
 		} else {
-			fields[fieldPushback] = "-1"
+			fields[FieldPushback] = []string{"-1"}
 		}
 	}
 	if code == codes.ResourceExhausted && len(violations) > 0 {
 		details = append(details, &errdetails.QuotaFailure{Violations: violations})
 	}
-	return fields.metadata(), statusError(code, e.Message, details...)
+	return statusError(code, e.Message, details...)
 }
 
 // statusError returns the status error of code and msg with details.
@@ -212,4 +160,37 @@ func statusError(code codes.Code, msg string, details ...protoadapt.MessageV1) e
 		st = withDetails
 	}
 	return st.Err()
+}
+
+// HTTPStatus returns the HTTP status of a gRPC code, the one a WithCountIf
+// function receives for a call that ended with c: the mapping google.rpc.Code
+// documents, which grpc-gateway follows too (OK 200, InvalidArgument 400,
+// NotFound 404, ResourceExhausted 429, Unavailable 503, Unknown and any code
+// it does not name 500, ...).
+func HTTPStatus(c codes.Code) int {
+	switch c {
+	case codes.OK:
+		return http.StatusOK
+	case codes.Canceled:
+		return 499 // the client closed the request; no constant in net/http
+	case codes.InvalidArgument, codes.FailedPrecondition, codes.OutOfRange:
+		return http.StatusBadRequest
+	case codes.Unauthenticated:
+		return http.StatusUnauthorized
+	case codes.PermissionDenied:
+		return http.StatusForbidden
+	case codes.NotFound:
+		return http.StatusNotFound
+	case codes.AlreadyExists, codes.Aborted:
+		return http.StatusConflict
+	case codes.ResourceExhausted:
+		return http.StatusTooManyRequests
+	case codes.Unimplemented:
+		return http.StatusNotImplemented
+	case codes.Unavailable:
+		return http.StatusServiceUnavailable
+	case codes.DeadlineExceeded:
+		return http.StatusGatewayTimeout
+	}
+	return http.StatusInternalServerError
 }
