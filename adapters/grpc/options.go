@@ -12,8 +12,8 @@ import (
 
 // An Option configures UnaryServerInterceptor and StreamServerInterceptor.
 // The names are ratekit's; options that read the call take its context
-// (grpc.Method(ctx) names the method, peer.FromContext the peer,
-// metadata.FromIncomingContext the metadata). A nil Option is ignored.
+// (grpc.Method, peer.FromContext, metadata.FromIncomingContext read it). A
+// nil Option is ignored.
 type Option interface{ apply(*config) }
 
 // optionFunc adapts a function to Option (T config) and ClientOption (T
@@ -22,8 +22,8 @@ type optionFunc[T any] func(*T)
 
 func (f optionFunc[T]) apply(c *T) { f(c) }
 
-// config is what the options set: the adapter's options, shared with the
-// HTTP frameworks, and the ones only gRPC has.
+// config is what the options set: the adapter options and what only gRPC
+// has.
 type config struct {
 	adapter     []adapter.Option[context.Context]
 	life        []ratekit.Option // WithSettle, WithCountIf: not for per-message charges
@@ -109,12 +109,10 @@ func WithoutDefaultSkips() Option { return optionFunc[config](func(c *config) { 
 
 // WithMessageCost charges n for every message a stream's handler receives,
 // under the key the stream opened with, on top of the charge at opening
-// (default 0: none). A refused message makes RecvMsg return the
-// ResourceExhausted status. Each message is a plain charge, never settled
-// nor refunded; a Limiter with an InFlight limit cannot make those, so the
-// interceptor panics when built with both: limit messages with a second
-// StreamServerInterceptor over a Limiter of rate limits. It does not apply
-// to unary calls.
+// (default 0: none); a refused message makes RecvMsg return the refusal.
+// Messages are plain charges, never settled nor refunded, which a Limiter
+// with an InFlight limit cannot make: the interceptor then panics. It does
+// not apply to unary calls.
 func WithMessageCost(n int64) Option {
 	return optionFunc[config](func(c *config) { c.messageCost = n })
 }
