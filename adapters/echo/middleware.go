@@ -81,8 +81,6 @@ func serveReserved(g *ratekit.Guard, cfg *adapter.Config[echo.Context], c echo.C
 // HTTPError.Error.
 type renderedBody []byte
 
-// MarshalJSON returns the body unchanged.
 func (b renderedBody) MarshalJSON() ([]byte, error) { return b, nil }
 
-// String returns the body as text.
 func (b renderedBody) String() string { return string(b) }

@@ -13,13 +13,9 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 )
 
-// Defaults of the client interceptors.
+// Defaults of the client interceptors (see WithMaxWait and WithMaxRetries).
 const (
-	// DefaultMaxWait is the longest a call waits in all for the servers'
-	// advised times, unless WithMaxWait.
-	DefaultMaxWait = 10 * time.Second
-	// DefaultMaxRetries is how many times a refused unary call is sent
-	// again at most, unless WithMaxRetries.
+	DefaultMaxWait    = 10 * time.Second
 	DefaultMaxRetries = 3
 )
 

@@ -50,7 +50,6 @@ func ByIP(opts ...clientip.Option) KeyFunc {
 	}
 }
 
-// errNoPeer is the key error of a call whose context names no peer.
 var errNoPeer = fmt.Errorf("%w: the call has no peer address", ratekit.ErrEmptyKey)
 
 // ByMetadata keys calls by the first value of metadata field name (e.g.
@@ -78,8 +77,6 @@ func ByMethod() KeyFunc {
 	}
 }
 
-// errNoCertificate is the key error of a call without a verified client
-// certificate.
 var errNoCertificate = fmt.Errorf("%w: the call has no verified client certificate", ratekit.ErrEmptyKey)
 
 // ByPeerCertificate keys calls by the identity of the client's verified TLS

@@ -176,7 +176,6 @@ type reservedStream struct {
 	ctx context.Context
 }
 
-// Context returns the stream's context with its Reservation.
 func (r *reservedStream) Context() context.Context { return r.ctx }
 
 // meteredStream charges each message its handler receives.
@@ -192,10 +191,10 @@ func (m *meteredStream) RecvMsg(msg any) error {
 	if err := m.ServerStream.RecvMsg(msg); err != nil {
 		return err
 	}
+	// An admitted message sends no fields: the headers may be gone.
 	md, _, err := m.s.check(m.ServerStream.Context(), m.s.msg, m.key, nil, m.s.messageCost)
-	if err == nil {
-		return nil // an admitted message sends no fields: the headers may be gone
+	if err != nil {
+		m.ServerStream.SetTrailer(md)
 	}
-	m.ServerStream.SetTrailer(md)
 	return err
 }
