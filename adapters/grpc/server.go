@@ -87,10 +87,14 @@ func StreamServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) gr
 	}
 }
 
-// server is one interceptor's pipeline: the Guard of its Limiter and
-// options, its key function and what only gRPC has.
+// server is one interceptor's pipeline: its options, the Guard of its
+// Limiter and options, and its key function.
 type server struct {
-	config
+	adapter     []adapter.Option[context.Context]
+	life        []ratekit.Option // WithSettle, WithCountIf: not for per-message charges
+	allMethods  bool             // WithoutDefaultSkips
+	messageCost int64            // WithMessageCost; 0: messages are not charged
+
 	g   *ratekit.Guard
 	msg *ratekit.Guard // per-message charges (WithMessageCost); nil when none
 	cfg *adapter.Config[context.Context]
@@ -104,7 +108,7 @@ func newServer(name string, l *ratekit.Limiter, key KeyFunc, opts []Option) *ser
 	s := &server{key: key}
 	for _, o := range opts {
 		if o != nil {
-			o.apply(&s.config)
+			o.apply(s)
 		}
 	}
 	if s.messageCost < 0 {
