@@ -13,15 +13,11 @@ import (
 )
 
 // UnaryServerInterceptor returns a gRPC unary server interceptor that counts
-// each call against l under the subject key names, e.g. ByIP(). An admitted
-// call runs the handler with the rate-limit fields as header metadata; a
-// refused one gets the status described in the package documentation and
-// the handler does not run. With InFlight limits, WithSettle or WithCountIf,
-// the handler's context carries the call's ratekit.Reservation, finished
-// once the handler returns.
-//
-// It panics if l or key is nil or an option is invalid, when the server is
-// built.
+// each call against l under the subject key names, e.g. ByIP(), and answers
+// as the package documentation describes. With InFlight limits, WithSettle
+// or WithCountIf, the handler's context carries the call's
+// ratekit.Reservation, finished once the handler returns. It panics if l or
+// key is nil or an option is invalid, when the server is built.
 func UnaryServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) grpc.UnaryServerInterceptor {
 	s := newServer("UnaryServerInterceptor", l, key, opts)
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
@@ -53,10 +49,9 @@ func UnaryServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) grp
 // counts each stream as UnaryServerInterceptor counts a call, when it opens,
 // and with WithMessageCost each message the handler receives. An admitted
 // stream holds its InFlight slot and its Reservation, found in
-// ss.Context(), until the handler returns.
-//
-// It panics if l or key is nil or an option is invalid (WithMessageCost on
-// a Limiter with InFlight limits among them), when the server is built.
+// ss.Context(), until the handler returns. It panics as
+// UnaryServerInterceptor does, and for WithMessageCost on a Limiter with
+// InFlight limits.
 func StreamServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) grpc.StreamServerInterceptor {
 	s := newServer("StreamServerInterceptor", l, key, opts)
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
