@@ -139,16 +139,16 @@ func (s *server) skip(ctx context.Context, method string) bool {
 // nil and as trailers otherwise, the Reservation to finish when the call
 // passed and g reserves, and the status error of a refusal.
 func (s *server) check(ctx context.Context, g *ratekit.Guard, key string, keyErr error, cost int64) (metadata.MD, *ratekit.Reservation, error) {
-	fields := mdFields{}
-	v := g.Check(ctx, key, keyErr, cost, fields)
+	var fields mdFields
+	v := g.Check(ctx, key, keyErr, cost, &fields)
 	if v.Err != nil {
 		s.cfg.Report(g, ctx, nil, v.Err)
 	}
 	var err error
 	if !v.Pass {
-		err = refusal(v, fields)
+		err = refusal(v, &fields)
 	}
-	return metadata.MD(fields), v.Reservation, err
+	return fields.metadata(), v.Reservation, err
 }
 
 // serve runs handler, the rest of a call admitted with a Reservation, as

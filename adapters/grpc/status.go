@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -40,20 +39,74 @@ const (
 )
 
 // mdFields is the response.HeaderSetter of a call: it keeps the rate-limit
-// fields a Guard sets under their metadata names (the header names in lower
-// case), and drops what only HTTP has (Cache-Control).
-type mdFields metadata.MD
+// fields a Guard sets, to send them under their metadata names, and drops
+// what only HTTP has (Cache-Control); "" is a field not set. A fixed array
+// sent with one backing slice: BenchmarkOverhead/ratekit takes about 13%
+// more CPU time with a metadata.MD and a slice per field (14 allocations,
+// not 6).
+type mdFields [numFields]string
+
+// numFields is how many fields mdFields keeps.
+const numFields = 7
+
+// fieldNames returns the headers mdFields keeps and their metadata names;
+// statusOf sets the last two. (A function: the table is no package
+// variable.)
+func fieldNames() [numFields]struct{ header, md string } {
+	return [numFields]struct{ header, md string }{
+		{"X-Ratelimit-Limit", "x-ratelimit-limit"},
+		{"X-Ratelimit-Remaining", "x-ratelimit-remaining"},
+		{"X-Ratelimit-Reset", "x-ratelimit-reset"},
+		{"Ratelimit-Policy", "ratelimit-policy"},
+		{"Ratelimit", "ratelimit"},
+		{"Retry-After", FieldRetryAfter},
+		{"", FieldPushback},
+	}
+}
+
+// Indexes of the fields statusOf sets.
+const (
+	fieldRetryAfter = 5
+	fieldPushback   = 6
+)
 
 // Set keeps a field ratekit sets.
-func (f mdFields) Set(key, value string) {
-	if key != "Cache-Control" {
-		f[strings.ToLower(key)] = []string{value}
+func (f *mdFields) Set(key, value string) {
+	names := fieldNames()
+	for i := range fieldPushback {
+		if names[i].header == key {
+			f[i] = value
+			return
+		}
 	}
+}
+
+// metadata returns the fields as metadata, or nil when there are none.
+func (f *mdFields) metadata() metadata.MD {
+	n := 0
+	for _, v := range f {
+		if v != "" {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	md := make(metadata.MD, n)
+	values := make([]string, 0, n) // one backing array for every field's slice
+	names := fieldNames()
+	for i, v := range f {
+		if v != "" {
+			values = append(values, v)
+			md[names[i].md] = values[len(values)-1 : len(values) : len(values)]
+		}
+	}
+	return md
 }
 
 // refusal returns the status error of a verdict that does not pass, and
 // adds its trailers to fields.
-func refusal(v ratekit.Verdict, fields mdFields) error {
+func refusal(v ratekit.Verdict, fields *mdFields) error {
 	e := v.Response
 	if e.Status != http.StatusTooManyRequests || v.Err != nil {
 		return statusOf(e, time.Duration(e.Context.RetryAfter)*time.Second, contextViolations(e.Context), false, fields)
@@ -81,7 +134,7 @@ func Error(err error) error {
 	if !errors.As(err, &e) {
 		return status.Error(codes.Internal, "internal error")
 	}
-	return statusOf(e, time.Duration(e.Context.RetryAfter)*time.Second, contextViolations(e.Context), false, mdFields{})
+	return statusOf(e, time.Duration(e.Context.RetryAfter)*time.Second, contextViolations(e.Context), false, &mdFields{})
 }
 
 // decisionViolations lists the limits that refused d: the binding one
@@ -125,7 +178,7 @@ func contextViolations(c response.Details) []*errdetails.QuotaFailure_Violation 
 // pushback to fields. retry is the exact time until the call
 // could pass, 0 when it never can; concurrent marks a refusal by InFlight
 // limits alone.
-func statusOf(e *response.Error, retry time.Duration, violations []*errdetails.QuotaFailure_Violation, concurrent bool, fields mdFields) error {
+func statusOf(e *response.Error, retry time.Duration, violations []*errdetails.QuotaFailure_Violation, concurrent bool, fields *mdFields) error {
 	code := codes.InvalidArgument
 	switch e.Status {
 	case http.StatusTooManyRequests:
@@ -141,10 +194,10 @@ func statusOf(e *response.Error, retry time.Duration, violations []*errdetails.Q
 	if code != codes.InvalidArgument {
 		if retry > 0 {
 			details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(retry)})
-			fields[FieldRetryAfter] = []string{strconv.FormatInt(e.Context.RetryAfter, 10)}
-			fields[FieldPushback] = []string{strconv.FormatInt(int64((retry+time.Millisecond-1)/time.Millisecond), 10)}
+			fields[fieldRetryAfter] = strconv.FormatInt(e.Context.RetryAfter, 10)
+			fields[fieldPushback] = strconv.FormatInt(int64((retry+time.Millisecond-1)/time.Millisecond), 10)
 		} else {
-			fields[FieldPushback] = []string{"-1"}
+			fields[fieldPushback] = "-1"
 		}
 	}
 	if code == codes.ResourceExhausted && len(violations) > 0 {
