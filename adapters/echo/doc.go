@@ -1,10 +1,7 @@
-// Package ratekitecho puts ratekit's rate-limiting pipeline into Echo (v4).
-//
-// Middleware(limiter, key, opts...) returns an echo.MiddlewareFunc that
-// answers exactly as ratekit.Middleware does on net/http: the same headers,
-// denials and error policies. Options have ratekit's names; those that read
-// the request take the echo.Context. ByIP keeps ratekit's trust model and
-// never calls c.RealIP, which ByFrameworkIP opts in to.
+// Package ratekitecho puts ratekit's rate-limiting pipeline into Echo (v4):
+// Middleware answers exactly as ratekit.Middleware does on net/http (the
+// same headers, denials and error policies). ByIP keeps ratekit's trust
+// model and never calls c.RealIP, which ByFrameworkIP opts in to.
 //
 // The middleware writes a denial or a fail-closed error itself, bypassing
 // Echo's HTTPErrorHandler. With WithReturnError it returns an *echo.HTTPError
@@ -12,9 +9,9 @@
 // json.Marshaler), Internal wraps the *response.Error and any
 // underlying error; the rate-limit headers stay on the response.
 //
-// With InFlight limits, WithSettle or WithCountIf, handlers find the request's
-// Reservation with ratekit.ReservationFrom(c.Request().Context()), and a
-// custom HTTPErrorHandler should return early when c.Response().Committed.
-// The middleware is safe for concurrent use. See
-// docs/architecture.md#framework-adapters in the repository.
+// With InFlight limits, WithSettle or WithCountIf, an error the chain returns
+// goes to the HTTPErrorHandler inside the middleware, so a custom one should
+// return early when c.Response().Committed. The middleware is safe for
+// concurrent use. See docs/architecture.md#framework-adapters in the
+// repository.
 package ratekitecho

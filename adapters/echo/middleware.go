@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/adapter"
+	"github.com/ratekit/ratekit/response"
 )
 
 // Middleware returns Echo middleware that counts each request against l
@@ -41,14 +43,9 @@ func Middleware(l *ratekit.Limiter, key KeyFunc, opts ...Option) echo.Middleware
 			if cfg.ReturnError {
 				// The error handler owns the body and its content type; the
 				// response keeps the rate-limit headers, Retry-After and
-				// Cache-Control.
-				rendered := http.Header{}
-				body := g.Render(v.Response, rendered)
-				for _, name := range []string{"Retry-After", "Cache-Control"} {
-					if val := rendered.Get(name); val != "" {
-						h.Set(name, val)
-					}
-				}
+				// Cache-Control, which Render would set.
+				response.SetRetry(h, time.Duration(v.Response.Context.RetryAfter)*time.Second)
+				body := g.Render(v.Response, http.Header{})
 				return &echo.HTTPError{Code: v.Response.Status, Message: renderedBody(body), Internal: errors.Join(v.Response, v.Err)}
 			}
 			body := g.Render(v.Response, h)
@@ -84,8 +81,6 @@ func serveReserved(g *ratekit.Guard, cfg *adapter.Config[echo.Context], c echo.C
 // HTTPError.Error.
 type renderedBody []byte
 
-// MarshalJSON returns the body unchanged.
 func (b renderedBody) MarshalJSON() ([]byte, error) { return b, nil }
 
-// String returns the body as text.
 func (b renderedBody) String() string { return string(b) }

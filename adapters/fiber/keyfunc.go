@@ -39,9 +39,6 @@ func peer(c *fiber.Ctx) string {
 // fasthttp's buffers.
 func headerValues(c *fiber.Ctx, name string) []string {
 	raw := c.Request().Header.PeekAll(name)
-	if len(raw) == 0 {
-		return nil
-	}
 	out := make([]string, len(raw))
 	for i, v := range raw {
 		out[i] = string(v)

@@ -25,8 +25,7 @@ func Middleware(l *ratekit.Limiter, key KeyFunc, opts ...Option) gin.HandlerFunc
 			return
 		}
 		k, kerr := key(c)
-		h := c.Writer.Header()
-		v := g.Check(c.Request.Context(), k, kerr, cfg.CostOf(c), h)
+		v := g.Check(c.Request.Context(), k, kerr, cfg.CostOf(c), c.Writer.Header())
 		if v.Err != nil {
 			cfg.Report(g, c, c.Request, v.Err)
 		}
@@ -37,9 +36,7 @@ func Middleware(l *ratekit.Limiter, key KeyFunc, opts ...Option) gin.HandlerFunc
 			return // else Gin runs the next handler when this one returns
 		}
 		c.Abort()
-		body := g.Render(v.Response, h)
-		c.Writer.WriteHeader(v.Response.Status)
-		_, _ = c.Writer.Write(body)
+		g.Refuse(c.Writer, c.Request, v)
 	}
 }
 

@@ -13,13 +13,9 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 )
 
-// Defaults of the client interceptors.
+// Defaults of the client interceptors (see WithMaxWait and WithMaxRetries).
 const (
-	// DefaultMaxWait is the longest a call waits in all for the servers'
-	// advised times, unless WithMaxWait.
-	DefaultMaxWait = 10 * time.Second
-	// DefaultMaxRetries is how many times a refused unary call is sent
-	// again at most, unless WithMaxRetries.
+	DefaultMaxWait    = 10 * time.Second
 	DefaultMaxRetries = 3
 )
 
@@ -42,8 +38,8 @@ func WithMaxRetries(n int) ClientOption {
 	return optionFunc[client](func(c *client) { c.maxRetries = n })
 }
 
-// client is the state of one pair of client interceptors: per method, the
-// time before which the server said it would refuse calls.
+// client is the state of a client interceptor: per method, the time before
+// which the server said it would refuse calls.
 type client struct {
 	maxWait    time.Duration
 	maxRetries int
@@ -81,7 +77,7 @@ func StreamClientInterceptor(opts ...ClientOption) grpc.StreamClientInterceptor 
 }
 
 func newClient(opts []ClientOption) *client {
-	c := &client{maxWait: DefaultMaxWait, maxRetries: DefaultMaxRetries}
+	c := &client{maxWait: DefaultMaxWait, maxRetries: DefaultMaxRetries, hold: make(map[string]time.Time)}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(c)
@@ -206,9 +202,6 @@ func (c *client) note(method string, err error) (until time.Time, refused bool) 
 		return until, true
 	}
 	c.mu.Lock()
-	if c.hold == nil {
-		c.hold = make(map[string]time.Time)
-	}
 	if until.After(c.hold[method]) {
 		c.hold[method] = until
 	}

@@ -16,13 +16,6 @@
 // Health and reflection calls pass uncounted unless WithoutDefaultSkips. A
 // stream is charged when it opens, and with WithMessageCost per message.
 //
-// # Lifecycle
-//
-// With InFlight limits, WithSettle or WithCountIf, the handler's context (a
-// stream's ss.Context()) carries the call's ratekit.Reservation; an InFlight
-// slot is held until the handler returns, and the reservation is then
-// finished with the call's code, as HTTPStatus maps it.
-//
 // UnaryClientInterceptor and StreamClientInterceptor make a Go client honour
 // RetryInfo. Interceptors are safe for concurrent use. See
 // docs/architecture.md#grpc in the repository.

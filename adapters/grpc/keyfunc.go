@@ -43,14 +43,10 @@ func ByIP(opts ...clientip.Option) KeyFunc {
 		} else {
 			addr = p.Addr.String() // which the resolver rejects
 		}
-		return ip.KeyOf(addr, func(name string) []string {
-			md, _ := metadata.FromIncomingContext(ctx)
-			return md.Get(name)
-		})
+		return ip.KeyOf(addr, func(name string) []string { return metadata.ValueFromIncomingContext(ctx, name) })
 	}
 }
 
-// errNoPeer is the key error of a call whose context names no peer.
 var errNoPeer = fmt.Errorf("%w: the call has no peer address", ratekit.ErrEmptyKey)
 
 // ByMetadata keys calls by the first value of metadata field name (e.g.
@@ -58,8 +54,7 @@ var errNoPeer = fmt.Errorf("%w: the call has no peer address", ratekit.ErrEmptyK
 // HTTP. A missing or empty value is ratekit.ErrEmptyKey.
 func ByMetadata(name string) KeyFunc {
 	return func(ctx context.Context) (string, error) {
-		md, _ := metadata.FromIncomingContext(ctx)
-		if v := md.Get(name); len(v) > 0 && v[0] != "" {
+		if v := metadata.ValueFromIncomingContext(ctx, name); len(v) > 0 && v[0] != "" {
 			return v[0], nil
 		}
 		return "", fmt.Errorf("%w: metadata %s is missing", ratekit.ErrEmptyKey, name)
@@ -78,8 +73,6 @@ func ByMethod() KeyFunc {
 	}
 }
 
-// errNoCertificate is the key error of a call without a verified client
-// certificate.
 var errNoCertificate = fmt.Errorf("%w: the call has no verified client certificate", ratekit.ErrEmptyKey)
 
 // ByPeerCertificate keys calls by the identity of the client's verified TLS

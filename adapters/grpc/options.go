@@ -12,24 +12,15 @@ import (
 
 // An Option configures UnaryServerInterceptor and StreamServerInterceptor.
 // The names are ratekit's; options that read the call take its context
-// (grpc.Method(ctx) names the method, peer.FromContext the peer,
-// metadata.FromIncomingContext the metadata). A nil Option is ignored.
-type Option interface{ apply(*config) }
+// (grpc.Method, peer.FromContext, metadata.FromIncomingContext read it). A
+// nil Option is ignored.
+type Option interface{ apply(*server) }
 
-// optionFunc adapts a function to Option (T config) and ClientOption (T
+// optionFunc adapts a function to Option (T server) and ClientOption (T
 // client).
 type optionFunc[T any] func(*T)
 
 func (f optionFunc[T]) apply(c *T) { f(c) }
-
-// config is what the options set: the adapter's options, shared with the
-// HTTP frameworks, and the ones only gRPC has.
-type config struct {
-	adapter     []adapter.Option[context.Context]
-	life        []ratekit.Option // WithSettle, WithCountIf: not for per-message charges
-	allMethods  bool             // WithoutDefaultSkips
-	messageCost int64            // WithMessageCost; 0: messages are not charged
-}
 
 // WithHeaders selects the rate-limit fields sent as metadata (see
 // ratekit.WithHeaders; default legacy and IETF). The field names are the
@@ -68,7 +59,7 @@ func WithObserver(obs ...observe.Observer) Option { return core(ratekit.WithObse
 // ratekit.ReservationFrom(ctx), or ss.Context() for a stream. Per-message
 // charges (WithMessageCost) are not part of it.
 func WithSettle() Option {
-	return optionFunc[config](func(c *config) { c.life = append(c.life, ratekit.WithSettle()) })
+	return optionFunc[server](func(s *server) { s.life = append(s.life, ratekit.WithSettle()) })
 }
 
 // WithCountIf counts a call only when counts reports true for its status
@@ -76,7 +67,7 @@ func WithSettle() Option {
 // ratekit.WithCountIf). counts takes the HTTPStatus of the call's code (a
 // handler that panics: 500). Per-message charges (WithMessageCost) are kept.
 func WithCountIf(counts func(status int) bool) Option {
-	return optionFunc[config](func(c *config) { c.life = append(c.life, ratekit.WithCountIf(counts)) })
+	return optionFunc[server](func(s *server) { s.life = append(s.life, ratekit.WithCountIf(counts)) })
 }
 
 // WithSkip lets calls for which f returns true through, uncounted and
@@ -105,23 +96,21 @@ func WithErrorHandler(f func(ctx context.Context, err error)) Option {
 // (/grpc.health.v1.Health/) and to server reflection
 // (/grpc.reflection.v1.ServerReflection/, and v1alpha), which are let
 // through uncounted by default.
-func WithoutDefaultSkips() Option { return optionFunc[config](func(c *config) { c.allMethods = true }) }
+func WithoutDefaultSkips() Option { return optionFunc[server](func(s *server) { s.allMethods = true }) }
 
 // WithMessageCost charges n for every message a stream's handler receives,
 // under the key the stream opened with, on top of the charge at opening
-// (default 0: none). A refused message makes RecvMsg return the
-// ResourceExhausted status. Each message is a plain charge, never settled
-// nor refunded; a Limiter with an InFlight limit cannot make those, so the
-// interceptor panics when built with both: limit messages with a second
-// StreamServerInterceptor over a Limiter of rate limits. It does not apply
-// to unary calls.
+// (default 0: none); a refused message makes RecvMsg return the refusal.
+// Messages are plain charges, never settled nor refunded, which a Limiter
+// with an InFlight limit cannot make: the interceptor then panics. It does
+// not apply to unary calls.
 func WithMessageCost(n int64) Option {
-	return optionFunc[config](func(c *config) { c.messageCost = n })
+	return optionFunc[server](func(s *server) { s.messageCost = n })
 }
 
 // core is an option of ratekit's own.
 func core(o ratekit.Option) Option { return adapterOption(adapter.Core[context.Context](o)) }
 
 func adapterOption(o adapter.Option[context.Context]) Option {
-	return optionFunc[config](func(c *config) { c.adapter = append(c.adapter, o) })
+	return optionFunc[server](func(s *server) { s.adapter = append(s.adapter, o) })
 }

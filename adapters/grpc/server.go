@@ -6,21 +6,18 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/adapter"
 )
 
 // UnaryServerInterceptor returns a gRPC unary server interceptor that counts
-// each call against l under the subject key names, e.g. ByIP(). An admitted
-// call runs the handler with the rate-limit fields as header metadata; a
-// refused one gets the status described in the package documentation and
-// the handler does not run. With InFlight limits, WithSettle or WithCountIf,
-// the handler's context carries the call's ratekit.Reservation, finished
-// once the handler returns.
-//
-// It panics if l or key is nil or an option is invalid, when the server is
-// built.
+// each call against l under the subject key names, e.g. ByIP(), and answers
+// as the package documentation describes. With InFlight limits, WithSettle
+// or WithCountIf, the handler's context carries the call's
+// ratekit.Reservation, finished once the handler returns. It panics if l or
+// key is nil or an option is invalid, when the server is built.
 func UnaryServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) grpc.UnaryServerInterceptor {
 	s := newServer("UnaryServerInterceptor", l, key, opts)
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
@@ -33,7 +30,7 @@ func UnaryServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) grp
 			_ = grpc.SetTrailer(ctx, md)
 			return nil, err
 		}
-		if md != nil {
+		if len(md) > 0 {
 			_ = grpc.SetHeader(ctx, md)
 		}
 		if res == nil {
@@ -52,10 +49,9 @@ func UnaryServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) grp
 // counts each stream as UnaryServerInterceptor counts a call, when it opens,
 // and with WithMessageCost each message the handler receives. An admitted
 // stream holds its InFlight slot and its Reservation, found in
-// ss.Context(), until the handler returns.
-//
-// It panics if l or key is nil or an option is invalid (WithMessageCost on
-// a Limiter with InFlight limits among them), when the server is built.
+// ss.Context(), until the handler returns. It panics as
+// UnaryServerInterceptor does, and for WithMessageCost on a Limiter with
+// InFlight limits.
 func StreamServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) grpc.StreamServerInterceptor {
 	s := newServer("StreamServerInterceptor", l, key, opts)
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
@@ -69,7 +65,7 @@ func StreamServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) gr
 			ss.SetTrailer(md)
 			return err
 		}
-		if md != nil {
+		if len(md) > 0 {
 			_ = ss.SetHeader(md)
 		}
 		if s.msg != nil && kerr == nil {
@@ -86,36 +82,39 @@ func StreamServerInterceptor(l *ratekit.Limiter, key KeyFunc, opts ...Option) gr
 	}
 }
 
-// server is one interceptor's pipeline: the Guard of its Limiter and
-// options, its key function and what only gRPC has.
+// server is one interceptor's pipeline: its options, the Guard of its
+// Limiter and options, and its key function.
 type server struct {
-	g           *ratekit.Guard
-	msg         *ratekit.Guard // per-message charges (WithMessageCost); nil when none
-	cfg         *adapter.Config[context.Context]
-	key         KeyFunc
-	allMethods  bool
-	messageCost int64
+	adapter     []adapter.Option[context.Context]
+	life        []ratekit.Option // WithSettle, WithCountIf: not for per-message charges
+	allMethods  bool             // WithoutDefaultSkips
+	messageCost int64            // WithMessageCost; 0: messages are not charged
+
+	g   *ratekit.Guard
+	msg *ratekit.Guard // per-message charges (WithMessageCost); nil when none
+	cfg *adapter.Config[context.Context]
+	key KeyFunc
 }
 
 func newServer(name string, l *ratekit.Limiter, key KeyFunc, opts []Option) *server {
 	if l == nil || key == nil {
 		panic("ratekit: ratekitgrpc." + name + " needs a Limiter and a KeyFunc")
 	}
-	c := &config{}
+	s := &server{key: key}
 	for _, o := range opts {
 		if o != nil {
-			o.apply(c)
+			o.apply(s)
 		}
 	}
-	if c.messageCost < 0 {
+	if s.messageCost < 0 {
 		panic("ratekit: ratekitgrpc.WithMessageCost needs a cost of 0 or more")
 	}
-	cfg := adapter.NewConfig(append(c.adapter, adapter.Core[context.Context](c.life...)))
-	s := &server{g: adapter.NewGuard(l, cfg), cfg: cfg, key: key, allMethods: c.allMethods, messageCost: c.messageCost}
-	if c.messageCost > 0 && name == "StreamServerInterceptor" {
+	s.cfg = adapter.NewConfig(append(s.adapter, adapter.Core[context.Context](s.life...)))
+	s.g = adapter.NewGuard(l, s.cfg)
+	if s.messageCost > 0 && name == "StreamServerInterceptor" {
 		// the same options but WithSettle and WithCountIf: plain charges,
 		// unless the Limiter has InFlight limits
-		s.msg = adapter.NewGuard(l, adapter.NewConfig(c.adapter))
+		s.msg = adapter.NewGuard(l, adapter.NewConfig(s.adapter))
 		if s.msg.Reserving() {
 			panic("ratekit: ratekitgrpc.WithMessageCost charges each message plainly, which a Limiter with an InFlight limit cannot do; " +
 				"charge messages with a second StreamServerInterceptor over a Limiter without InFlight limits")
@@ -145,12 +144,38 @@ func (s *server) check(ctx context.Context, g *ratekit.Guard, key string, keyErr
 	if v.Err != nil {
 		s.cfg.Report(g, ctx, nil, v.Err)
 	}
-	if v.Pass {
-		return fields.metadata(), v.Reservation, nil
+	var err error
+	if !v.Pass {
+		err = refusal(v, &fields)
 	}
-	md, err := refusal(v, &fields)
-	return md, nil, err
+	return fields.metadata(), v.Reservation, err
 }
+
+// serve runs handler, the rest of a call admitted with a Reservation, as
+// ratekit.Middleware serves a request: handler's context carries res, and
+// res is finished with the HTTPStatus of the code the client gets (a panic
+// counts as 500 and goes on) once handler returns, even if the call's
+// context ended before.
+func (s *server) serve(ctx context.Context, res *ratekit.Reservation, handler func(ctx context.Context) error) {
+	report := func(err error) { s.cfg.Report(s.g, ctx, nil, err) }
+	s.g.Run(ctx, res, report, func(ctx context.Context) int {
+		err := handler(ctx)
+		st, ok := status.FromError(err) // as grpc-go sends it: a context error is its code, else Unknown
+		if !ok {
+			st = status.FromContextError(err)
+		}
+		return HTTPStatus(st.Code())
+	})
+}
+
+// reservedStream is a ServerStream whose context carries the stream's
+// Reservation.
+type reservedStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (r *reservedStream) Context() context.Context { return r.ctx }
 
 // meteredStream charges each message its handler receives.
 type meteredStream struct {
@@ -165,10 +190,10 @@ func (m *meteredStream) RecvMsg(msg any) error {
 	if err := m.ServerStream.RecvMsg(msg); err != nil {
 		return err
 	}
+	// An admitted message sends no fields: the headers may be gone.
 	md, _, err := m.s.check(m.ServerStream.Context(), m.s.msg, m.key, nil, m.s.messageCost)
-	if err == nil {
-		return nil // an admitted message sends no fields: the headers may be gone
+	if err != nil {
+		m.ServerStream.SetTrailer(md)
 	}
-	m.ServerStream.SetTrailer(md)
 	return err
 }
