@@ -14,26 +14,15 @@ import (
 	"github.com/ratekit/ratekit/store/redisengine"
 )
 
-// noRetryCmd is a script command that go-redis must not send twice: once it
+// noRetry is a script command that go-redis must not send twice: once it
 // may have reached Redis, a retry could charge the subject again.
-type noRetryCmd struct{ *redis.Cmd }
+type noRetry struct{ redis.Cmder }
 
 // NoRetry implements redis.Cmder.
-func (noRetryCmd) NoRetry() bool { return true }
+func (noRetry) NoRetry() bool { return true }
 
 // Clone implements redis.Cmder, keeping NoRetry.
-func (c noRetryCmd) Clone() redis.Cmder { return noRetryCmd{c.Cmd.Clone().(*redis.Cmd)} }
-
-// noRetryInts is noRetryCmd for a reply of integers (Command.IntegerReply).
-type noRetryInts struct{ *redis.IntSliceCmd }
-
-// NoRetry implements redis.Cmder.
-func (noRetryInts) NoRetry() bool { return true }
-
-// Clone implements redis.Cmder, keeping NoRetry.
-func (c noRetryInts) Clone() redis.Cmder {
-	return noRetryInts{c.IntSliceCmd.Clone().(*redis.IntSliceCmd)}
-}
+func (c noRetry) Clone() redis.Cmder { return noRetry{c.Cmder.Clone()} }
 
 // conn is the store as the engine's redisengine.Conn: it sends the engine's
 // calls through go-redis.
@@ -48,7 +37,7 @@ func (c *conn) Eval(ctx context.Context, cmd *redisengine.Command) (any, error) 
 	s := (*Store)(c)
 	start := time.Now()
 	all := make([]any, 0, 3+len(cmd.Keys)+cmd.NumArgs())
-	all = append(all, commandName(cmd.Name), &cmd.Script, len(cmd.Keys))
+	all = append(all, strings.ToLower(cmd.Name), &cmd.Script, len(cmd.Keys))
 	for i := range cmd.Keys {
 		all = append(all, &cmd.Keys[i])
 	}
@@ -57,42 +46,28 @@ func (c *conn) Eval(ctx context.Context, cmd *redisengine.Command) (any, error) 
 	}
 	if cmd.IntegerReply() {
 		rc := redis.NewIntSliceCmd(ctx, all...)
-		rc.SetFirstKeyPos(3)
-		if err := s.send(ctx, start, noRetryInts{rc}); err != nil {
+		if err := s.send(ctx, start, rc); err != nil {
 			return nil, err
 		}
 		return rc.Val(), nil
 	}
 	rc := redis.NewCmd(ctx, all...)
-	rc.SetFirstKeyPos(3)
-	if err := s.send(ctx, start, noRetryCmd{rc}); err != nil {
+	if err := s.send(ctx, start, rc); err != nil {
 		return nil, err
 	}
 	return rc.Val(), nil
 }
 
-// send processes c, a call that started at start, and classifies its
-// failure; one that hints at a changed cluster reloads the slot map.
+// send processes c, a script call that started at start, as a noRetry routed
+// by its first key, and classifies its failure; one that hints at a changed
+// cluster reloads the slot map.
 func (s *Store) send(ctx context.Context, start time.Time, c redis.Cmder) error {
-	if err := s.proc.Process(ctx, c); err != nil {
+	c.SetFirstKeyPos(3)
+	if err := s.proc.Process(ctx, noRetry{c}); err != nil {
 		s.reloadSlots(start, err)
 		return classify(err)
 	}
 	return nil
-}
-
-// commandName returns name in lower case, boxed without an allocation (a
-// constant): go-redis looks commands up by their lower-case names.
-func commandName(name string) any {
-	switch name {
-	case "FCALL":
-		return "fcall"
-	case "EVALSHA":
-		return "evalsha"
-	case "EVAL":
-		return "eval"
-	}
-	return strings.ToLower(name)
 }
 
 // LoadLibrary implements redisengine.Conn: FUNCTION LOAD REPLACE on the
@@ -130,13 +105,10 @@ func classify(err error) error {
 	return err
 }
 
-// explain is the engine's Options.Explain: a *redisengine.RunError becomes
-// the store's error, with ctx's error when ctx ended (see cause); other
-// errors are the engine's.
+// explain is the engine's Options.Explain, which it calls with an error: a
+// *redisengine.RunError becomes the store's error, with ctx's error when ctx
+// ended (see cause); other errors are the engine's.
 func (s *Store) explain(ctx context.Context, start time.Time, err error) error {
-	if err == nil {
-		return nil
-	}
 	var re *redisengine.RunError
 	if !errors.As(err, &re) {
 		return err
