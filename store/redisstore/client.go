@@ -96,9 +96,6 @@ func (*dialWatch) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proc
 
 // since returns the last dial failure at or after start, or nil.
 func (w *dialWatch) since(start time.Time) error {
-	if w == nil {
-		return nil
-	}
 	if f := w.last.Load(); f != nil && !f.at.Before(start) {
 		return f.err
 	}
