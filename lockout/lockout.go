@@ -256,10 +256,5 @@ func (lo *Lockout) event(d Decision, err error, key string, latency time.Duratio
 // index returns the index of the window reported as scope (the first when
 // none is).
 func (lo *Lockout) index(scope string) int {
-	for i, w := range lo.cfg.Windows {
-		if w.Scope == scope {
-			return i
-		}
-	}
-	return 0
+	return max(slices.IndexFunc(lo.cfg.Windows, func(w Window) bool { return w.Scope == scope }), 0)
 }
