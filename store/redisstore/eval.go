@@ -14,15 +14,26 @@ import (
 	"github.com/ratekit/ratekit/store/redisengine"
 )
 
-// noRetry is a script command that go-redis must not send twice: once it
+// noRetryCmd is a script command that go-redis must not send twice: once it
 // may have reached Redis, a retry could charge the subject again.
-type noRetry struct{ redis.Cmder }
+type noRetryCmd struct{ *redis.Cmd }
 
 // NoRetry implements redis.Cmder.
-func (noRetry) NoRetry() bool { return true }
+func (noRetryCmd) NoRetry() bool { return true }
 
 // Clone implements redis.Cmder, keeping NoRetry.
-func (c noRetry) Clone() redis.Cmder { return noRetry{c.Cmder.Clone()} }
+func (c noRetryCmd) Clone() redis.Cmder { return noRetryCmd{c.Cmd.Clone().(*redis.Cmd)} }
+
+// noRetryInts is noRetryCmd for a reply of integers (Command.IntegerReply).
+type noRetryInts struct{ *redis.IntSliceCmd }
+
+// NoRetry implements redis.Cmder.
+func (noRetryInts) NoRetry() bool { return true }
+
+// Clone implements redis.Cmder, keeping NoRetry.
+func (c noRetryInts) Clone() redis.Cmder {
+	return noRetryInts{c.IntSliceCmd.Clone().(*redis.IntSliceCmd)}
+}
 
 // conn is the store as the engine's redisengine.Conn: it sends the engine's
 // calls through go-redis.
@@ -37,7 +48,7 @@ func (c *conn) Eval(ctx context.Context, cmd *redisengine.Command) (any, error) 
 	s := (*Store)(c)
 	start := time.Now()
 	all := make([]any, 0, 3+len(cmd.Keys)+cmd.NumArgs())
-	all = append(all, strings.ToLower(cmd.Name), &cmd.Script, len(cmd.Keys))
+	all = append(all, commandName(cmd.Name), &cmd.Script, len(cmd.Keys))
 	for i := range cmd.Keys {
 		all = append(all, &cmd.Keys[i])
 	}
@@ -46,28 +57,42 @@ func (c *conn) Eval(ctx context.Context, cmd *redisengine.Command) (any, error) 
 	}
 	if cmd.IntegerReply() {
 		rc := redis.NewIntSliceCmd(ctx, all...)
-		if err := s.send(ctx, start, rc); err != nil {
+		rc.SetFirstKeyPos(3)
+		if err := s.send(ctx, start, noRetryInts{rc}); err != nil {
 			return nil, err
 		}
 		return rc.Val(), nil
 	}
 	rc := redis.NewCmd(ctx, all...)
-	if err := s.send(ctx, start, rc); err != nil {
+	rc.SetFirstKeyPos(3)
+	if err := s.send(ctx, start, noRetryCmd{rc}); err != nil {
 		return nil, err
 	}
 	return rc.Val(), nil
 }
 
-// send processes c, a script call that started at start, as a noRetry routed
-// by its first key, and classifies its failure; one that hints at a changed
-// cluster reloads the slot map.
+// send processes c, a call that started at start, and classifies its
+// failure; one that hints at a changed cluster reloads the slot map.
 func (s *Store) send(ctx context.Context, start time.Time, c redis.Cmder) error {
-	c.SetFirstKeyPos(3)
-	if err := s.proc.Process(ctx, noRetry{c}); err != nil {
+	if err := s.proc.Process(ctx, c); err != nil {
 		s.reloadSlots(start, err)
 		return classify(err)
 	}
 	return nil
+}
+
+// commandName returns name in lower case, boxed without an allocation (a
+// constant): go-redis looks commands up by their lower-case names.
+func commandName(name string) any {
+	switch name {
+	case "FCALL":
+		return "fcall"
+	case "EVALSHA":
+		return "evalsha"
+	case "EVAL":
+		return "eval"
+	}
+	return strings.ToLower(name)
 }
 
 // LoadLibrary implements redisengine.Conn: FUNCTION LOAD REPLACE on the
