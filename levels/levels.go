@@ -1,6 +1,7 @@
 package levels
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -67,51 +68,19 @@ type Config struct {
 //
 // Store and reputation failures follow the error policies of opts (the
 // options of ratekit.Middleware), and the timeout bounds all of a request's
-// store calls together; a failed reputation update is reported and never
-// changes the response. An allowed request carries the tenant's rate-limit
-// headers, not the global ones.
-//
-// New returns an error for an invalid configuration: a missing store or
-// tenant key, no limits, an invalid limit or policy, a bad pattern, or a
-// global limit named like a tenant or endpoint one.
+// store calls together; a failed reputation update is only reported. An
+// allowed request carries the tenant's rate-limit headers, not the global
+// ones. New returns an error for an invalid configuration, including a global
+// limit named like a tenant or endpoint one.
 func New(cfg Config, opts ...ratekit.Option) (func(http.Handler) http.Handler, error) {
-	lv, err := newLevels(cfg, opts)
-	if err != nil {
-		return nil, err
-	}
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { lv.serve(next, w, r) })
-	}, nil
-}
-
-// levels is the compiled Config.
-type levels struct {
-	any       guard // the first guard built, for what does not depend on limits
-	key       ratekit.KeyFunc
-	global    guard          // nil without global limits
-	tenant    guard          // PerTenant alone; nil without them
-	routes    *http.ServeMux // Endpoints' patterns
-	endpoints map[string]guard
-	rep       reputation.Store
-	policy    reputation.Policy
-	threshold float64
-}
-
-func newLevels(cfg Config, opts []ratekit.Option) (*levels, error) {
 	if cfg.Store == nil {
 		return nil, errors.New("ratekit: levels: the Store is nil; pass memstore.New() or a Redis store")
 	}
 	if cfg.Tenant == nil {
 		return nil, errors.New("ratekit: levels: a Tenant key function is required, e.g. ratekit.ByHeader(\"X-Tenant\")")
 	}
-	lv := &levels{key: cfg.Tenant, rep: cfg.Reputation, policy: cfg.Policy, threshold: cfg.Threshold,
-		routes: http.NewServeMux(), endpoints: map[string]guard{}}
-	if lv.policy == (reputation.Policy{}) {
-		lv.policy = reputation.DefaultPolicy()
-	}
-	if lv.threshold == 0 {
-		lv.threshold = DefaultThreshold
-	}
+	lv := &levels{key: cfg.Tenant, rep: cfg.Reputation, policy: cmp.Or(cfg.Policy, reputation.DefaultPolicy()),
+		threshold: cmp.Or(cfg.Threshold, DefaultThreshold), routes: http.NewServeMux(), endpoints: map[string]guard{}}
 	if lv.rep != nil {
 		if err := lv.policy.Validate(); err != nil {
 			return nil, err
@@ -169,11 +138,26 @@ func newLevels(cfg Config, opts []ratekit.Option) (*levels, error) {
 	if lv.any == nil {
 		return nil, fmt.Errorf("%w: levels without limits; set Global, PerTenant or Endpoints", ratekit.ErrInvalidLimit)
 	}
-	return lv, nil
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { lv.serve(next, w, r) })
+	}, nil
+}
+
+// levels is the compiled Config.
+type levels struct {
+	any       guard // the first guard built, for what does not depend on limits
+	key       ratekit.KeyFunc
+	global    guard          // nil without global limits
+	tenant    guard          // PerTenant alone; nil without them
+	routes    *http.ServeMux // Endpoints' patterns
+	endpoints map[string]guard
+	rep       reputation.Store
+	policy    reputation.Policy
+	threshold float64
 }
 
 // handle registers pattern, turning ServeMux's panic on a bad or duplicate
-// pattern into an error (this runs when the middleware is built).
+// pattern into an error.
 func handle(mux *http.ServeMux, pattern string) (err error) {
 	defer func() {
 		if p := recover(); p != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ratekit/ratekit"
@@ -14,8 +15,7 @@ import (
 
 // A Window is one window of a Lockout: Attempts attempts are allowed in any
 // span of Window; the next one is refused, not counted, and starts a block
-// of Block, reported as Scope (a ">= threshold T" design is Attempts T-1).
-// The zero Window is invalid.
+// of Block, reported as Scope. The zero Window is invalid.
 type Window struct {
 	Scope    string // reported when this window trips, e.g. "temp" or "long"; 1 to 48 characters from [A-Za-z0-9_.-], one per window
 	Attempts int64  // 1 to 10000
@@ -31,19 +31,18 @@ type Config struct {
 	Name string
 	// Windows are checked together; each has its own block.
 	Windows []Window
-	// FailOpen lets attempts through when the store fails. By default a
-	// lockout fails closed: Enforce and Middleware answer 503.
+	// FailOpen lets attempts through when the store fails (default: 503).
 	FailOpen bool
 	// Timeout bounds each store call (default ratekit.DefaultTimeout;
 	// below 0: only the caller's context bounds it).
 	Timeout time.Duration
 	// Observer, when set, receives an observe.Event for every Attempt and
-	// Check (so every request of Middleware and Enforce), with Policy Name.
+	// Check, with Policy Name.
 	Observer observe.Observer
 }
 
-// A Decision is the answer of a Lockout, a plain value. The zero Decision,
-// which a call that failed returns, allows nothing and names no window.
+// A Decision is the answer of a Lockout, a plain value; the zero Decision, a
+// failed call's, allows nothing and names no window.
 type Decision struct {
 	// Allowed reports whether the attempt may proceed.
 	Allowed bool
@@ -62,26 +61,29 @@ type Decision struct {
 	attempt *ratekit.Reservation // the attempt Attempt recorded, for Refund; nil when none
 }
 
-// A Lockout counts attempts (not admitted requests) in several windows at
-// once, and blocks a subject whose attempts exceed a window's allowance for
-// that window's whole block. Most callers want Middleware, which counts
-// failed attempts only. A Lockout is safe for concurrent use; the zero
-// value is not usable: build it with New.
+// A Lockout counts attempts in several windows at once, and blocks a subject
+// whose attempts exceed a window's allowance for that window's block. Most
+// callers want Middleware, which counts failed attempts only. A Lockout is
+// safe for concurrent use; the zero value is not usable: build it with New.
 type Lockout struct {
 	cfg     Config
 	limiter *ratekit.Limiter
 	limits  []ratekit.Limit // the windows' limits, in config order
-	prefix  string          // Name + ":", before every subject: lockouts keep apart
+	prefix  string          // Name + ":", before every subject
 }
 
-// New validates cfg and returns a Lockout over s, which must be able to
-// refund attempts (a store.Settler: store/memstore, the Redis stores, or a
-// wrapper of them). Every problem is reported at once, as an error matching
-// ratekit.ErrInvalidLimit.
+// New validates cfg and returns a Lockout over s, a store that can refund
+// attempts (a store.Settler). Every problem is reported at once, as an error
+// matching ratekit.ErrInvalidLimit.
 func New(s ratekit.Store, cfg Config) (*Lockout, error) {
 	var errs []error
 	bad := func(field, reason string) {
 		errs = append(errs, &ratekit.LimitError{Limit: cfg.Name, Field: field, Reason: reason})
+	}
+	duration := func(field string, d time.Duration) {
+		if d < bounds.MinWindow || d > bounds.MaxWindow || d%time.Millisecond != 0 {
+			bad(field, fmt.Sprintf("must be whole milliseconds from %s to %s (got %s)", bounds.MinWindow, bounds.MaxWindow, d))
+		}
 	}
 	if s == nil {
 		bad("store", "is nil; pass memstore.New() or a Redis store")
@@ -100,23 +102,14 @@ func New(s ratekit.Store, cfg Config) (*Lockout, error) {
 		if why := bounds.Name(w.Scope); why != "" {
 			bad(field+"scope", why)
 		}
-		for _, o := range cfg.Windows[:i] {
-			if o.Scope == w.Scope {
-				bad(field+"scope", fmt.Sprintf("%q names an earlier window too; give each window a scope of its own", w.Scope))
-				break
-			}
+		if slices.ContainsFunc(cfg.Windows[:i], func(o Window) bool { return o.Scope == w.Scope }) {
+			bad(field+"scope", fmt.Sprintf("%q names an earlier window too; give each window a scope of its own", w.Scope))
 		}
 		if w.Attempts < 1 || w.Attempts > bounds.MaxLogQuota {
 			bad(field+"attempts", fmt.Sprintf("must be between 1 and %d (got %d)", bounds.MaxLogQuota, w.Attempts))
 		}
-		for _, d := range []struct {
-			name string
-			v    time.Duration
-		}{{"window", w.Window}, {"block", w.Block}} {
-			if d.v < bounds.MinWindow || d.v > bounds.MaxWindow || d.v%time.Millisecond != 0 {
-				bad(field+d.name, fmt.Sprintf("must be whole milliseconds from %s to %s (got %s)", bounds.MinWindow, bounds.MaxWindow, d.v))
-			}
-		}
+		duration(field+"window", w.Window)
+		duration(field+"block", w.Block)
 		limits[i] = ratekit.SlidingLog(w.Attempts, w.Window).Named(w.Scope).Block(w.Block)
 	}
 	if len(errs) > 0 {
@@ -263,10 +256,5 @@ func (lo *Lockout) event(d Decision, err error, key string, latency time.Duratio
 // index returns the index of the window reported as scope (the first when
 // none is).
 func (lo *Lockout) index(scope string) int {
-	for i, w := range lo.cfg.Windows {
-		if w.Scope == scope {
-			return i
-		}
-	}
-	return 0
+	return max(slices.IndexFunc(lo.cfg.Windows, func(w Window) bool { return w.Scope == scope }), 0)
 }

@@ -10,9 +10,8 @@ import (
 	"github.com/ratekit/ratekit/response"
 )
 
-// An Option configures Lockout.Middleware. Options are values built by the
-// functions of this package, safe to share; a nil Option is a programming
-// error.
+// An Option configures Lockout.Middleware; Options are safe to share, and a
+// nil Option is a programming error.
 type Option interface{ apply(*middleware) }
 
 type optionFunc func(*middleware)
@@ -55,9 +54,7 @@ func WithErrorHandler(f func(r *http.Request, err error)) Option {
 // KeepOnSuccess, refunds the attempt), any other status refunds it. Key
 // errors answer 400 (413 for a body too large), store errors 503 unless
 // FailOpen. Chain one per subject kind, e.g. per account and per IP; the
-// per-IP one should count 400, 413 and 429 too (FailureStatuses), so that
-// an address sending requests without a usable account, or to blocked
-// accounts, is blocked.
+// per-IP one should count 400, 413 and 429 too (FailureStatuses).
 func (lo *Lockout) Middleware(key ratekit.KeyFunc, opts ...Option) func(http.Handler) http.Handler {
 	if key == nil {
 		panic("ratekit: Lockout.Middleware needs a KeyFunc")

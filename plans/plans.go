@@ -22,15 +22,11 @@ type Plans struct {
 // Plans': a key error, so by default it gets a 400 (ratekit.WithKeyErrorPolicy).
 var ErrUnknownPlan = errors.New("ratekit: plans: unknown plan")
 
-// New builds a Limiter for every plan of plans (name to limits) on store.
-// Plan names follow the rules of limit names (1 to 48 characters from
-// [A-Za-z0-9_.-]). Every problem of every plan is reported at once.
-//
-// Name each plan's limits (Limit.Named): the name is what clients see in
-// the headers and bodies. Limits of two plans with the same name and
-// parameters share their counters, which is how plans share a limit (a
-// service-wide daily cap, say); the same name with other parameters does
-// not.
+// New builds a Limiter for every plan of plans (name to limits) on store;
+// plan names follow the rules of limit names. Every problem of every plan is
+// reported at once. Name each plan's limits (Limit.Named): clients see the
+// names, and limits of two plans with the same name and parameters share
+// their counters (a service-wide daily cap, say).
 func New(store ratekit.Store, plans map[string][]ratekit.Limit) (*Plans, error) {
 	if len(plans) == 0 {
 		return nil, errors.New("ratekit: plans: no plans; give at least one, e.g. {\"free\": {ratekit.FixedWindow(100, time.Minute).Named(\"free\")}}")
@@ -66,12 +62,10 @@ func (p *Plans) Limiter(plan string) (*ratekit.Limiter, bool) {
 func (p *Plans) Names() []string { return slices.Sorted(maps.Keys(p.limiters)) }
 
 // Middleware returns ratekit.Middleware for per-plan limits: plan(r) names
-// the request's plan and key(r) its subject; the request is charged to its
-// plan's limits under opts (the options of ratekit.Middleware, applied to
-// every plan). An error from plan, or a plan New was not given
-// (ErrUnknownPlan), is a key error: by default the request gets 400 without
-// being counted (ratekit.WithKeyErrorPolicy). It panics if plan or key is
-// nil, as ratekit.Middleware does.
+// the request's plan and key(r) its subject, charged to its plan's limits
+// under opts (applied to every plan). An error from plan, or an unknown plan
+// (ErrUnknownPlan), is a key error: by default a 400, uncounted
+// (ratekit.WithKeyErrorPolicy). It panics if plan or key is nil.
 func (p *Plans) Middleware(plan func(r *http.Request) (string, error), key ratekit.KeyFunc, opts ...ratekit.Option) func(http.Handler) http.Handler {
 	if plan == nil || key == nil || len(p.limiters) == 0 {
 		panic("ratekit: plans: Middleware needs Plans built by New, a plan function and a KeyFunc")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"slices"
@@ -96,9 +97,6 @@ func (*dialWatch) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proc
 
 // since returns the last dial failure at or after start, or nil.
 func (w *dialWatch) since(start time.Time) error {
-	if w == nil {
-		return nil
-	}
 	if f := w.last.Load(); f != nil && !f.at.Before(start) {
 		return f.err
 	}
@@ -173,14 +171,10 @@ func (s *Store) ping(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		var down []string
-		for _, addr := range c.Options().Addrs {
-			if !slices.Contains(pinged, addr) {
-				down = append(down, addr)
-			}
-		}
+		down := slices.DeleteFunc(slices.Sorted(maps.Values(c.Options().Addrs)), func(addr string) bool {
+			return slices.Contains(pinged, addr)
+		})
 		if len(down) > 0 {
-			slices.Sort(down)
 			return &pingError{addr: strings.Join(down, ", "), err: errors.New("the ring's heartbeat found it down")}
 		}
 		return nil

@@ -130,13 +130,10 @@ func classify(err error) error {
 	return err
 }
 
-// explain is the engine's Options.Explain: a *redisengine.RunError becomes
-// the store's error, with ctx's error when ctx ended (see cause); other
-// errors are the engine's.
+// explain is the engine's Options.Explain, which it calls with an error: a
+// *redisengine.RunError becomes the store's error, with ctx's error when ctx
+// ended (see cause); other errors are the engine's.
 func (s *Store) explain(ctx context.Context, start time.Time, err error) error {
-	if err == nil {
-		return nil
-	}
 	var re *redisengine.RunError
 	if !errors.As(err, &re) {
 		return err
@@ -150,13 +147,12 @@ const reloadEvery = 250 * time.Millisecond
 
 // reloadSlots asks a *redis.ClusterClient to reload its slot map, in the
 // background, when err, the failure of a call that started at start, hints
-// that the map may be stale (see staleHint), or a dial failed since start.
-// go-redis alone reloads only after MOVED, ASK or READONLY and every
-// ClusterStateReloadInterval, so a dead master's slots would go to its
-// address long after its replica took over.
+// that the map may be stale (see staleHint), or a dial failed since start:
+// go-redis alone would keep sending a dead master's slots to it long after
+// its replica took over.
 func (s *Store) reloadSlots(start time.Time, err error) {
 	c, ok := s.proc.(*redis.ClusterClient)
-	if !ok || c == nil {
+	if !ok {
 		return
 	}
 	if !staleHint(err) && s.dials.since(start) == nil {

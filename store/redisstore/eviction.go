@@ -21,23 +21,15 @@ func WithLogger(l *slog.Logger) Option {
 
 // Ping checks that Redis answers: it sends PING to the server of a
 // *redis.Client, to every master of a *redis.ClusterClient and to every shard
-// of a *redis.Ring (a client of another type gets one PING, sent as it routes
-// it), and returns an error naming the address and the cause, e.g.
-// "ratekit: redisstore: cannot reach Redis at 127.0.0.1:6379: dial tcp
-// 127.0.0.1:6379: connect: connection refused".
-//
-// It then tries every kind of call the engine makes on each master or shard
-// (Engine.Probe, about a probe subject whose keys that node holds; they live
-// a second at most and are deleted at once), which also loads the engine
-// where it is missing, so that a Redis user that may not use the store's
-// keys or commands fails Ping with the fix, e.g. "...: allow them with the
-// key pattern ~ratekit:*". Last, it logs a warning (WithLogger) for each node
-// that may evict the store's keys: maxmemory set and any maxmemory-policy
-// but noeviction (a node that refuses CONFIG GET is not checked).
-//
-// Call Ping when the service starts, with a context that bounds it (a few
-// seconds: go-redis retries a failed dial for a while), and refuse to start
-// or log the error, as you prefer.
+// of a *redis.Ring (once, as routed, through a client of another type), and
+// returns an error naming the address and the cause. It then tries every
+// kind of call the engine makes on each master or shard (Engine.Probe, with
+// keys that live a second at most), which loads the engine where it is
+// missing and fails with the fix when the Redis user may not use the store's
+// keys or commands. Last, it logs a warning (WithLogger) for each node that
+// may evict the store's keys: maxmemory set with a policy but noeviction.
+// Call it when the service starts, with a context bounding it to a few
+// seconds (go-redis retries a failed dial for a while).
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.ping(ctx); err != nil {
 		return err

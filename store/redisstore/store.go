@@ -18,8 +18,8 @@ import (
 const DefaultPrefix = redisengine.DefaultPrefix
 
 // Store is a ratekit.Store (and a reputation.Store) backed by Redis through
-// go-redis: the engine in store/redisengine and a Conn. It is safe for
-// concurrent use. Build it with New; the zero Store is not usable.
+// go-redis. It is safe for concurrent use. Build it with New; the zero Store
+// is not usable.
 type Store struct {
 	rep redisengine.Extras // the reputation methods
 
@@ -32,8 +32,7 @@ type Store struct {
 	lastReload atomic.Int64 // UnixNano of the last slot-map reload asked (reloadSlots)
 }
 
-// processor is implemented by every go-redis client; the store uses it to
-// send its calls as commands that go-redis will not retry.
+// processor is implemented by every go-redis client.
 type processor interface {
 	redis.Scripter
 	Process(ctx context.Context, cmd redis.Cmder) error
@@ -55,13 +54,11 @@ func WithPrefix(prefix string) Option {
 }
 
 // New returns a Store that runs its calls through client: a go-redis
-// *redis.Client, *redis.ClusterClient, *redis.Ring or redis.UniversalClient.
-// It rejects a Scripter without a Process method (the store could not stop
-// its retries from charging twice), and a *redis.Client,
-// *redis.ClusterClient or *redis.Ring whose ContextTimeoutEnabled is false
-// (see the package doc). New sends nothing to Redis (call Store.Ping at
-// start); it adds a hook to the client that watches its dials, so that a call
-// cut short by its context can name a failed dial.
+// *redis.Client, *redis.ClusterClient, *redis.Ring or redis.UniversalClient,
+// with ContextTimeoutEnabled (see the package doc); a Scripter without a
+// Process method is refused, as the store could not stop its retries. New
+// sends nothing to Redis (call Store.Ping at start); it hooks the client's
+// dials, so that a call cut short by its context can name a failed dial.
 func New(client redis.Scripter, opts ...Option) (*Store, error) {
 	if client == nil {
 		return nil, errNilClient
@@ -111,23 +108,9 @@ func (s *Store) Keys(subject string, limits []ratekit.Limit) ([]string, error) {
 }
 
 // WithAlgorithm registers a custom algorithm, run by limits built with
-// ratekit.Custom(name, …). source is a Lua function following the engine's
-// contract (docs/architecture.md, "Custom algorithms"):
-//
-//	function(r, key, p1, p2, p3)
-//	  -- read state with redis.call; write nothing
-//	  r.allowed, r.remaining, r.reset = allowed, remaining, reset_us
-//	  if not allowed then r.retry, r.flags = retry_us, flags end
-//	  if allowed and charge then -- the write, committed if every limit admits
-//	    r.op, r.a, r.b, r.after_remaining, r.after_reset = op, a, b, after_remaining, after_reset_us
-//	  end
-//	  return r
-//	end
-//
-// where r is a table the engine lends (clear a field with false, not nil);
-// op is 'incr' (INCRBY cost), 'decr', 'set' (SET a PX b), 'del', 'hincr' or
-// 'zadd'; and cost, charge, clock() and int() are in scope. A store with
-// custom algorithms runs its own copy of the engine.
+// ratekit.Custom(name, …): source is a Lua function following the engine's
+// contract (docs/architecture.md, "Custom algorithms"). A store with custom
+// algorithms runs its own copy of the engine.
 func WithAlgorithm(name string, source string) Option {
 	return optionFunc(func(s *Store) {
 		if s.opts.Algorithms == nil {
@@ -137,10 +120,9 @@ func WithAlgorithm(name string, source string) Option {
 	})
 }
 
-// WithRandom sets the source of the uniform draws in [0, 1) that decide
-// calls of Suppressed limits in their probabilistic range (default
-// math/rand/v2's Float64; Redis seeds Lua's math.random alike for every
-// script). It must be safe for concurrent use.
+// WithRandom sets the source of the uniform draws in [0, 1) for Suppressed
+// limits (default math/rand/v2's Float64: Redis seeds Lua's math.random alike
+// for every script); it must be safe for concurrent use.
 func WithRandom(f func() float64) Option {
 	return optionFunc(func(s *Store) {
 		if f != nil {

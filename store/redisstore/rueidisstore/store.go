@@ -15,9 +15,9 @@ import (
 	"github.com/ratekit/ratekit/store/redisengine"
 )
 
-// Store is a ratekit.Store (and a reputation.Store)
-// backed by Redis through a rueidis.Client. It is safe for concurrent use.
-// Build it with New; the zero Store is not usable.
+// Store is a ratekit.Store (and a reputation.Store) backed by Redis through a
+// rueidis.Client. It is safe for concurrent use. Build it with New; the zero
+// Store is not usable.
 type Store struct {
 	rep redisengine.Extras // the reputation methods
 
@@ -69,7 +69,7 @@ func New(client rueidis.Client, opts ...Option) (*Store, error) {
 	if client == nil {
 		return nil, errors.New("ratekit: rueidisstore: nil client")
 	}
-	o := redisengine.Options{Name: "rueidisstore", Explain: func(ctx context.Context, _ time.Time, err error) error { return explain(ctx, err) }}
+	o := redisengine.Options{Name: "rueidisstore", Explain: explain}
 	for _, opt := range opts {
 		if opt != nil {
 			opt.apply(&o)
@@ -96,11 +96,9 @@ func (s *Store) Keys(subject string, limits []ratekit.Limit) ([]string, error) {
 	return s.eng.Keys(subject, limits)
 }
 
-// Ping sends PING (to every node of a cluster) and returns an error naming
-// the cause when Redis does not answer. It then tries every kind of call the
-// engine makes on each master (one where CLUSTER SLOTS is refused), as
-// redisstore's Ping does, so that a Redis user that may not use the store's
-// keys or commands fails with the fix.
+// Ping sends PING to every node and returns an error naming the cause when
+// Redis does not answer; then, as redisstore's Ping does, it tries every kind
+// of call the engine makes on each master (one where CLUSTER SLOTS is refused).
 func (s *Store) Ping(ctx context.Context) error {
 	for addr, node := range s.client.Nodes() {
 		if err := node.Do(ctx, node.B().Ping().Build()).Error(); err != nil {
@@ -156,12 +154,9 @@ func (s *Store) probeSubjects(ctx context.Context) []string {
 	return out
 }
 
-// explain turns the engine's failure into the store's error: when ctx
-// ended, it names ctx's error and the last failure behind it.
-func explain(ctx context.Context, err error) error {
-	if err == nil {
-		return nil // before re, whose address escapes
-	}
+// explain turns the engine's failure (never nil) into the store's error:
+// when ctx ended, it names ctx's error and the last failure behind it.
+func explain(ctx context.Context, _ time.Time, err error) error {
 	var re *redisengine.RunError
 	if !errors.As(err, &re) {
 		return err
