@@ -132,33 +132,21 @@ func forwardedFor(element string) string {
 
 // parseAddr parses "ip", "ip:port", "[ipv6]" or "[ipv6]:port", unmaps
 // IPv4-mapped IPv6 and drops zones. It accepts exactly what
-// netip.ParseAddr, then netip.ParseAddrPort, then the same on the text inside
-// one pair of brackets accept, but its cost does not grow with odd input: it
-// reads s a few times and allocates at most netip.ParseAddr's small error
-// value (ports are checked in place, zones are not interned, and nested
-// brackets are peeled in one pass).
+// netip.ParseAddrPort, then netip.ParseAddr, then the same on the text inside
+// one pair of brackets accept (at most one of the forms parses), but its cost
+// does not grow with odd input: it reads s a few times and allocates at most
+// netip.ParseAddr's small error value (ports are checked in place, zones are
+// not interned, and nested brackets are peeled in one pass).
 func parseAddr(s string) (netip.Addr, bool) {
 	// Neither netip parser accepts "[x]", which parses as x does.
 	for len(s) > 2 && s[0] == '[' && s[len(s)-1] == ']' {
 		s = s[1 : len(s)-1]
 	}
-	// At most one of the two forms parses: try the likelier one first.
-	if hasPort(s) { // RemoteAddr's usual form
-		if a, ok := parseAddrPort(s); ok {
-			return a.Unmap(), true
-		}
-		if a, ok := parseIP(s); ok {
-			return a.Unmap(), true
-		}
-		return netip.Addr{}, false
+	a, ok := parseAddrPort(s)
+	if !ok {
+		a, ok = parseIP(s)
 	}
-	if a, ok := parseIP(s); ok {
-		return a.Unmap(), true
-	}
-	if a, ok := parseAddrPort(s); ok {
-		return a.Unmap(), true
-	}
-	return netip.Addr{}, false
+	return a.Unmap(), ok
 }
 
 // parseIP parses s as netip.ParseAddr does and returns the address without
@@ -189,11 +177,14 @@ func parseAddrPort(s string) (netip.Addr, bool) {
 		return netip.Addr{}, false
 	}
 	host, v6 := s[:i], false
-	if host[0] == '[' {
+	switch {
+	case host[0] == '[':
 		if len(host) < 2 || host[len(host)-1] != ']' {
 			return netip.Addr{}, false
 		}
 		host, v6 = host[1:len(host)-1], true
+	case strings.IndexByte(host, ':') >= 0: // IPv6 without brackets: refused unparsed
+		return netip.Addr{}, false
 	}
 	a, ok := parseIP(host)
 	if !ok || a.Is4() == v6 { // brackets if and only if IPv6
@@ -219,9 +210,4 @@ func validPort(p string) bool {
 		}
 	}
 	return true
-}
-
-// hasPort reports whether s looks like "ip:port" or "[ipv6]:port".
-func hasPort(s string) bool {
-	return strings.Contains(s, "]:") || strings.Count(s, ":") == 1
 }
