@@ -28,22 +28,13 @@ const (
 	Released
 )
 
+var outcomeNames = [...]string{"allowed", "denied", "shadow_denied", "error", "invalid", "released"}
+
 // String returns the outcome's label: "allowed", "denied", "shadow_denied",
-// "error", "invalid" or "released".
+// "error", "invalid" or "released" ("unknown" for any other value).
 func (o Outcome) String() string {
-	switch o {
-	case Allowed:
-		return "allowed"
-	case Denied:
-		return "denied"
-	case ShadowDenied:
-		return "shadow_denied"
-	case Error:
-		return "error"
-	case Invalid:
-		return "invalid"
-	case Released:
-		return "released"
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
 	}
 	return "unknown"
 }

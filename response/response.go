@@ -9,7 +9,6 @@ package response
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -140,40 +139,23 @@ func seconds(n int64) string {
 type Renderer func(e *Error) (contentType string, body []byte)
 
 // JSON renders {"status":…,"code":…,"message":…,"context":{…}} as
-// application/json. It is the default.
+// application/json, the context as documented on Details. It is the default.
 func JSON(e *Error) (string, []byte) {
-	b, err := json.Marshal(jsonBody{Status: e.Status, Code: e.Code, Message: e.Message, Context: jsonContext(e.Context)})
-	if err != nil { // unreachable: every field marshals
-		b = []byte(fmt.Sprintf(`{"status":%d}`, e.Status))
-	}
-	return "application/json", b
-}
-
-// jsonBody is JSON's body: an Error with its context written
-// as documented on Details.
-type jsonBody struct {
-	Status  int    `json:"status"`
-	Code    Code   `json:"code"`
-	Message string `json:"message"`
-	Context any    `json:"context"`
-}
-
-// jsonContext returns the context member: retryAfter, limit, remaining and
-// policy, or retryAfter alone when no limit is described.
-func jsonContext(c Details) any {
-	type withLimit struct {
+	type context struct {
 		RetryAfter int64  `json:"retryAfter,omitempty"`
-		Limit      int64  `json:"limit"`
-		Remaining  int64  `json:"remaining"`
-		Policy     string `json:"policy"`
+		Limit      *int64 `json:"limit,omitempty"` // set, even to 0, when Policy is
+		Remaining  *int64 `json:"remaining,omitempty"`
+		Policy     string `json:"policy,omitempty"`
 	}
-	type retryOnly struct {
-		RetryAfter int64 `json:"retryAfter,omitempty"`
+	c := context{RetryAfter: e.Context.RetryAfter}
+	if e.Context.Policy != "" {
+		c.Limit, c.Remaining, c.Policy = &e.Context.Limit, &e.Context.Remaining, e.Context.Policy
 	}
-	if c.Policy == "" {
-		return retryOnly{c.RetryAfter}
-	}
-	return withLimit{c.RetryAfter, c.Limit, c.Remaining, c.Policy}
+	b, _ := json.Marshal(struct {
+		*Error
+		Context context `json:"context"` // hides Error.Context
+	}{e, c})
+	return "application/json", b
 }
 
 // Render returns the response's headers and body through render (nil means
