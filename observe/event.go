@@ -28,7 +28,7 @@ const (
 	Released
 )
 
-var outcomeNames = [...]string{"allowed", "denied", "shadow_denied", "error", "invalid", "released"}
+var outcomeNames = [...]string{"allowed", "denied", "shadow_denied", "error", "invalid", "released"} // by Outcome
 
 // String returns the outcome's label: "allowed", "denied", "shadow_denied",
 // "error", "invalid" or "released" ("unknown" for any other value).

@@ -36,7 +36,6 @@ type Metrics struct {
 	inFlight    metric.Int64UpDownCounter
 	active      atomic.Int64 // ratekit.fallback.active, read by its callback
 	policies    *observe.PolicyMap[*series]
-	held        *observe.PolicyMap[[][]metric.AddOption] // by Event.Held: the attributes of each name
 }
 
 var _ observe.Observer = (*Metrics)(nil)
@@ -50,7 +49,7 @@ func New(opts ...Option) (*Metrics, error) {
 		return nil, err
 	}
 	meter := c.provider.Meter(ScopeName)
-	m := &Metrics{policies: observe.NewPolicyMap(newSeries), held: observe.NewPolicyMap(heldOptions)}
+	m := &Metrics{policies: observe.NewPolicyMap(newSeries)}
 	var errs [7]error
 	m.decisions, errs[0] = meter.Int64Counter("ratekit.decisions", metric.WithUnit("{decision}"),
 		metric.WithDescription("Rate-limit decisions by binding policy and outcome (allowed, denied, shadow_denied, error, invalid)."))
@@ -83,8 +82,8 @@ func New(opts ...Option) (*Metrics, error) {
 // exist, Observe itself allocates nothing.
 func (m *Metrics) Observe(ctx context.Context, e observe.Event) {
 	if d := e.HeldDelta(); d != 0 {
-		for _, opts := range m.held.Get(e.Held) {
-			m.inFlight.Add(ctx, d, opts...)
+		for name := range strings.SplitSeq(e.Held, ",") {
+			m.inFlight.Add(ctx, d, m.policies.Get(name).policy...)
 		}
 	}
 	if e.Outcome == observe.Released {
@@ -113,8 +112,9 @@ func (m *Metrics) Observe(ctx context.Context, e observe.Event) {
 	}
 }
 
-// series are one policy's measurement options, with their attribute sets
-// built once: an Event then costs no attribute sorting and no allocation.
+// series are one policy's (or InFlight limit's) measurement options, with
+// their attribute sets built once: an Event then costs no attribute sorting
+// and no allocation.
 type series struct {
 	decisions [observe.Invalid + 1][]metric.AddOption // by Outcome
 	policy    []metric.AddOption
@@ -135,14 +135,4 @@ func newSeries(policy string) *series {
 
 func outcomeOption(policy string, o observe.Outcome) metric.MeasurementOption {
 	return metric.WithAttributeSet(attribute.NewSet(PolicyKey.String(policy), OutcomeKey.String(o.String())))
-}
-
-// heldOptions returns the measurement options of each InFlight limit named
-// in held, a list as in observe.Event.Held.
-func heldOptions(held string) [][]metric.AddOption {
-	var opts [][]metric.AddOption
-	for _, name := range strings.Split(held, ",") {
-		opts = append(opts, []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(PolicyKey.String(name)))})
-	}
-	return opts
 }

@@ -24,8 +24,8 @@ type Metrics struct {
 	latency        *prometheus.HistogramVec
 	fallbackActive prometheus.Gauge
 	inFlight       *prometheus.GaugeVec
-	policies       *observe.PolicyMap[*series]            // built by series
-	held           *observe.PolicyMap[[]prometheus.Gauge] // by Event.Held: a gauge per name
+	policies       *observe.PolicyMap[*series]          // built by series
+	held           *observe.PolicyMap[prometheus.Gauge] // inFlight's child per InFlight limit name
 }
 
 // series are one policy's children of every vector, looked up once: an
@@ -81,18 +81,8 @@ func New(opts ...Option) (*Metrics, error) {
 		}, []string{"policy"}),
 	}
 	m.policies = observe.NewPolicyMap(m.series)
-	m.held = observe.NewPolicyMap(m.heldGauges)
+	m.held = observe.NewPolicyMap(func(name string) prometheus.Gauge { return m.inFlight.WithLabelValues(name) })
 	return m, nil
-}
-
-// heldGauges returns the in-flight gauge of each name in held, a list as
-// in Event.Held.
-func (m *Metrics) heldGauges(held string) []prometheus.Gauge {
-	var gs []prometheus.Gauge
-	for _, name := range strings.Split(held, ",") {
-		gs = append(gs, m.inFlight.WithLabelValues(name))
-	}
-	return gs
 }
 
 // series creates policy's children of every vector.
@@ -114,8 +104,8 @@ func (m *Metrics) series(policy string) *series {
 // once the policy's series exist, and ignores ctx.
 func (m *Metrics) Observe(_ context.Context, e observe.Event) {
 	if d := e.HeldDelta(); d != 0 {
-		for _, g := range m.held.Get(e.Held) {
-			g.Add(float64(d))
+		for name := range strings.SplitSeq(e.Held, ",") {
+			m.held.Get(name).Add(float64(d))
 		}
 	}
 	if e.Outcome == observe.Released {
