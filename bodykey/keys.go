@@ -67,28 +67,26 @@ func jsonField(body []byte, name string) string {
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return ""
 	}
-	var found json.RawMessage
+	var found any
 	for dec.More() {
 		t, err := dec.Token()
 		key, ok := t.(string)
-		var raw json.RawMessage
-		if err != nil || !ok || dec.Decode(&raw) != nil {
+		var v any
+		if err != nil || !ok || dec.Decode(&v) != nil {
 			return ""
 		}
 		if strings.EqualFold(key, name) {
-			found = raw
+			found = v
 		}
 	}
 	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
 		return ""
 	}
-	var s string
-	if json.Unmarshal(found, &s) == nil {
-		return s
-	}
-	var n json.Number
-	if json.Unmarshal(found, &n) == nil {
-		return n.String()
+	switch v := found.(type) {
+	case string:
+		return v
+	case json.Number: // UseNumber: the number as written
+		return v.String()
 	}
 	return ""
 }
