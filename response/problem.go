@@ -13,17 +13,12 @@ const (
 	problemAbnormalUsage   = "https://iana.org/assignments/http-problem-types#abnormal-usage-detected"
 )
 
-// Problem renders an RFC 9457 problem (application/problem+json). A
-// 429 has the IETF RateLimit draft's problem type
-// https://iana.org/assignments/http-problem-types#quota-exceeded with the
-// extension member violated-policies (the names of the limits that refused
-// the request); a 429 of a penalty block or a lockout (Details.Blocked)
-// has https://iana.org/assignments/http-problem-types#abnormal-usage-detected
-// instead, with violated-policies too;
-// a 503 of a fail-closed store failure has
-// https://iana.org/assignments/http-problem-types#temporary-reduced-capacity;
-// a 400 has about:blank. The message is the detail; the code, retryAfter,
-// limit, remaining and policy are extension members as in JSON.
+// Problem renders an RFC 9457 problem (application/problem+json) with the
+// IETF RateLimit draft's problem types (https://iana.org/assignments/http-problem-types):
+// quota-exceeded for a 429, or abnormal-usage-detected for one that is
+// Details.Blocked, both with the extension member violated-policies;
+// temporary-reduced-capacity for a 503; about:blank otherwise. The message is the detail; code, retryAfter, limit, remaining
+// and policy are extension members as in JSON.
 func Problem(e *Error) (string, []byte) {
 	type problem struct {
 		Type       string   `json:"type"`

@@ -27,12 +27,11 @@ const (
 	CodePayloadTooLarge    Code = "PAYLOAD_TOO_LARGE"   // 413, the key is in a body larger than the key function reads
 )
 
-// Error is the body of a denial (429), of a store failure under a
-// fail-closed policy (503), or of a request without a usable key (400). It
-// implements error, so handlers can return it, and http.Handler, so they can
-// serve it; Write sends it through a Renderer. It never carries internal
-// error text. Build it with ratekit.DeniedResponse, TooMany,
-// Unavailable, BadRequest or KeyError; it is a plain value, safe to share once built.
+// Error is the body of a response of the kind the package documentation
+// lists; it never carries internal error text. It implements error and
+// http.Handler; Write sends it through a Renderer. Build it with
+// ratekit.DeniedResponse, TooMany, Unavailable, BadRequest or KeyError; it is
+// a plain value, safe to share once built.
 type Error struct {
 	Status  int     `json:"status"`
 	Code    Code    `json:"code"`
@@ -49,13 +48,11 @@ type Details struct {
 	Limit      int64  `json:"limit,omitempty"`      // the binding limit's quota
 	Remaining  int64  `json:"remaining"`            // the binding limit's remaining quota
 	Policy     string `json:"policy,omitempty"`     // the binding limit's name
-	// Violated names the limits that refused the request (a 429): the
-	// binding one and any other that denied too. Problem writes them
-	// as violated-policies; JSON leaves them out.
+	// Violated names the limits that refused a 429: the binding one and any
+	// other that denied too. Problem writes them as violated-policies; JSON leaves them out.
 	Violated []string `json:"-"`
-	// Blocked reports a 429 of a penalty block (Limit.Block) or a lockout:
-	// the client was refused for abnormal usage, not for a quota that
-	// refills. Problem writes it as the problem type
+	// Blocked reports a 429 of a penalty block (Limit.Block) or a lockout,
+	// not of a quota that refills. Problem writes it as the problem type
 	// abnormal-usage-detected; JSON leaves it out.
 	Blocked bool `json:"-"`
 }
@@ -63,11 +60,10 @@ type Details struct {
 // Error implements error with the response's message.
 func (e *Error) Error() string { return e.Message }
 
-// TooMany returns a 429 body with code (CodeRateLimited: "Too many requests.
-// …"; CodeTooManyAttempts: "Too many attempts. …") for a client that may
-// retry after retry (0: the request can never pass), describing a limit of
-// quota limit with remaining left, named policy. ratekit.DeniedResponse
-// builds it from a Decision.
+// TooMany returns a 429 body with code (CodeRateLimited or
+// CodeTooManyAttempts) for a client that may retry after retry (0: never),
+// describing the limit policy of quota limit with remaining left.
+// ratekit.DeniedResponse builds it from a Decision.
 func TooMany(code Code, retry time.Duration, limit, remaining int64, policy string) *Error {
 	e := &Error{
 		Status:  http.StatusTooManyRequests,
@@ -109,11 +105,9 @@ func BadRequest() *Error {
 	}
 }
 
-// KeyError returns the response to a request whose key function
-// (or cost) failed with err under the default key error policy: 413
-// PAYLOAD_TOO_LARGE for a body too large (an error matching
-// *http.MaxBytesError, as package bodykey's key functions return), else
-// BadRequest's 400.
+// KeyError returns the response to a request whose key function (or cost)
+// failed with err under the default key error policy: 413 when err matches
+// *http.MaxBytesError (as bodykey's errors do), else BadRequest's 400.
 func KeyError(err error) *Error {
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
@@ -133,9 +127,8 @@ func seconds(n int64) string {
 	return strconv.FormatInt(n, 10) + " seconds"
 }
 
-// A Renderer turns an Error into a body and its content type. It is
-// called by concurrent requests, so it must be safe for concurrent use;
-// JSON and Problem are. A nil Renderer means JSON.
+// A Renderer turns an Error into a body and its content type. It must be
+// safe for concurrent use, as JSON and Problem are. A nil Renderer means JSON.
 type Renderer func(e *Error) (contentType string, body []byte)
 
 // JSON renders {"status":…,"code":…,"message":…,"context":{…}} as
@@ -158,10 +151,9 @@ func JSON(e *Error) (string, []byte) {
 	return "application/json", b
 }
 
-// Render returns the response's headers and body through render (nil means
-// JSON), for writers other than an http.ResponseWriter: it sets
-// Retry-After, Cache-Control: no-store, Content-Type and
-// X-Content-Type-Options on h and returns the body.
+// Render sets the response's headers on h (SetRetry's, Content-Type and
+// X-Content-Type-Options) and returns its body through render (nil means
+// JSON), for writers other than an http.ResponseWriter.
 func (e *Error) Render(h HeaderSetter, render Renderer) []byte {
 	if render == nil {
 		render = JSON
@@ -190,9 +182,8 @@ type HeaderSetter interface {
 	Set(key, value string)
 }
 
-// SetRetry sets Retry-After (whole seconds, rounded up, at least 1) and
-// Cache-Control: no-store on h, as every 429 and 503 of the kit carries. A
-// retry of 0 or less (a request that can never pass) sets no Retry-After.
+// SetRetry sets Cache-Control: no-store and, when retry is positive,
+// Retry-After (whole seconds, rounded up) on h, as every 429 and 503 carries.
 func SetRetry(h HeaderSetter, retry time.Duration) {
 	if retry > 0 {
 		h.Set("Retry-After", strconv.FormatInt(retrySeconds(retry), 10))
