@@ -13,13 +13,11 @@ import (
 	"strings"
 )
 
-// A Resolver finds the client address of a request under an explicit trust
-// model; ratekit.ByIP is its usual form. Build it with New (the zero value is
-// not usable). By default it uses only the socket peer: headers are read only when
-// the peer is a trusted proxy (TrustProxies) or a fixed number of proxies is
-// trusted (TrustHops). Addresses are unmapped (::ffff:1.2.3.4 is 1.2.3.4),
-// zones are dropped, and keys group IPv6 addresses by /64 (IPv6Prefix). It is
-// safe for concurrent use.
+// A Resolver finds the client address of a request under the trust model the
+// package documentation describes; ratekit.ByIP is its usual form. Addresses
+// are unmapped (::ffff:1.2.3.4 is 1.2.3.4), zones are dropped, and keys group
+// IPv6 addresses by /64 (IPv6Prefix). Build it with New (the zero value is
+// not usable); it is safe for concurrent use.
 type Resolver struct {
 	trusted []netip.Prefix
 	hops    int
@@ -29,9 +27,8 @@ type Resolver struct {
 	v6Bits  int
 }
 
-// An Option configures a Resolver (and ratekit.ByIP). It is applied once,
-// when the Resolver is built; an invalid one is an error from New. Build one
-// with the functions that return it (TrustProxies, FromHeader, ...).
+// An Option configures a Resolver (and ratekit.ByIP) when it is built; an
+// invalid one is an error from New.
 type Option interface{ apply(*Resolver) error }
 
 type optionFunc func(*Resolver) error
@@ -41,12 +38,10 @@ func (f optionFunc) apply(c *Resolver) error { return f(c) }
 // TrustProxies trusts peers inside prefixes: when the socket peer is one, the
 // forwarding header is read right to left, skipping trusted addresses, and the
 // first untrusted address is the client. An entry that does not parse stops
-// the walk at the last address a trusted proxy vouched for; the leftmost
-// (client-supplied) value is never used unless every hop is trusted. The walk
-// reads at most 64 entries: a 65th entry, whatever it holds, is treated as
-// one that does not parse, so the 64th address from the right is the client.
-// The work per request is thus bounded by the hops walked, not by the size of
-// the header.
+// the walk at the last address a trusted proxy vouched for, so the leftmost
+// (client-supplied) value is used only if every hop is trusted. The walk
+// reads at most 64 entries (a 65th counts as one that does not parse), so its
+// work is bounded by the hops walked, not by the size of the header.
 func TrustProxies(prefixes ...netip.Prefix) Option {
 	return optionFunc(func(c *Resolver) error {
 		for _, p := range prefixes {
@@ -63,9 +58,9 @@ func TrustProxies(prefixes ...netip.Prefix) Option {
 }
 
 // TrustHops trusts exactly n proxies in front of the service: the client is
-// the n-th forwarding entry from the right; with fewer entries, the peer. Prefer TrustProxies when the
-// proxies' addresses are known: a hop count cannot tell a request that
-// bypassed a proxy.
+// the n-th forwarding entry from the right; with fewer entries, the peer.
+// Prefer TrustProxies when the proxies' addresses are known: a hop count
+// cannot tell a request that bypassed a proxy.
 func TrustHops(n int) Option {
 	return optionFunc(func(c *Resolver) error {
 		if n < 1 {
@@ -149,10 +144,8 @@ func (c *Resolver) Key(a netip.Addr) string {
 	return p.String()
 }
 
-// KeyOf returns the key of the client of a request whose socket peer is
-// remoteAddr and whose headers header reads: Key of what Resolve returns. A
-// plain IPv4 peer's key is a substring of remoteAddr, made without
-// allocating.
+// KeyOf returns Key of what Resolve returns; a plain IPv4 peer's key is a
+// substring of remoteAddr, made without allocating.
 func (c *Resolver) KeyOf(remoteAddr string, header func(name string) []string) (string, error) {
 	a, err := c.Resolve(remoteAddr, header)
 	if err != nil {
@@ -182,9 +175,8 @@ func (c *Resolver) keyIn(s string, a netip.Addr) (string, bool) {
 }
 
 // Resolve returns the client address of a request whose socket peer is
-// remoteAddr ("ip:port" or "ip") and whose header values are read through
-// header (http.Header.Values for net/http). Frameworks that are not net/http
-// pass their own peer and header accessor.
+// remoteAddr ("ip:port" or "ip") and whose header values header returns
+// (http.Header.Values for net/http, a framework's accessor otherwise).
 func (c *Resolver) Resolve(remoteAddr string, header func(name string) []string) (netip.Addr, error) {
 	peer, ok := parseAddr(remoteAddr)
 	if !ok {
