@@ -22,14 +22,13 @@ func LogLevel(level slog.Level) LogOption {
 	return logOptionFunc(func(l *logger) { l.level = level })
 }
 
-// Log returns an Observer that writes one log record per decision to l
-// (slog.Default() when nil), at debug level: message "ratekit decision",
-// attributes outcome, policy, quota, remaining, cost, latency, fallback (when
-// true), held (the InFlight limits whose slots the request took, when any),
-// error (when set) and, with LogSubjects, subject. A Released event, which
-// is not a decision, is logged at the same level as "ratekit released" with
-// outcome, policy, held and, with LogSubjects, subject. Records below the
-// logger's level cost one Enabled call. It is safe for concurrent use.
+// Log returns an Observer that writes one record per Event to l
+// (slog.Default() when nil), at debug level unless LogLevel says otherwise:
+// "ratekit decision" with outcome, policy, quota, remaining, cost, latency,
+// and fallback, held and error when set; for a Released event, "ratekit
+// released" with outcome, policy and held. The subject is written only with
+// LogSubjects. Records below the logger's level cost one Enabled call. It is
+// safe for concurrent use.
 func Log(l *slog.Logger, opts ...LogOption) Observer {
 	lg := &logger{l: l, level: slog.LevelDebug}
 	for _, o := range opts {
