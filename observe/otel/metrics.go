@@ -21,12 +21,9 @@ const (
 	OutcomeKey = attribute.Key("ratekit.outcome")
 )
 
-// Metrics records ratekit's decisions on OpenTelemetry instruments (see the
-// package documentation for the list). It is an observe.Observer; one
-// Metrics may serve every path of a process.
-//
-// A Metrics is safe for concurrent use. The zero value is not usable: build
-// it with New.
+// Metrics records ratekit's decisions on the OpenTelemetry instruments of
+// the package documentation. It is safe for concurrent use. The zero value
+// is not usable: build it with New.
 type Metrics struct {
 	decisions   metric.Int64Counter
 	nearLimit   metric.Int64Counter
@@ -76,10 +73,9 @@ func New(opts ...Option) (*Metrics, error) {
 	return m, nil
 }
 
-// Observe records one decision on the instruments the package documentation
-// lists; a Released event only moves ratekit.inflight.active_requests. ctx
-// reaches the instruments (for exemplars). Once a policy's attribute sets
-// exist, Observe itself allocates nothing.
+// Observe records one decision; a Released event only moves
+// ratekit.inflight.active_requests. ctx reaches the instruments (for
+// exemplars). Once a policy's attribute sets exist, Observe allocates nothing.
 func (m *Metrics) Observe(ctx context.Context, e observe.Event) {
 	if d := e.HeldDelta(); d != 0 {
 		for name := range strings.SplitSeq(e.Held, ",") {
