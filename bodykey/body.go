@@ -60,8 +60,7 @@ func maxBytes(opts []Option) int64 {
 	return n
 }
 
-// bufferedBody is a request body read by a key function and put back: the
-// handler reads it as it came. buf is the whole body.
+// bufferedBody is a whole request body read by a key function and put back.
 type bufferedBody struct {
 	*bytes.Reader
 	buf  []byte
@@ -76,11 +75,9 @@ type partBody struct {
 	io.Closer
 }
 
-// readBody reads r's body, at most max bytes, and puts it back so that the
-// handler (and other key functions) read it as it came. A body above max is
-// too large, found from Content-Length without reading when the
-// client declared it; otherwise after reading max+1 bytes, which are put
-// back in front of the rest.
+// readBody reads at most max bytes of r's body and puts what it read back in
+// front of the rest. A body above max is too large, known from
+// Content-Length when the client declared it.
 func readBody(r *http.Request, max int64) ([]byte, error) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, nil
@@ -106,9 +103,8 @@ func readBody(r *http.Request, max int64) ([]byte, error) {
 	return buf, nil
 }
 
-// formValue returns field name as FormValue describes, reading at most max
-// bytes of the body. The value is a copy: it keeps no part of the body
-// alive.
+// formValue returns field name as FormValue describes, as a copy that keeps
+// no part of the body alive.
 func formValue(r *http.Request, name string, max int64) (string, error) {
 	if r.Form != nil {
 		return r.Form.Get(name), nil

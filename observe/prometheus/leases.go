@@ -8,19 +8,12 @@ import (
 	"github.com/ratekit/ratekit/store/lease"
 )
 
-// Leases exports what lease stores (store/lease) have leased, read from
-// their Stats at each scrape, with the store's name as the label "store":
-//
-//	ratekit_lease_debits_total{store}          counter: leases taken from the shared store
-//	ratekit_lease_units_taken_total{store}     counter: units those leases took
-//	ratekit_lease_units_lapsed_total{store}    counter: units whose window ended unspent
-//	ratekit_lease_units_dropped_total{store}   counter: units Reset discarded
-//	ratekit_lease_units_held{store}            gauge: units held now in live leases
-//	ratekit_lease_subjects{store}              gauge: subjects with a live lease
-//
-// The units admitted from leases are taken − lapsed − dropped − held. It is
-// a prometheus.Collector: register it beside a Metrics. The zero value is
-// not usable: build it with NewLeases. A Leases is safe for concurrent use.
+// Leases exports the Stats of lease stores (store/lease), read at each
+// scrape and labelled by store name: the counters
+// ratekit_lease_debits_total and ratekit_lease_units_{taken,lapsed,dropped}_total
+// and the gauges ratekit_lease_units_held and ratekit_lease_subjects (units
+// admitted from leases are taken − lapsed − dropped − held). It is a
+// prometheus.Collector, safe for concurrent use; build it with NewLeases.
 type Leases struct {
 	names  []string
 	stores []*lease.Store
