@@ -10,21 +10,12 @@ type Outcome uint8
 
 // Outcomes.
 const (
-	// Allowed: the request passed its limits.
-	Allowed Outcome = iota
-	// Denied: a limit refused the request (a 429).
-	Denied
-	// ShadowDenied: a limit in shadow mode (ratekit.Limit.Shadow) would have
-	// refused the request; it passed.
-	ShadowDenied
-	// Error: the store failed or ran out of time; the error policy decided
-	// what the request got (by default it passed).
-	Error
-	// Invalid: the request had no usable key or cost; it reached no store.
-	Invalid
-	// Released is not a decision: a request admitted earlier gave back (or
-	// lapsed) the InFlight slots it held (Event.Held).
-	Released
+	Allowed      Outcome = iota // the request passed its limits
+	Denied                      // a limit refused the request (a 429)
+	ShadowDenied                // a shadow limit (ratekit.Limit.Shadow) would have refused; the request passed
+	Error                       // the store failed or timed out; the error policy decided (by default: pass)
+	Invalid                     // the request had no usable key or cost; it reached no store
+	Released                    // no decision: an admitted request gave back (or lapsed) its InFlight slots
 )
 
 var outcomeNames = [...]string{"allowed", "denied", "shadow_denied", "error", "invalid", "released"} // by Outcome

@@ -39,21 +39,19 @@ type Error struct {
 	Context Details `json:"context"`
 }
 
-// Details holds the numbers behind an Error, a plain value. Limit, Remaining
-// and Policy describe the binding limit; they are omitted when Policy is
-// empty (a 503 has no limit to describe). RetryAfter is omitted when 0 (a
-// request that can never pass).
+// Details holds the numbers behind an Error, a plain value. JSON writes
+// Limit, Remaining and Policy only when Policy is set (a 503 has no limit to
+// describe), RetryAfter only when positive, and leaves out the rest.
 type Details struct {
 	RetryAfter int64  `json:"retryAfter,omitempty"` // seconds, as in the Retry-After header
 	Limit      int64  `json:"limit,omitempty"`      // the binding limit's quota
 	Remaining  int64  `json:"remaining"`            // the binding limit's remaining quota
 	Policy     string `json:"policy,omitempty"`     // the binding limit's name
 	// Violated names the limits that refused a 429: the binding one and any
-	// other that denied too. Problem writes them as violated-policies; JSON leaves them out.
+	// other that denied too. Problem writes them as violated-policies.
 	Violated []string `json:"-"`
 	// Blocked reports a 429 of a penalty block (Limit.Block) or a lockout,
-	// not of a quota that refills. Problem writes it as the problem type
-	// abnormal-usage-detected; JSON leaves it out.
+	// not of a quota that refills; Problem gives it its own problem type.
 	Blocked bool `json:"-"`
 }
 
