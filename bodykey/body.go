@@ -69,12 +69,6 @@ type bufferedBody struct {
 
 func (b *bufferedBody) Close() error { return b.body.Close() }
 
-// partBody is a body that was too large: the bytes read, then the rest.
-type partBody struct {
-	io.Reader
-	io.Closer
-}
-
 // readBody reads at most max bytes of r's body and puts what it read back in
 // front of the rest. A body above max is too large, known from
 // Content-Length when the client declared it.
@@ -93,7 +87,10 @@ func readBody(r *http.Request, max int64) ([]byte, error) {
 	}
 	buf, err := io.ReadAll(io.LimitReader(r.Body, max+1))
 	if err != nil || int64(len(buf)) > max {
-		r.Body = partBody{io.MultiReader(bytes.NewReader(buf), r.Body), r.Body}
+		r.Body = struct { // the bytes read, then the rest
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(buf), r.Body), r.Body}
 		if err != nil { // an http.MaxBytesReader's bound, before ours, is a *http.MaxBytesError too
 			return nil, fmt.Errorf("ratekit: reading the request body: %w", err)
 		}

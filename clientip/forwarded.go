@@ -2,6 +2,7 @@ package clientip
 
 import (
 	"net/netip"
+	"slices"
 	"strings"
 )
 
@@ -33,12 +34,7 @@ func walkHops(w *entryWalker, peer netip.Addr, n int) netip.Addr {
 }
 
 func (c *Resolver) isTrusted(a netip.Addr) bool {
-	for _, p := range c.trusted {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(c.trusted, func(p netip.Prefix) bool { return p.Contains(a) })
 }
 
 // An entryWalker yields the raw comma-separated entries of header lines

@@ -2,6 +2,7 @@ package observe
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -116,12 +117,7 @@ func (f Func) Observe(ctx context.Context, e Event) { f(ctx, e) }
 // Join returns an Observer that hands every Event to each of obs in turn;
 // nil entries are skipped. Join() and Join(nil) return nil.
 func Join(obs ...Observer) Observer {
-	var list multi
-	for _, o := range obs {
-		if o != nil {
-			list = append(list, o)
-		}
-	}
+	list := multi(slices.DeleteFunc(slices.Clone(obs), func(o Observer) bool { return o == nil }))
 	switch len(list) {
 	case 0:
 		return nil

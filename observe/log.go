@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 )
@@ -30,14 +31,11 @@ func LogLevel(level slog.Level) LogOption {
 // LogSubjects. Records below the logger's level cost one Enabled call. It is
 // safe for concurrent use.
 func Log(l *slog.Logger, opts ...LogOption) Observer {
-	lg := &logger{l: l, level: slog.LevelDebug}
+	lg := &logger{l: cmp.Or(l, slog.Default()), level: slog.LevelDebug}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(lg)
 		}
-	}
-	if lg.l == nil {
-		lg.l = slog.Default()
 	}
 	return lg
 }

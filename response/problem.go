@@ -17,8 +17,9 @@ const (
 // IETF RateLimit draft's problem types (https://iana.org/assignments/http-problem-types):
 // quota-exceeded for a 429, or abnormal-usage-detected for one that is
 // Details.Blocked, both with the extension member violated-policies;
-// temporary-reduced-capacity for a 503; about:blank otherwise. The message is the detail; code, retryAfter, limit, remaining
-// and policy are extension members as in JSON.
+// temporary-reduced-capacity for a 503; about:blank otherwise. The message
+// is the detail; code, retryAfter, limit, remaining and policy are extension
+// members as in JSON.
 func Problem(e *Error) (string, []byte) {
 	type problem struct {
 		Type       string   `json:"type"`
