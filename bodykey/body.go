@@ -18,13 +18,11 @@ import (
 	"strings"
 )
 
-// DefaultMaxBytes is the most of a request body that FormValue and
-// JSONField read, 64 KiB: far more than a login form, far less than what a
-// client could make the server hold. MaxBytes changes it.
+// DefaultMaxBytes is the most of a request body the key functions read: far
+// more than a login form, far less than a client could make the server hold.
 const DefaultMaxBytes = 64 << 10
 
-// An Option configures a key function of this package; build one with
-// MaxBytes.
+// An Option configures a key function of this package (MaxBytes).
 type Option interface{ apply(max *int64) }
 
 // maxBytesOption is MaxBytes' option.
@@ -33,10 +31,8 @@ type maxBytesOption int64
 func (o maxBytesOption) apply(max *int64) { *max = int64(o) }
 
 // MaxBytes sets the most of a body a key function reads, in bytes (default
-// DefaultMaxBytes; at most math.MaxInt64-1). A larger body is an error
-// matching *http.MaxBytesError; the body is left as it came, unread past the
-// bound. MaxBytes panics if n is not positive: it runs once, when the
-// middleware is set up.
+// DefaultMaxBytes; at most math.MaxInt64-1); the body is left unread past
+// it. MaxBytes panics if n is not positive: it runs once, at setup.
 func MaxBytes(n int64) Option {
 	if n <= 0 {
 		panic(fmt.Sprintf("ratekit: bodykey.MaxBytes(%d): the bound must be a positive number of bytes, e.g. bodykey.MaxBytes(64 << 10)", n))

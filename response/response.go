@@ -14,8 +14,7 @@ import (
 	"time"
 )
 
-// A Code is the machine-readable code of an Error; the zero value is no
-// code.
+// A Code is the machine-readable code of an Error.
 type Code string
 
 // Error codes.
@@ -81,8 +80,7 @@ func TooMany(code Code, retry time.Duration, limit, remaining int64, policy stri
 	return e
 }
 
-// Unavailable returns the 503 body used when the store fails under a
-// fail-closed policy.
+// Unavailable returns the 503 body of a store failure under a fail-closed policy.
 func Unavailable(retry time.Duration) *Error {
 	s := retrySeconds(retry)
 	return &Error{
@@ -93,8 +91,7 @@ func Unavailable(retry time.Duration) *Error {
 	}
 }
 
-// BadRequest returns the 400 body used when a request has no usable
-// key or cost under the default key-error policy.
+// BadRequest returns the 400 body of a request without a usable key or cost.
 func BadRequest() *Error {
 	return &Error{
 		Status:  http.StatusBadRequest,
@@ -163,8 +160,7 @@ func (e *Error) Render(h HeaderSetter, render Renderer) []byte {
 	return body
 }
 
-// Write writes the response to w through render (nil means JSON):
-// status, Retry-After, Cache-Control: no-store, content type and body.
+// Write writes the status, the headers Render sets and the body to w.
 func (e *Error) Write(w http.ResponseWriter, render Renderer) {
 	body := e.Render(w.Header(), render)
 	w.WriteHeader(e.Status)
@@ -189,8 +185,8 @@ func SetRetry(h HeaderSetter, retry time.Duration) {
 	h.Set("Cache-Control", "no-store")
 }
 
-// retrySeconds is retry in whole seconds, rounded up, at least 1: the
-// Retry-After header's value.
+// retrySeconds is the Retry-After value of retry: whole seconds, rounded up,
+// at least 1.
 func retrySeconds(retry time.Duration) int64 {
 	return max(int64((retry+time.Second-1)/time.Second), 1)
 }
