@@ -199,21 +199,16 @@ func (c *Resolver) Resolve(remoteAddr string, header func(name string) []string)
 		return walkHops(&w, peer, c.hops), nil
 	}
 	last := peer
-	for n := 0; ; n++ {
-		e, ok := w.next()
-		if !ok {
-			return last, nil
-		}
-		if n == maxProxyHops {
-			return last, nil // as if e did not parse
-		}
+	for range maxProxyHops { // an entry past the cap counts as one that does not parse
+		e, _ := w.next() // past the last entry, "": it does not parse
 		a, ok := parseAddr(w.value(e))
 		if !ok {
-			return last, nil
+			break
 		}
 		if !c.isTrusted(a) {
 			return a, nil
 		}
 		last = a
 	}
+	return last, nil
 }

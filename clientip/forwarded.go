@@ -58,13 +58,8 @@ func (w *entryWalker) next() (string, bool) {
 		w.rest, w.lines, w.inLine = w.lines[len(w.lines)-1], w.lines[:len(w.lines)-1], true
 	}
 	i := lastIndexByte(w.rest, ',')
-	if i < 0 {
-		e := w.rest
-		w.rest, w.inLine = "", false
-		return e, true
-	}
 	e := w.rest[i+1:]
-	w.rest = w.rest[:i]
+	w.rest, w.inLine = w.rest[:max(i, 0)], i >= 0 // no comma: the line's first entry
 	return e, true
 }
 
