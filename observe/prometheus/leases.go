@@ -2,6 +2,7 @@ package ratekitprom
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -15,8 +16,7 @@ import (
 // admitted from leases are taken − lapsed − dropped − held). It is a
 // prometheus.Collector, safe for concurrent use; build it with NewLeases.
 type Leases struct {
-	names  []string
-	stores []*lease.Store
+	stores map[string]*lease.Store // a copy of NewLeases' map
 	descs  [6]*prometheus.Desc
 }
 
@@ -30,13 +30,12 @@ func NewLeases(stores map[string]*lease.Store, opts ...Option) (*Leases, error) 
 	if err != nil {
 		return nil, err
 	}
-	l := &Leases{}
 	for name, s := range stores {
 		if name == "" || s == nil {
 			return nil, fmt.Errorf("ratekit: ratekitprom: lease store %q is nil or unnamed; name every store", name)
 		}
-		l.names, l.stores = append(l.names, name), append(l.stores, s)
 	}
+	l := &Leases{stores: maps.Clone(stores)}
 	desc := func(name, help string) *prometheus.Desc {
 		return prometheus.NewDesc(prometheus.BuildFQName(c.namespace, "lease", name), help, []string{"store"}, c.labels)
 	}
@@ -60,7 +59,7 @@ func (l *Leases) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect reads every store's Stats and sends them (prometheus.Collector).
 func (l *Leases) Collect(ch chan<- prometheus.Metric) {
-	for i, s := range l.stores {
+	for name, s := range l.stores {
 		st := s.Stats()
 		vals := [6]float64{float64(st.Leases), float64(st.Taken), float64(st.Lapsed), float64(st.Dropped), float64(st.Held), float64(st.Subjects)}
 		for j, d := range l.descs {
@@ -68,7 +67,7 @@ func (l *Leases) Collect(ch chan<- prometheus.Metric) {
 			if j >= 4 {
 				kind = prometheus.GaugeValue
 			}
-			ch <- prometheus.MustNewConstMetric(d, kind, vals[j], l.names[i])
+			ch <- prometheus.MustNewConstMetric(d, kind, vals[j], name)
 		}
 	}
 }
