@@ -15,10 +15,8 @@ import (
 
 // Attribute keys of the data points.
 const (
-	// PolicyKey names the binding policy (observe.Event.Policy).
-	PolicyKey = attribute.Key("ratekit.policy")
-	// OutcomeKey names the outcome of a decision (observe.Outcome.String).
-	OutcomeKey = attribute.Key("ratekit.outcome")
+	PolicyKey  = attribute.Key("ratekit.policy")  // the binding policy (observe.Event.Policy)
+	OutcomeKey = attribute.Key("ratekit.outcome") // a decision's outcome (observe.Outcome.String)
 )
 
 // Metrics records ratekit's decisions on the OpenTelemetry instruments of

@@ -1,6 +1,7 @@
 package ratekitotel
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -52,9 +53,7 @@ func newConfig(opts []Option) (*config, error) {
 	for _, o := range opts {
 		o.apply(c)
 	}
-	if c.provider == nil {
-		c.provider = otel.GetMeterProvider()
-	}
+	c.provider = cmp.Or(c.provider, otel.GetMeterProvider())
 	if len(c.buckets) == 0 {
 		c.buckets = DefaultBuckets()
 	}
