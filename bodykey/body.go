@@ -1,9 +1,8 @@
 // Package bodykey has key functions that read the request body: the account
 // of a login form (FormValue) or of a JSON login (JSONField). They read at
-// most DefaultMaxBytes of the body (MaxBytes changes it) and put it back, so
-// the handler reads it as it came. A larger body is an error that matches
-// *http.MaxBytesError (errors.As), which ratekit.Middleware answers 413
-// Payload Too Large under the default key error policy.
+// most DefaultMaxBytes (MaxBytes changes it) and put the body back for the
+// handler. A larger body is an error matching *http.MaxBytesError, which
+// ratekit.Middleware answers 413 under the default key error policy.
 package bodykey
 
 import (

@@ -13,11 +13,10 @@ import (
 	"strings"
 )
 
-// A Resolver finds the client address of a request under the trust model the
-// package documentation describes; ratekit.ByIP is its usual form. Addresses
-// are unmapped (::ffff:1.2.3.4 is 1.2.3.4), zones are dropped, and keys group
-// IPv6 addresses by /64 (IPv6Prefix). Build it with New (the zero value is
-// not usable); it is safe for concurrent use.
+// A Resolver finds the client address of a request; ratekit.ByIP is its
+// usual form. Addresses are unmapped (::ffff:1.2.3.4 is 1.2.3.4), zones are
+// dropped, and keys group IPv6 addresses by /64 (IPv6Prefix). Build it with
+// New (the zero value is not usable); it is safe for concurrent use.
 type Resolver struct {
 	trusted []netip.Prefix
 	hops    int

@@ -66,8 +66,8 @@ type Event struct {
 	Err error
 }
 
-// FallbackActive reports what e does to a fallback-active gauge, the rule
-// the metrics modules share: a decision a store made (Allowed, Denied,
+// FallbackActive reports what e does to a fallback-active gauge, the rule the
+// metrics modules share: a decision a store made (Allowed, Denied,
 // ShadowDenied) sets it to 1 when a fallback store made it, else to 0; any
 // other outcome leaves it as it was (set is false).
 func (e Event) FallbackActive() (value int64, set bool) {

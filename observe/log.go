@@ -13,9 +13,8 @@ type logOptionFunc func(*logger)
 
 func (f logOptionFunc) apply(l *logger) { f(l) }
 
-// LogSubjects makes Log write each Event's subject (an IP, an account) as
-// the "subject" attribute. Subjects are personal data, so by default they
-// are left out.
+// LogSubjects makes Log write each Event's subject as the "subject"
+// attribute; subjects are personal data, so by default they are left out.
 func LogSubjects() LogOption { return logOptionFunc(func(l *logger) { l.subjects = true }) }
 
 // LogLevel sets the level of decision logs (default slog.LevelDebug).
@@ -24,12 +23,11 @@ func LogLevel(level slog.Level) LogOption {
 }
 
 // Log returns an Observer that writes one record per Event to l
-// (slog.Default() when nil), at debug level unless LogLevel says otherwise:
-// "ratekit decision" with outcome, policy, quota, remaining, cost, latency,
-// and fallback, held and error when set; for a Released event, "ratekit
-// released" with outcome, policy and held. The subject is written only with
-// LogSubjects. Records below the logger's level cost one Enabled call. It is
-// safe for concurrent use.
+// (slog.Default() when nil) at LogLevel (default debug): "ratekit decision"
+// with outcome, policy, quota, remaining, cost, latency, and fallback, held
+// and error when set; "ratekit released" with outcome, policy and held for a
+// Released event; the subject only with LogSubjects. Records below the
+// logger's level cost one Enabled call. It is safe for concurrent use.
 func Log(l *slog.Logger, opts ...LogOption) Observer {
 	lg := &logger{l: cmp.Or(l, slog.Default()), level: slog.LevelDebug}
 	for _, o := range opts {

@@ -26,11 +26,10 @@ const (
 	CodePayloadTooLarge    Code = "PAYLOAD_TOO_LARGE"   // 413, the key is in a body larger than the key function reads
 )
 
-// Error is the body of a response of the kind the package documentation
-// lists; it never carries internal error text. It implements error and
-// http.Handler; Write sends it through a Renderer. Build it with
-// ratekit.DeniedResponse, TooMany, Unavailable, BadRequest or KeyError; it is
-// a plain value, safe to share once built.
+// Error is the body of a response the package documentation lists, never
+// with internal error text; it implements error and http.Handler. Build it
+// with ratekit.DeniedResponse, TooMany, Unavailable, BadRequest or KeyError;
+// it is a plain value, safe to share once built.
 type Error struct {
 	Status  int     `json:"status"`
 	Code    Code    `json:"code"`

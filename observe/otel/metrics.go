@@ -33,8 +33,6 @@ type Metrics struct {
 	policies    *observe.PolicyMap[*series]
 }
 
-var _ observe.Observer = (*Metrics)(nil)
-
 // New creates the instruments on a Meter of ScopeName from the
 // MeterProvider of WithMeterProvider (the global one by default). It reports
 // an invalid option, or an instrument the provider refused, as an error.

@@ -20,8 +20,6 @@ type Leases struct {
 	descs  [6]*prometheus.Desc
 }
 
-var _ prometheus.Collector = (*Leases)(nil)
-
 // NewLeases returns a collector of the lease stores by name, configured by
 // opts as New configures Metrics (namespace and constant labels). A nil
 // store or an empty name is an error.

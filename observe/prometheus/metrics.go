@@ -34,11 +34,6 @@ type series struct {
 	latency     prometheus.Observer
 }
 
-var (
-	_ observe.Observer     = (*Metrics)(nil)
-	_ prometheus.Collector = (*Metrics)(nil)
-)
-
 // New returns Metrics configured by opts, or an error reporting every
 // invalid option at once. It registers nothing.
 func New(opts ...Option) (*Metrics, error) {
