@@ -39,7 +39,7 @@ type Error struct {
 
 // Details holds the numbers behind an Error, a plain value. JSON writes
 // Limit, Remaining and Policy only when Policy is set (a 503 has no limit to
-// describe), RetryAfter only when positive, and leaves out the rest.
+// describe), RetryAfter only when not 0, and leaves out the rest.
 type Details struct {
 	RetryAfter int64  `json:"retryAfter,omitempty"` // seconds, as in the Retry-After header
 	Limit      int64  `json:"limit,omitempty"`      // the binding limit's quota
@@ -130,7 +130,7 @@ type Renderer func(e *Error) (contentType string, body []byte)
 func JSON(e *Error) (string, []byte) {
 	type context struct {
 		RetryAfter int64  `json:"retryAfter,omitempty"`
-		Limit      *int64 `json:"limit,omitempty"` // set, even to 0, when Policy is
+		Limit      *int64 `json:"limit,omitempty"` // a pointer: written, even as 0, when Policy is set
 		Remaining  *int64 `json:"remaining,omitempty"`
 		Policy     string `json:"policy,omitempty"`
 	}
@@ -159,7 +159,8 @@ func (e *Error) Render(h HeaderSetter, render Renderer) []byte {
 	return body
 }
 
-// Write writes the status, the headers Render sets and the body to w.
+// Write writes the status, the headers Render sets and the body to w,
+// through render (nil means JSON).
 func (e *Error) Write(w http.ResponseWriter, render Renderer) {
 	body := e.Render(w.Header(), render)
 	w.WriteHeader(e.Status)
