@@ -1,9 +1,8 @@
 // Package bodykey has key functions that read the request body: the account
 // of a login form (FormValue) or of a JSON login (JSONField). They read at
-// most DefaultMaxBytes of the body (MaxBytes changes it) and put it back, so
-// the handler reads it as it came. A larger body is an error that matches
-// *http.MaxBytesError (errors.As), which ratekit.Middleware answers 413
-// Payload Too Large under the default key error policy.
+// most DefaultMaxBytes (MaxBytes changes it) and put the body back for the
+// handler. A larger body is an error matching *http.MaxBytesError, which
+// ratekit.Middleware answers 413 under the default key error policy.
 package bodykey
 
 import (
@@ -18,13 +17,11 @@ import (
 	"strings"
 )
 
-// DefaultMaxBytes is the most of a request body that FormValue and
-// JSONField read, 64 KiB: far more than a login form, far less than what a
-// client could make the server hold. MaxBytes changes it.
+// DefaultMaxBytes is the most of a request body the key functions read: far
+// more than a login form, far less than a client could make the server hold.
 const DefaultMaxBytes = 64 << 10
 
-// An Option configures a key function of this package; build one with
-// MaxBytes.
+// An Option configures a key function of this package (MaxBytes).
 type Option interface{ apply(max *int64) }
 
 // maxBytesOption is MaxBytes' option.
@@ -33,10 +30,8 @@ type maxBytesOption int64
 func (o maxBytesOption) apply(max *int64) { *max = int64(o) }
 
 // MaxBytes sets the most of a body a key function reads, in bytes (default
-// DefaultMaxBytes; at most math.MaxInt64-1). A larger body is an error
-// matching *http.MaxBytesError; the body is left as it came, unread past the
-// bound. MaxBytes panics if n is not positive: it runs once, when the
-// middleware is set up.
+// DefaultMaxBytes; at most math.MaxInt64-1); the body is left unread past
+// it. MaxBytes panics if n is not positive: it runs once, at setup.
 func MaxBytes(n int64) Option {
 	if n <= 0 {
 		panic(fmt.Sprintf("ratekit: bodykey.MaxBytes(%d): the bound must be a positive number of bytes, e.g. bodykey.MaxBytes(64 << 10)", n))
@@ -60,8 +55,7 @@ func maxBytes(opts []Option) int64 {
 	return n
 }
 
-// bufferedBody is a request body read by a key function and put back: the
-// handler reads it as it came. buf is the whole body.
+// bufferedBody is a whole request body read by a key function and put back.
 type bufferedBody struct {
 	*bytes.Reader
 	buf  []byte
@@ -70,17 +64,9 @@ type bufferedBody struct {
 
 func (b *bufferedBody) Close() error { return b.body.Close() }
 
-// partBody is a body that was too large: the bytes read, then the rest.
-type partBody struct {
-	io.Reader
-	io.Closer
-}
-
-// readBody reads r's body, at most max bytes, and puts it back so that the
-// handler (and other key functions) read it as it came. A body above max is
-// too large, found from Content-Length without reading when the
-// client declared it; otherwise after reading max+1 bytes, which are put
-// back in front of the rest.
+// readBody reads at most max bytes of r's body and puts what it read back in
+// front of the rest. A body above max is too large, known from
+// Content-Length when the client declared it.
 func readBody(r *http.Request, max int64) ([]byte, error) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, nil
@@ -96,7 +82,10 @@ func readBody(r *http.Request, max int64) ([]byte, error) {
 	}
 	buf, err := io.ReadAll(io.LimitReader(r.Body, max+1))
 	if err != nil || int64(len(buf)) > max {
-		r.Body = partBody{io.MultiReader(bytes.NewReader(buf), r.Body), r.Body}
+		r.Body = struct { // the bytes read, then the rest
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(buf), r.Body), r.Body}
 		if err != nil { // an http.MaxBytesReader's bound, before ours, is a *http.MaxBytesError too
 			return nil, fmt.Errorf("ratekit: reading the request body: %w", err)
 		}
@@ -106,9 +95,8 @@ func readBody(r *http.Request, max int64) ([]byte, error) {
 	return buf, nil
 }
 
-// formValue returns field name as FormValue describes, reading at most max
-// bytes of the body. The value is a copy: it keeps no part of the body
-// alive.
+// formValue returns field name as FormValue describes, as a copy that keeps
+// no part of the body alive.
 func formValue(r *http.Request, name string, max int64) (string, error) {
 	if r.Form != nil {
 		return r.Form.Get(name), nil

@@ -10,15 +10,13 @@ import (
 	"github.com/ratekit/ratekit"
 )
 
-// FormValue keys requests by a form field, trimmed and lower-cased so that
-// "Alice " and "alice" share one counter: the account of a login form. It
-// takes the value http.Request.FormValue gives the handler, in its order (a
-// url-encoded body of a POST, PUT or PATCH, the query string, a multipart
-// body; files excepted), so the account counted is the account checked; but
-// it reads at most DefaultMaxBytes of the body (see MaxBytes).
-// The body is put back, so the handler reads it (or calls ParseForm) as it
-// came. A form parsed already (r.Form) is read as it is. A missing field is
-// ratekit.ErrEmptyKey.
+// FormValue keys requests by a form field, trimmed and lower-cased ("Alice "
+// and "alice" share one counter): the account of a login form. It takes the
+// value http.Request.FormValue gives the handler, from the same sources in
+// the same order (a url-encoded POST, PUT or PATCH body, the query string, a
+// multipart body without its files), or from r.Form when it is parsed
+// already, so the account counted is the account checked. A missing field
+// is ratekit.ErrEmptyKey.
 func FormValue(name string, opts ...Option) ratekit.KeyFunc {
 	max := maxBytes(opts)
 	return func(r *http.Request) (string, error) {
@@ -30,12 +28,10 @@ func FormValue(name string, opts ...Option) ratekit.KeyFunc {
 	}
 }
 
-// JSONField keys requests by a top-level field of a JSON object body, a
-// string or a number, trimmed and lower-cased as FormValue does: the
-// account of a JSON login. It reads at most DefaultMaxBytes of the body
-// (see MaxBytes). The body is put back, so the handler decodes
-// it as it came. A body that is not a JSON object, or that lacks the field,
-// is ratekit.ErrEmptyKey.
+// JSONField keys requests by a top-level field, a string or a number, of a
+// JSON object body, trimmed and lower-cased as FormValue does: the account
+// of a JSON login. A body that is not a JSON object, or that lacks the
+// field, is ratekit.ErrEmptyKey.
 func JSONField(name string, opts ...Option) ratekit.KeyFunc {
 	max := maxBytes(opts)
 	return func(r *http.Request) (string, error) {
@@ -67,28 +63,26 @@ func jsonField(body []byte, name string) string {
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return ""
 	}
-	var found json.RawMessage
+	var found any
 	for dec.More() {
 		t, err := dec.Token()
 		key, ok := t.(string)
-		var raw json.RawMessage
-		if err != nil || !ok || dec.Decode(&raw) != nil {
+		var v any
+		if err != nil || !ok || dec.Decode(&v) != nil {
 			return ""
 		}
 		if strings.EqualFold(key, name) {
-			found = raw
+			found = v
 		}
 	}
 	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
 		return ""
 	}
-	var s string
-	if json.Unmarshal(found, &s) == nil {
-		return s
-	}
-	var n json.Number
-	if json.Unmarshal(found, &n) == nil {
-		return n.String()
+	switch v := found.(type) {
+	case string:
+		return v
+	case json.Number: // UseNumber: the number as written
+		return v.String()
 	}
 	return ""
 }

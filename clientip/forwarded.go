@@ -2,20 +2,18 @@ package clientip
 
 import (
 	"net/netip"
+	"slices"
 	"strings"
 )
 
-// maxProxyHops is the most forwarding entries a TrustProxies walk reads (see
-// TrustProxies): real chains are a few proxies long, and the cap bounds the
-// work a header of trusted addresses can cause.
+// maxProxyHops is the most forwarding entries a TrustProxies walk reads:
+// real chains are a few proxies long.
 const maxProxyHops = 64
 
-// walkHops returns the address n entries from the right: the first of them
-// was appended by the proxy closest to the service. An invalid entry on the
-// way stops at the address to its right. With fewer than n entries the
-// request did not come through every proxy, and any entry may be the
-// client's own writing: the peer is the answer. It reads at most n entries,
-// counting them before it parses any.
+// walkHops returns the address n entries from the right; an invalid entry on
+// the way stops at the address to its right. With fewer than n entries the
+// request bypassed a proxy, so any entry may be the client's writing: the
+// peer is the answer. It counts the n entries before it parses any.
 func walkHops(w *entryWalker, peer netip.Addr, n int) netip.Addr {
 	count := *w
 	for range n {
@@ -36,19 +34,13 @@ func walkHops(w *entryWalker, peer netip.Addr, n int) netip.Addr {
 }
 
 func (c *Resolver) isTrusted(a netip.Addr) bool {
-	for _, p := range c.trusted {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(c.trusted, func(p netip.Prefix) bool { return p.Contains(a) })
 }
 
-// An entryWalker yields the forwarding entries of header lines right to left,
-// from the end of the last line back: line by line, and within a line from
-// comma to comma (the raw text between commas, as strings.Split would cut
-// it). It neither splits a line nor allocates, so reading k entries costs the
-// bytes of those k entries, whatever the size of the rest of the header.
+// An entryWalker yields the raw comma-separated entries of header lines
+// right to left, from the end of the last line back. It neither splits a line
+// nor allocates, so reading k entries costs the bytes of those k entries,
+// whatever the size of the rest of the header.
 type entryWalker struct {
 	lines     []string // lines not yet started
 	rest      string   // unread part of the current line
@@ -66,13 +58,8 @@ func (w *entryWalker) next() (string, bool) {
 		w.rest, w.lines, w.inLine = w.lines[len(w.lines)-1], w.lines[:len(w.lines)-1], true
 	}
 	i := lastIndexByte(w.rest, ',')
-	if i < 0 {
-		e := w.rest
-		w.rest, w.inLine = "", false
-		return e, true
-	}
 	e := w.rest[i+1:]
-	w.rest = w.rest[:i]
+	w.rest, w.inLine = w.rest[:max(i, 0)], i >= 0 // no comma: the line's first entry
 	return e, true
 }
 
@@ -102,11 +89,10 @@ func (w *entryWalker) value(e string) string {
 	return strings.TrimSpace(e)
 }
 
-// forwardedFor returns the for= value of one Forwarded element, unquoted, or
-// "" when it has none: the value of the first of its ';'-separated pairs
-// whose name, before the pair's first '=', is "for" in any case once the
-// pair is trimmed. It reads the element once, left to right, up to that pair,
-// without cutting it into pairs.
+// forwardedFor returns the unquoted value of the first ';'-separated pair of
+// a Forwarded element whose trimmed name (before the pair's first '=') is
+// "for" in any case, or "" when it has none. It reads the element once, left
+// to right, without cutting it into pairs.
 func forwardedFor(element string) string {
 	start := 0 // the current pair's offset
 	for i := 0; i < len(element); i++ {
@@ -114,9 +100,8 @@ func forwardedFor(element string) string {
 		case ';':
 			start = i + 1
 		case '=':
-			// The name is "for" if and only if the three bytes before this
-			// '=' fold to it and only spaces precede them in the pair (so
-			// no earlier '=' either).
+			// The name is "for": the three bytes before this '=' fold to it
+			// and only spaces (so no earlier '=') precede them in the pair.
 			if i-start >= 3 && element[i-3]|0x20 == 'f' && element[i-2]|0x20 == 'o' && element[i-1]|0x20 == 'r' &&
 				strings.TrimSpace(element[start:i-3]) == "" {
 				v := element[i+1:]
@@ -130,35 +115,21 @@ func forwardedFor(element string) string {
 	return ""
 }
 
-// parseAddr parses "ip", "ip:port", "[ipv6]" or "[ipv6]:port", unmaps
-// IPv4-mapped IPv6 and drops zones. It accepts exactly what
-// netip.ParseAddr, then netip.ParseAddrPort, then the same on the text inside
-// one pair of brackets accept, but its cost does not grow with odd input: it
-// reads s a few times and allocates at most netip.ParseAddr's small error
-// value (ports are checked in place, zones are not interned, and nested
-// brackets are peeled in one pass).
+// parseAddr parses "ip", "ip:port", "[ipv6]" or "[ipv6]:port" as
+// netip.ParseAddrPort or netip.ParseAddr would (also inside one pair of
+// brackets), unmaps IPv4-mapped IPv6 and drops zones. Its cost does not grow
+// with odd input: it reads s a few times and allocates at most
+// netip.ParseAddr's small error value.
 func parseAddr(s string) (netip.Addr, bool) {
 	// Neither netip parser accepts "[x]", which parses as x does.
 	for len(s) > 2 && s[0] == '[' && s[len(s)-1] == ']' {
 		s = s[1 : len(s)-1]
 	}
-	// At most one of the two forms parses: try the likelier one first.
-	if hasPort(s) { // RemoteAddr's usual form
-		if a, ok := parseAddrPort(s); ok {
-			return a.Unmap(), true
-		}
-		if a, ok := parseIP(s); ok {
-			return a.Unmap(), true
-		}
-		return netip.Addr{}, false
+	a, ok := parseAddrPort(s)
+	if !ok {
+		a, ok = parseIP(s)
 	}
-	if a, ok := parseIP(s); ok {
-		return a.Unmap(), true
-	}
-	if a, ok := parseAddrPort(s); ok {
-		return a.Unmap(), true
-	}
-	return netip.Addr{}, false
+	return a.Unmap(), ok
 }
 
 // parseIP parses s as netip.ParseAddr does and returns the address without
@@ -179,21 +150,23 @@ func parseIP(s string) (netip.Addr, bool) {
 	return a, true
 }
 
-// parseAddrPort parses s as netip.ParseAddrPort does ("ip:port" or
-// "[ipv6]:port", split at the last colon) and returns the address without
-// its zone. It checks the port in place rather than through strconv, whose
-// errors copy their input.
+// parseAddrPort parses s as netip.ParseAddrPort does and returns the
+// address without its zone. It checks the port in place: strconv's errors
+// copy their input.
 func parseAddrPort(s string) (netip.Addr, bool) {
 	i := lastIndexByte(s, ':')
 	if i < 1 || !validPort(s[i+1:]) {
 		return netip.Addr{}, false
 	}
 	host, v6 := s[:i], false
-	if host[0] == '[' {
+	switch {
+	case host[0] == '[':
 		if len(host) < 2 || host[len(host)-1] != ']' {
 			return netip.Addr{}, false
 		}
 		host, v6 = host[1:len(host)-1], true
+	case strings.IndexByte(host, ':') >= 0: // IPv6 without brackets: refused unparsed
+		return netip.Addr{}, false
 	}
 	a, ok := parseIP(host)
 	if !ok || a.Is4() == v6 { // brackets if and only if IPv6
@@ -219,9 +192,4 @@ func validPort(p string) bool {
 		}
 	}
 	return true
-}
-
-// hasPort reports whether s looks like "ip:port" or "[ipv6]:port".
-func hasPort(s string) bool {
-	return strings.Contains(s, "]:") || strings.Count(s, ":") == 1
 }

@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 )
@@ -12,9 +13,8 @@ type logOptionFunc func(*logger)
 
 func (f logOptionFunc) apply(l *logger) { f(l) }
 
-// LogSubjects makes Log write each Event's subject (an IP, an account) as
-// the "subject" attribute. Subjects are personal data, so by default they
-// are left out.
+// LogSubjects makes Log write each Event's subject as the "subject"
+// attribute; subjects are personal data, so by default they are left out.
 func LogSubjects() LogOption { return logOptionFunc(func(l *logger) { l.subjects = true }) }
 
 // LogLevel sets the level of decision logs (default slog.LevelDebug).
@@ -22,23 +22,18 @@ func LogLevel(level slog.Level) LogOption {
 	return logOptionFunc(func(l *logger) { l.level = level })
 }
 
-// Log returns an Observer that writes one log record per decision to l
-// (slog.Default() when nil), at debug level: message "ratekit decision",
-// attributes outcome, policy, quota, remaining, cost, latency, fallback (when
-// true), held (the InFlight limits whose slots the request took, when any),
-// error (when set) and, with LogSubjects, subject. A Released event, which
-// is not a decision, is logged at the same level as "ratekit released" with
-// outcome, policy, held and, with LogSubjects, subject. Records below the
+// Log returns an Observer that writes one record per Event to l
+// (slog.Default() when nil) at LogLevel (default debug): "ratekit decision"
+// with outcome, policy, quota, remaining, cost, latency, and fallback, held
+// and error when set; "ratekit released" with outcome, policy and held for a
+// Released event; the subject only with LogSubjects. Records below the
 // logger's level cost one Enabled call. It is safe for concurrent use.
 func Log(l *slog.Logger, opts ...LogOption) Observer {
-	lg := &logger{l: l, level: slog.LevelDebug}
+	lg := &logger{l: cmp.Or(l, slog.Default()), level: slog.LevelDebug}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(lg)
 		}
-	}
-	if lg.l == nil {
-		lg.l = slog.Default()
 	}
 	return lg
 }

@@ -7,13 +7,10 @@ import (
 )
 
 // A PolicyMap holds what an observer keeps per policy (a metrics module's
-// series, say), made by its build function on each policy name's first
-// Get. Reads take no lock and allocate nothing: a new name publishes a copy
-// of the map under a lock, which is rare since policy names come from
-// configuration.
-//
-// Build one with NewPolicyMap; the zero PolicyMap is not usable. A
-// PolicyMap is safe for concurrent use.
+// series, say), built on each name's first Get. Reads take no lock and
+// allocate nothing; a new name, rare since names come from configuration,
+// publishes a copy of the map under a lock. Build one with NewPolicyMap (the
+// zero PolicyMap is not usable); it is safe for concurrent use.
 type PolicyMap[V any] struct {
 	build func(policy string) V
 	mu    sync.Mutex

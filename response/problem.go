@@ -5,25 +5,17 @@ import (
 	"net/http"
 )
 
-// The problem types of the IETF RateLimit header fields draft
-// (draft-ietf-httpapi-ratelimit-headers-11, section 5), registered with IANA.
-const (
-	problemQuotaExceeded   = "https://iana.org/assignments/http-problem-types#quota-exceeded"
-	problemReducedCapacity = "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity"
-	problemAbnormalUsage   = "https://iana.org/assignments/http-problem-types#abnormal-usage-detected"
-)
+// problemTypes prefixes the problem types IANA registered for the IETF
+// RateLimit header fields draft (draft-ietf-httpapi-ratelimit-headers-11, §5).
+const problemTypes = "https://iana.org/assignments/http-problem-types#"
 
-// Problem renders an RFC 9457 problem (application/problem+json). A
-// 429 has the IETF RateLimit draft's problem type
-// https://iana.org/assignments/http-problem-types#quota-exceeded with the
-// extension member violated-policies (the names of the limits that refused
-// the request); a 429 of a penalty block or a lockout (Details.Blocked)
-// has https://iana.org/assignments/http-problem-types#abnormal-usage-detected
-// instead, with violated-policies too;
-// a 503 of a fail-closed store failure has
-// https://iana.org/assignments/http-problem-types#temporary-reduced-capacity;
-// a 400 has about:blank. The message is the detail; the code, retryAfter,
-// limit, remaining and policy are extension members as in JSON.
+// Problem renders an RFC 9457 problem (application/problem+json) with the
+// IETF RateLimit draft's problem types (https://iana.org/assignments/http-problem-types):
+// quota-exceeded for a 429, or abnormal-usage-detected for one that is
+// Details.Blocked, both with the extension member violated-policies;
+// temporary-reduced-capacity for a 503; about:blank otherwise. The message
+// is the detail; code, retryAfter, limit, remaining and policy are extension
+// members as in JSON.
 func Problem(e *Error) (string, []byte) {
 	type problem struct {
 		Type       string   `json:"type"`
@@ -41,16 +33,16 @@ func Problem(e *Error) (string, []byte) {
 		Code: e.Code, RetryAfter: e.Context.RetryAfter, Limit: e.Context.Limit, Policy: e.Context.Policy}
 	switch {
 	case e.Status == http.StatusTooManyRequests:
-		p.Type, p.Title = problemQuotaExceeded, "Request cannot be satisfied as assigned quota has been exceeded"
+		p.Type, p.Title = problemTypes+"quota-exceeded", "Request cannot be satisfied as assigned quota has been exceeded"
 		if e.Context.Blocked {
-			p.Type, p.Title = problemAbnormalUsage, "Request not satisfied due to detection of abnormal request pattern"
+			p.Type, p.Title = problemTypes+"abnormal-usage-detected", "Request not satisfied due to detection of abnormal request pattern"
 		}
 		p.Violated = e.Context.Violated
 		if len(p.Violated) == 0 && e.Context.Policy != "" {
 			p.Violated = []string{e.Context.Policy}
 		}
 	case e.Status == http.StatusServiceUnavailable:
-		p.Type, p.Title = problemReducedCapacity, "Temporary reduced capacity"
+		p.Type, p.Title = problemTypes+"temporary-reduced-capacity", "Temporary reduced capacity"
 	}
 	if e.Context.Policy != "" {
 		p.Remaining = &e.Context.Remaining

@@ -9,14 +9,12 @@ package response
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"time"
 )
 
-// A Code is the machine-readable code of an Error; the zero value is no
-// code.
+// A Code is the machine-readable code of an Error.
 type Code string
 
 // Error codes.
@@ -28,12 +26,10 @@ const (
 	CodePayloadTooLarge    Code = "PAYLOAD_TOO_LARGE"   // 413, the key is in a body larger than the key function reads
 )
 
-// Error is the body of a denial (429), of a store failure under a
-// fail-closed policy (503), or of a request without a usable key (400). It
-// implements error, so handlers can return it, and http.Handler, so they can
-// serve it; Write sends it through a Renderer. It never carries internal
-// error text. Build it with ratekit.DeniedResponse, TooMany,
-// Unavailable, BadRequest or KeyError; it is a plain value, safe to share once built.
+// Error is the body of a response the package documentation lists, never
+// with internal error text; it implements error and http.Handler. Build it
+// with ratekit.DeniedResponse, TooMany, Unavailable, BadRequest or KeyError;
+// it is a plain value, safe to share once built.
 type Error struct {
 	Status  int     `json:"status"`
 	Code    Code    `json:"code"`
@@ -41,34 +37,29 @@ type Error struct {
 	Context Details `json:"context"`
 }
 
-// Details holds the numbers behind an Error, a plain value. Limit, Remaining
-// and Policy describe the binding limit; they are omitted when Policy is
-// empty (a 503 has no limit to describe). RetryAfter is omitted when 0 (a
-// request that can never pass).
+// Details holds the numbers behind an Error, a plain value. JSON writes
+// Limit, Remaining and Policy only when Policy is set (a 503 has no limit to
+// describe), RetryAfter only when not 0, and leaves out the rest.
 type Details struct {
 	RetryAfter int64  `json:"retryAfter,omitempty"` // seconds, as in the Retry-After header
 	Limit      int64  `json:"limit,omitempty"`      // the binding limit's quota
 	Remaining  int64  `json:"remaining"`            // the binding limit's remaining quota
 	Policy     string `json:"policy,omitempty"`     // the binding limit's name
-	// Violated names the limits that refused the request (a 429): the
-	// binding one and any other that denied too. Problem writes them
-	// as violated-policies; JSON leaves them out.
+	// Violated names the limits that refused a 429: the binding one and any
+	// other that denied too. Problem writes them as violated-policies.
 	Violated []string `json:"-"`
-	// Blocked reports a 429 of a penalty block (Limit.Block) or a lockout:
-	// the client was refused for abnormal usage, not for a quota that
-	// refills. Problem writes it as the problem type
-	// abnormal-usage-detected; JSON leaves it out.
+	// Blocked reports a 429 of a penalty block (Limit.Block) or a lockout,
+	// not of a quota that refills; Problem gives it its own problem type.
 	Blocked bool `json:"-"`
 }
 
 // Error implements error with the response's message.
 func (e *Error) Error() string { return e.Message }
 
-// TooMany returns a 429 body with code (CodeRateLimited: "Too many requests.
-// …"; CodeTooManyAttempts: "Too many attempts. …") for a client that may
-// retry after retry (0: the request can never pass), describing a limit of
-// quota limit with remaining left, named policy. ratekit.DeniedResponse
-// builds it from a Decision.
+// TooMany returns a 429 body with code (CodeRateLimited or
+// CodeTooManyAttempts) for a client that may retry after retry (0: never),
+// describing the limit policy of quota limit with remaining left.
+// ratekit.DeniedResponse builds it from a Decision.
 func TooMany(code Code, retry time.Duration, limit, remaining int64, policy string) *Error {
 	e := &Error{
 		Status:  http.StatusTooManyRequests,
@@ -88,8 +79,7 @@ func TooMany(code Code, retry time.Duration, limit, remaining int64, policy stri
 	return e
 }
 
-// Unavailable returns the 503 body used when the store fails under a
-// fail-closed policy.
+// Unavailable returns the 503 body of a store failure under a fail-closed policy.
 func Unavailable(retry time.Duration) *Error {
 	s := retrySeconds(retry)
 	return &Error{
@@ -100,8 +90,7 @@ func Unavailable(retry time.Duration) *Error {
 	}
 }
 
-// BadRequest returns the 400 body used when a request has no usable
-// key or cost under the default key-error policy.
+// BadRequest returns the 400 body of a request without a usable key or cost.
 func BadRequest() *Error {
 	return &Error{
 		Status:  http.StatusBadRequest,
@@ -110,11 +99,9 @@ func BadRequest() *Error {
 	}
 }
 
-// KeyError returns the response to a request whose key function
-// (or cost) failed with err under the default key error policy: 413
-// PAYLOAD_TOO_LARGE for a body too large (an error matching
-// *http.MaxBytesError, as package bodykey's key functions return), else
-// BadRequest's 400.
+// KeyError returns the response to a request whose key function (or cost)
+// failed with err under the default key error policy: 413 when err matches
+// *http.MaxBytesError (as bodykey's errors do), else BadRequest's 400.
 func KeyError(err error) *Error {
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
@@ -134,52 +121,33 @@ func seconds(n int64) string {
 	return strconv.FormatInt(n, 10) + " seconds"
 }
 
-// A Renderer turns an Error into a body and its content type. It is
-// called by concurrent requests, so it must be safe for concurrent use;
-// JSON and Problem are. A nil Renderer means JSON.
+// A Renderer turns an Error into a body and its content type. It must be
+// safe for concurrent use, as JSON and Problem are. A nil Renderer means JSON.
 type Renderer func(e *Error) (contentType string, body []byte)
 
 // JSON renders {"status":…,"code":…,"message":…,"context":{…}} as
-// application/json. It is the default.
+// application/json, the context as documented on Details. It is the default.
 func JSON(e *Error) (string, []byte) {
-	b, err := json.Marshal(jsonBody{Status: e.Status, Code: e.Code, Message: e.Message, Context: jsonContext(e.Context)})
-	if err != nil { // unreachable: every field marshals
-		b = []byte(fmt.Sprintf(`{"status":%d}`, e.Status))
+	type context struct {
+		RetryAfter int64  `json:"retryAfter,omitempty"`
+		Limit      *int64 `json:"limit,omitempty"` // a pointer: written, even as 0, when Policy is set
+		Remaining  *int64 `json:"remaining,omitempty"`
+		Policy     string `json:"policy,omitempty"`
 	}
+	c := context{RetryAfter: e.Context.RetryAfter}
+	if e.Context.Policy != "" {
+		c.Limit, c.Remaining, c.Policy = &e.Context.Limit, &e.Context.Remaining, e.Context.Policy
+	}
+	b, _ := json.Marshal(struct {
+		*Error
+		Context context `json:"context"` // hides Error.Context
+	}{e, c})
 	return "application/json", b
 }
 
-// jsonBody is JSON's body: an Error with its context written
-// as documented on Details.
-type jsonBody struct {
-	Status  int    `json:"status"`
-	Code    Code   `json:"code"`
-	Message string `json:"message"`
-	Context any    `json:"context"`
-}
-
-// jsonContext returns the context member: retryAfter, limit, remaining and
-// policy, or retryAfter alone when no limit is described.
-func jsonContext(c Details) any {
-	type withLimit struct {
-		RetryAfter int64  `json:"retryAfter,omitempty"`
-		Limit      int64  `json:"limit"`
-		Remaining  int64  `json:"remaining"`
-		Policy     string `json:"policy"`
-	}
-	type retryOnly struct {
-		RetryAfter int64 `json:"retryAfter,omitempty"`
-	}
-	if c.Policy == "" {
-		return retryOnly{c.RetryAfter}
-	}
-	return withLimit{c.RetryAfter, c.Limit, c.Remaining, c.Policy}
-}
-
-// Render returns the response's headers and body through render (nil means
-// JSON), for writers other than an http.ResponseWriter: it sets
-// Retry-After, Cache-Control: no-store, Content-Type and
-// X-Content-Type-Options on h and returns the body.
+// Render sets the response's headers on h (SetRetry's, Content-Type and
+// X-Content-Type-Options) and returns its body through render (nil means
+// JSON), for writers other than an http.ResponseWriter.
 func (e *Error) Render(h HeaderSetter, render Renderer) []byte {
 	if render == nil {
 		render = JSON
@@ -191,8 +159,8 @@ func (e *Error) Render(h HeaderSetter, render Renderer) []byte {
 	return body
 }
 
-// Write writes the response to w through render (nil means JSON):
-// status, Retry-After, Cache-Control: no-store, content type and body.
+// Write writes the status, the headers Render sets and the body to w,
+// through render (nil means JSON).
 func (e *Error) Write(w http.ResponseWriter, render Renderer) {
 	body := e.Render(w.Header(), render)
 	w.WriteHeader(e.Status)
@@ -208,9 +176,8 @@ type HeaderSetter interface {
 	Set(key, value string)
 }
 
-// SetRetry sets Retry-After (whole seconds, rounded up, at least 1) and
-// Cache-Control: no-store on h, as every 429 and 503 of the kit carries. A
-// retry of 0 or less (a request that can never pass) sets no Retry-After.
+// SetRetry sets Cache-Control: no-store and, when retry is positive,
+// Retry-After (whole seconds, rounded up) on h, as every 429 and 503 carries.
 func SetRetry(h HeaderSetter, retry time.Duration) {
 	if retry > 0 {
 		h.Set("Retry-After", strconv.FormatInt(retrySeconds(retry), 10))
@@ -218,8 +185,8 @@ func SetRetry(h HeaderSetter, retry time.Duration) {
 	h.Set("Cache-Control", "no-store")
 }
 
-// retrySeconds is retry in whole seconds, rounded up, at least 1: the
-// Retry-After header's value.
+// retrySeconds is the Retry-After value of retry: whole seconds, rounded up,
+// at least 1.
 func retrySeconds(retry time.Duration) int64 {
 	return max(int64((retry+time.Second-1)/time.Second), 1)
 }

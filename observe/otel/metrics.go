@@ -15,18 +15,13 @@ import (
 
 // Attribute keys of the data points.
 const (
-	// PolicyKey names the binding policy (observe.Event.Policy).
-	PolicyKey = attribute.Key("ratekit.policy")
-	// OutcomeKey names the outcome of a decision (observe.Outcome.String).
-	OutcomeKey = attribute.Key("ratekit.outcome")
+	PolicyKey  = attribute.Key("ratekit.policy")  // the binding policy (observe.Event.Policy)
+	OutcomeKey = attribute.Key("ratekit.outcome") // a decision's outcome (observe.Outcome.String)
 )
 
-// Metrics records ratekit's decisions on OpenTelemetry instruments (see the
-// package documentation for the list). It is an observe.Observer; one
-// Metrics may serve every path of a process.
-//
-// A Metrics is safe for concurrent use. The zero value is not usable: build
-// it with New.
+// Metrics records ratekit's decisions on the OpenTelemetry instruments of
+// the package documentation. It is safe for concurrent use. The zero value
+// is not usable: build it with New.
 type Metrics struct {
 	decisions   metric.Int64Counter
 	nearLimit   metric.Int64Counter
@@ -36,10 +31,7 @@ type Metrics struct {
 	inFlight    metric.Int64UpDownCounter
 	active      atomic.Int64 // ratekit.fallback.active, read by its callback
 	policies    *observe.PolicyMap[*series]
-	held        *observe.PolicyMap[[][]metric.AddOption] // by Event.Held: the attributes of each name
 }
-
-var _ observe.Observer = (*Metrics)(nil)
 
 // New creates the instruments on a Meter of ScopeName from the
 // MeterProvider of WithMeterProvider (the global one by default). It reports
@@ -50,7 +42,7 @@ func New(opts ...Option) (*Metrics, error) {
 		return nil, err
 	}
 	meter := c.provider.Meter(ScopeName)
-	m := &Metrics{policies: observe.NewPolicyMap(newSeries), held: observe.NewPolicyMap(heldOptions)}
+	m := &Metrics{policies: observe.NewPolicyMap(newSeries)}
 	var errs [7]error
 	m.decisions, errs[0] = meter.Int64Counter("ratekit.decisions", metric.WithUnit("{decision}"),
 		metric.WithDescription("Rate-limit decisions by binding policy and outcome (allowed, denied, shadow_denied, error, invalid)."))
@@ -77,14 +69,13 @@ func New(opts ...Option) (*Metrics, error) {
 	return m, nil
 }
 
-// Observe records one decision on the instruments the package documentation
-// lists; a Released event only moves ratekit.inflight.active_requests. ctx
-// reaches the instruments (for exemplars). Once a policy's attribute sets
-// exist, Observe itself allocates nothing.
+// Observe records one decision; a Released event only moves
+// ratekit.inflight.active_requests. ctx reaches the instruments (for
+// exemplars). Once a policy's attribute sets exist, Observe allocates nothing.
 func (m *Metrics) Observe(ctx context.Context, e observe.Event) {
 	if d := e.HeldDelta(); d != 0 {
-		for _, opts := range m.held.Get(e.Held) {
-			m.inFlight.Add(ctx, d, opts...)
+		for name := range strings.SplitSeq(e.Held, ",") {
+			m.inFlight.Add(ctx, d, m.policies.Get(name).policy...)
 		}
 	}
 	if e.Outcome == observe.Released {
@@ -113,8 +104,9 @@ func (m *Metrics) Observe(ctx context.Context, e observe.Event) {
 	}
 }
 
-// series are one policy's measurement options, with their attribute sets
-// built once: an Event then costs no attribute sorting and no allocation.
+// series are one policy's (or InFlight limit's) measurement options, with
+// their attribute sets built once: an Event then costs no attribute sorting
+// and no allocation.
 type series struct {
 	decisions [observe.Invalid + 1][]metric.AddOption // by Outcome
 	policy    []metric.AddOption
@@ -135,14 +127,4 @@ func newSeries(policy string) *series {
 
 func outcomeOption(policy string, o observe.Outcome) metric.MeasurementOption {
 	return metric.WithAttributeSet(attribute.NewSet(PolicyKey.String(policy), OutcomeKey.String(o.String())))
-}
-
-// heldOptions returns the measurement options of each InFlight limit named
-// in held, a list as in observe.Event.Held.
-func heldOptions(held string) [][]metric.AddOption {
-	var opts [][]metric.AddOption
-	for _, name := range strings.Split(held, ",") {
-		opts = append(opts, []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(PolicyKey.String(name)))})
-	}
-	return opts
 }

@@ -1,6 +1,7 @@
 package ratekitotel
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -13,15 +14,14 @@ import (
 const ScopeName = "github.com/ratekit/ratekit/observe/otel"
 
 // DefaultBuckets returns the bucket boundaries, in seconds, that
-// ratekit.store.latency advises when WithBuckets is not given: from half a
-// millisecond to 250 ms, so that a call cut off by ratekit.DefaultTimeout
-// (100 ms) lands in the last bucket but one; a View can override them. Each
+// ratekit.store.latency advises when WithBuckets is not given (a View can
+// override them), up to 250 ms so that a call cut off by
+// ratekit.DefaultTimeout (100 ms) lands in the last bucket but one; each
 // call returns a new slice.
 func DefaultBuckets() []float64 { return []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25} }
 
-// An Option configures New. Options are immutable values, safe to share
-// and to use from several goroutines; build them with the With functions of
-// this package. A nil Option is a programming error.
+// An Option configures New; options are immutable and safe to share. A nil
+// Option is a programming error.
 type Option interface{ apply(*config) }
 
 type optionFunc func(*config)
@@ -53,9 +53,7 @@ func newConfig(opts []Option) (*config, error) {
 	for _, o := range opts {
 		o.apply(c)
 	}
-	if c.provider == nil {
-		c.provider = otel.GetMeterProvider()
-	}
+	c.provider = cmp.Or(c.provider, otel.GetMeterProvider())
 	if len(c.buckets) == 0 {
 		c.buckets = DefaultBuckets()
 	}

@@ -2,32 +2,23 @@ package ratekitprom
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ratekit/ratekit/store/lease"
 )
 
-// Leases exports what lease stores (store/lease) have leased, read from
-// their Stats at each scrape, with the store's name as the label "store":
-//
-//	ratekit_lease_debits_total{store}          counter: leases taken from the shared store
-//	ratekit_lease_units_taken_total{store}     counter: units those leases took
-//	ratekit_lease_units_lapsed_total{store}    counter: units whose window ended unspent
-//	ratekit_lease_units_dropped_total{store}   counter: units Reset discarded
-//	ratekit_lease_units_held{store}            gauge: units held now in live leases
-//	ratekit_lease_subjects{store}              gauge: subjects with a live lease
-//
-// The units admitted from leases are taken − lapsed − dropped − held. It is
-// a prometheus.Collector: register it beside a Metrics. The zero value is
-// not usable: build it with NewLeases. A Leases is safe for concurrent use.
+// Leases exports the Stats of lease stores (store/lease), read at each
+// scrape and labelled by store name: the counters
+// ratekit_lease_debits_total and ratekit_lease_units_{taken,lapsed,dropped}_total
+// and the gauges ratekit_lease_units_held and ratekit_lease_subjects (units
+// admitted from leases are taken − lapsed − dropped − held). It is a
+// prometheus.Collector, safe for concurrent use; build it with NewLeases.
 type Leases struct {
-	names  []string
-	stores []*lease.Store
+	stores map[string]*lease.Store // a copy of NewLeases' map
 	descs  [6]*prometheus.Desc
 }
-
-var _ prometheus.Collector = (*Leases)(nil)
 
 // NewLeases returns a collector of the lease stores by name, configured by
 // opts as New configures Metrics (namespace and constant labels). A nil
@@ -37,13 +28,12 @@ func NewLeases(stores map[string]*lease.Store, opts ...Option) (*Leases, error) 
 	if err != nil {
 		return nil, err
 	}
-	l := &Leases{}
 	for name, s := range stores {
 		if name == "" || s == nil {
 			return nil, fmt.Errorf("ratekit: ratekitprom: lease store %q is nil or unnamed; name every store", name)
 		}
-		l.names, l.stores = append(l.names, name), append(l.stores, s)
 	}
+	l := &Leases{stores: maps.Clone(stores)}
 	desc := func(name, help string) *prometheus.Desc {
 		return prometheus.NewDesc(prometheus.BuildFQName(c.namespace, "lease", name), help, []string{"store"}, c.labels)
 	}
@@ -67,7 +57,7 @@ func (l *Leases) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect reads every store's Stats and sends them (prometheus.Collector).
 func (l *Leases) Collect(ch chan<- prometheus.Metric) {
-	for i, s := range l.stores {
+	for name, s := range l.stores {
 		st := s.Stats()
 		vals := [6]float64{float64(st.Leases), float64(st.Taken), float64(st.Lapsed), float64(st.Dropped), float64(st.Held), float64(st.Subjects)}
 		for j, d := range l.descs {
@@ -75,7 +65,7 @@ func (l *Leases) Collect(ch chan<- prometheus.Metric) {
 			if j >= 4 {
 				kind = prometheus.GaugeValue
 			}
-			ch <- prometheus.MustNewConstMetric(d, kind, vals[j], l.names[i])
+			ch <- prometheus.MustNewConstMetric(d, kind, vals[j], name)
 		}
 	}
 }

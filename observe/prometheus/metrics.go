@@ -9,13 +9,9 @@ import (
 	"github.com/ratekit/ratekit/observe"
 )
 
-// Metrics counts ratekit's decisions as Prometheus series (see the package
-// documentation for the list). It is an observe.Observer and a
-// prometheus.Collector: register it once, reg.MustRegister(m). One Metrics
-// may serve every path of a process.
-//
-// A Metrics is safe for concurrent use. The zero value is not usable: build
-// it with New.
+// Metrics counts ratekit's decisions as the Prometheus series of the package
+// documentation; register it once. It is safe for concurrent use. The zero
+// value is not usable: build it with New.
 type Metrics struct {
 	decisions      *prometheus.CounterVec
 	nearLimit      *prometheus.CounterVec
@@ -24,8 +20,8 @@ type Metrics struct {
 	latency        *prometheus.HistogramVec
 	fallbackActive prometheus.Gauge
 	inFlight       *prometheus.GaugeVec
-	policies       *observe.PolicyMap[*series]            // built by series
-	held           *observe.PolicyMap[[]prometheus.Gauge] // by Event.Held: a gauge per name
+	policies       *observe.PolicyMap[*series]          // built by series
+	held           *observe.PolicyMap[prometheus.Gauge] // inFlight's child per InFlight limit name
 }
 
 // series are one policy's children of every vector, looked up once: an
@@ -38,15 +34,8 @@ type series struct {
 	latency     prometheus.Observer
 }
 
-var (
-	_ observe.Observer     = (*Metrics)(nil)
-	_ prometheus.Collector = (*Metrics)(nil)
-)
-
-// New returns Metrics configured by opts; every invalid option is reported
-// at once, as an error. Nothing is registered: register the Metrics with
-// the registry that serves your /metrics (prometheus.MustRegister for the
-// default one).
+// New returns Metrics configured by opts, or an error reporting every
+// invalid option at once. It registers nothing.
 func New(opts ...Option) (*Metrics, error) {
 	c, err := newConfig(opts)
 	if err != nil {
@@ -81,18 +70,8 @@ func New(opts ...Option) (*Metrics, error) {
 		}, []string{"policy"}),
 	}
 	m.policies = observe.NewPolicyMap(m.series)
-	m.held = observe.NewPolicyMap(m.heldGauges)
+	m.held = observe.NewPolicyMap(func(name string) prometheus.Gauge { return m.inFlight.WithLabelValues(name) })
 	return m, nil
-}
-
-// heldGauges returns the in-flight gauge of each name in held, a list as
-// in Event.Held.
-func (m *Metrics) heldGauges(held string) []prometheus.Gauge {
-	var gs []prometheus.Gauge
-	for _, name := range strings.Split(held, ",") {
-		gs = append(gs, m.inFlight.WithLabelValues(name))
-	}
-	return gs
 }
 
 // series creates policy's children of every vector.
@@ -109,13 +88,12 @@ func (m *Metrics) series(policy string) *series {
 	return s
 }
 
-// Observe counts one decision in the series the package documentation
-// lists; a Released event only moves ratekit_inflight. It never allocates
-// once the policy's series exist, and ignores ctx.
+// Observe counts one decision; a Released event only moves ratekit_inflight.
+// It never allocates once the policy's series exist, and ignores ctx.
 func (m *Metrics) Observe(_ context.Context, e observe.Event) {
 	if d := e.HeldDelta(); d != 0 {
-		for _, g := range m.held.Get(e.Held) {
-			g.Add(float64(d))
+		for name := range strings.SplitSeq(e.Held, ",") {
+			m.held.Get(name).Add(float64(d))
 		}
 	}
 	if e.Outcome == observe.Released {
@@ -144,16 +122,14 @@ func (m *Metrics) Observe(_ context.Context, e observe.Event) {
 	}
 }
 
-// Describe sends the descriptions of every series to ch
-// (prometheus.Collector).
+// Describe sends the descriptions of every series (prometheus.Collector).
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 	for _, c := range m.collectors() {
 		c.Describe(ch)
 	}
 }
 
-// Collect sends the current value of every series to ch
-// (prometheus.Collector).
+// Collect sends the current value of every series (prometheus.Collector).
 func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	for _, c := range m.collectors() {
 		c.Collect(ch)

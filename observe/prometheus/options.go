@@ -14,14 +14,13 @@ import (
 )
 
 // DefaultBuckets returns the latency histogram's bucket bounds in seconds
-// when WithBuckets is not given: from half a millisecond to 250 ms, so that
-// a call cut off by ratekit.DefaultTimeout (100 ms) lands in the last bucket
-// but one. Each call returns a new slice.
+// when WithBuckets is not given, up to 250 ms so that a call cut off by
+// ratekit.DefaultTimeout (100 ms) lands in the last bucket but one; each
+// call returns a new slice.
 func DefaultBuckets() []float64 { return []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25} }
 
-// An Option configures New. Options are immutable values, safe to share
-// and to use from several goroutines; build them with the With functions of
-// this package. A nil Option is a programming error.
+// An Option configures New; options are immutable and safe to share. A nil
+// Option is a programming error.
 type Option interface{ apply(*config) }
 
 type optionFunc func(*config)
