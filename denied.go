@@ -6,7 +6,7 @@ import "github.com/ratekit/ratekit/response"
 // response.CodeRateLimited ("Too many requests. …") or
 // response.CodeTooManyAttempts ("Too many attempts. …").
 func DeniedResponse(d Decision, code response.Code) *response.Error {
-	q, _ := policyQuota(d.Limit)
+	q := d.Limit.def().headerQ
 	retry := d.RetryAfter
 	if d.Unsatisfiable {
 		retry = 0

@@ -1,6 +1,7 @@
 package ratekit
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 
@@ -38,22 +39,6 @@ func WithCountIf(counts func(status int) bool) Option {
 // WithCountIf is set.
 func (g *Guard) Reserving() bool { return g.reserving }
 
-// finish ends res, if any, once its request's handler has returned with
-// status (see Run).
-func (g *Guard) finish(ctx context.Context, res *Reservation, status int) error {
-	if res == nil {
-		return nil
-	}
-	defer res.leaveGate() // the request has ended; its store slots go first
-	// its own timeout: the request's deadline and Budget are spent by now
-	ctx, cancel := g.cfg.bound(context.WithValue(context.WithoutCancel(ctx), budgetKey{}, nil))
-	defer cancel()
-	if g.cfg.countIf != nil && !g.cfg.countIf(status) {
-		return res.settle(ctx, 0, true)
-	}
-	return res.settle(ctx, -1, true)
-}
-
 // Serve runs next for a request that passed holding res, its Verdict's
 // Reservation (nil: none), as Run does, with the response status next
 // writes. Middleware and levels serve with it.
@@ -88,10 +73,18 @@ func (g *Guard) Serve(w http.ResponseWriter, r *http.Request, next http.Handler,
 func (g *Guard) Run(ctx context.Context, res *Reservation, report func(error), next func(ctx context.Context) int) {
 	code := http.StatusInternalServerError // unless next returns
 	defer func() {
-		if code == 0 {
-			code = http.StatusOK
+		if res == nil {
+			return
 		}
-		if err := g.finish(ctx, res, code); err != nil {
+		defer res.leaveGate() // the request has ended; its store slots go first
+		cost := int64(-1)     // the charge stands, unless WithCountIf refunds it
+		if g.cfg.countIf != nil && !g.cfg.countIf(cmp.Or(code, http.StatusOK)) {
+			cost = 0
+		}
+		// its own timeout: the request's deadline and Budget are spent by now
+		ctx, cancel := g.cfg.bound(context.WithValue(context.WithoutCancel(ctx), budgetKey{}, nil))
+		defer cancel()
+		if err := res.settle(ctx, cost, true); err != nil {
 			report(err)
 		}
 	}()

@@ -41,11 +41,8 @@ type Limiter struct {
 // *LimitError values, all matching ErrInvalidLimit), so a misconfiguration
 // is found when the Limiter is built, never at request time.
 //
-// A limit's state in the store is identified by its name and its parameters,
-// nothing else (see Named): that is how several instances of a service share
-// one limit, how a Limiter rebuilt on a configuration reload keeps its
-// counts, and why two routes whose unnamed limits have equal parameters
-// share one counter per subject.
+// A limit's state in the store is identified by its name and its parameters
+// alone, so Limiters whose limits agree in both share counters (see Named).
 //
 // New hands the limits to the store once (Store.Prepare), which checks that
 // it can serve them. A Limiter with InFlight limits needs a store whose
@@ -73,14 +70,7 @@ func New(store Store, limits ...Limit) (*Limiter, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	l, err := newLimiter(store, limits)
-	if err != nil {
-		return nil, err
-	}
-	if l.lease > 0 && l.settler == nil {
-		return nil, &settleError{errCannotSettle}
-	}
-	return l, nil
+	return newLimiter(store, limits)
 }
 
 // Allow is AllowN(ctx, key, 1).

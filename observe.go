@@ -28,7 +28,7 @@ func (g *Guard) observe(ctx context.Context, start time.Time, key string, keyErr
 			binding, remaining = d.shadow, 0
 		}
 		e.Policy, e.Remaining = binding.Name(), max(remaining, 0)
-		e.Quota, _ = policyQuota(binding)
+		e.Quota = binding.def().headerQ
 	}
 	if res != nil && res.onRelease(func() {
 		obs.Observe(context.WithoutCancel(ctx), observe.Event{Outcome: observe.Released, Policy: g.limiter.held,

@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// newLimiter splits limits into enforced and shadow ones; they are valid.
+// newLimiter is New once limits are found valid: it splits them into
+// enforced and shadow ones and prepares them.
 func newLimiter(store Store, limits []Limit) (*Limiter, error) {
 	limits = append([]Limit(nil), limits...) // the store may keep it
 	l := &Limiter{}
@@ -35,21 +36,23 @@ func newLimiter(store Store, limits []Limit) (*Limiter, error) {
 	if l.all, err = store.Prepare(limits); err != nil {
 		return nil, err
 	}
-	l.enforcedP, l.shadowP = l.all, l.all
-	if len(l.shadow) > 0 && len(l.enforced) > 0 {
+	l.settler, _ = l.all.(settler)
+	switch {
+	case len(l.shadow) == 0:
+		l.enforcedP = l.all
+	case len(l.enforced) == 0:
+		l.shadowP = l.all
+	default:
 		if l.enforcedP, err = store.Prepare(l.enforced); err != nil {
 			return nil, err
 		}
 		if l.shadowP, err = store.Prepare(l.shadow); err != nil {
 			return nil, err
 		}
+		l.settler, _ = l.enforcedP.(settler)
 	}
-	l.settler, _ = l.enforcedP.(settler)
-	if len(l.enforced) == 0 {
-		l.enforcedP = nil
-	}
-	if len(l.shadow) == 0 {
-		l.shadowP = nil
+	if l.lease > 0 && l.settler == nil {
+		return nil, &settleError{errCannotSettle}
 	}
 	if nb, ok := store.(nonBlocking); ok {
 		l.unbounded = nb.NonBlocking()
