@@ -11,13 +11,10 @@ import (
 // oldest bucket (partly outside) counts by the fraction of it still inside,
 // as if its requests had been spread evenly. The default bucket width is
 // window/10 (window when it does not divide by 10); Precision changes it.
-//
-// Error bound: the estimate can differ from the true count in the window by
-// at most the requests in one bucket, so with even traffic a client passes
-// at most about quota × (1 + width/window) in any window. Precision(window)
-// is the classic two-window weighted estimate (state: 2 counters, error up
-// to a whole window's requests); finer buckets shrink the error and cost one
-// counter per bucket (window/width + 1 of them, at most 1000).
+// The estimate errs by at most one bucket's requests (see
+// docs/architecture.md); Precision(window) is the classic two-window
+// estimate, and finer buckets cost one counter each (window/width + 1, at
+// most 1000).
 func SlidingWindow(quota int64, window time.Duration) Limit {
 	c := newDef(algo.SlidingWindow, quota, float64(quota), window)
 	c.Precision = algo.DefaultWidth(window)

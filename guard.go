@@ -21,22 +21,19 @@ type Verdict struct {
 	// Response is the 429, 400 or 503 to send when Pass is false.
 	Response *response.Error
 	// Reservation holds the request's charge and InFlight slots when the
-	// Guard reserves (see Reserving) and the request passes; the caller
-	// ends it with Run once the request is handled. A request that passes
-	// on a store error (fail open) of a Limiter with InFlight limits gets
-	// one too, with a zero Decision: it holds the request's place in the
-	// instance's count of in-flight requests (see InFlight), and must be
-	// ended all the same. nil otherwise.
+	// Guard reserves (see Reserving) and the request passes, even on a
+	// store error (fail open), where it holds the request's place in the
+	// instance's count (see InFlight); nil otherwise. The caller ends it
+	// with Run once the request is handled.
 	Reservation *Reservation
 }
 
 // A Guard is the transport-neutral pipeline of one Limiter under a set of
 // options: given a request's key and cost, it asks the Limiter within the
 // timeout, applies the error policies, sets the rate-limit headers and says
-// what the request gets. Middleware is a Guard on net/http; the framework
-// adapters, levels and plans are built on it too, so that every path answers
-// with the same statuses, headers and bodies. Most callers want Middleware;
-// a Guard is for adapting the pipeline to another transport.
+// what the request gets. Middleware, the framework adapters, levels and
+// plans are built on it, so every path answers alike; use one directly to
+// adapt the pipeline to another transport.
 //
 // Build one with NewGuard; the zero Guard is not usable. A Guard is safe for
 // concurrent use.
@@ -56,8 +53,7 @@ type nonBlocking interface {
 // NewGuard returns the Guard of l under opts, the options of Middleware. It
 // panics if l is nil, or if WithSettle or WithCountIf is given for a store
 // that cannot settle l's charges (whose prepared form is no store.Settler):
-// those are programming errors
-// found when the route is built, never at request time.
+// programming errors found when the route is built, never at request time.
 func NewGuard(l *Limiter, opts ...Option) *Guard {
 	if l == nil {
 		panic("ratekit: a Guard needs a Limiter; build one with ratekit.New")
@@ -84,8 +80,7 @@ func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64,
 	var res *Reservation // set when the Guard reserves
 	err := keyErr
 	if err == nil {
-		// The store call is bounded by the timeout unless the store never
-		// waits; its timer ends with the call, not with a queue delay.
+		// bounded unless the store never waits; the timer ends with the call, not a queue delay
 		sctx, cancel := ctx, noCancel
 		if !g.limiter.unbounded {
 			sctx, cancel = c.bound(ctx)

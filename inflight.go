@@ -20,22 +20,18 @@ const defaultLease = 10 * time.Second
 // Reservation.Settle or Release. n is at most 10,000.
 //
 // Each slot is a lease (10 s unless Lease says otherwise) that a
-// Reservation renews every quarter of the lease while the request runs,
-// each renewal given at most that quarter (and 1 s): a slow request keeps
-// its slot while its instance lives, through two failed renewals in a row,
-// and the slots of an instance that dies come back within one lease. A
-// denial's RetryAfter is 1 s: a slot comes back when a request ends, which
-// no store can foresee.
+// Reservation renews every quarter of the lease while the request runs: a
+// slow request keeps its slot while its instance lives, through two failed
+// renewals in a row, and a dead instance's slots come back within one
+// lease. A denial's RetryAfter is 1 s: no store can foresee when a slot
+// comes back.
 //
-// Each instance also counts its own requests of a subject that hold a slot
-// or are asking the store for one, and refuses, without a store call, one
-// that would make them more than n (the smallest n of the Limiter's
-// InFlight limits), as the store would but with Decision.Cached set: a
-// burst on one subject costs the store at most n calls at a time from each
-// instance, so it cannot make the store calls that enforce the limit time
-// out. When the store fails, the error policy decides as for any limit, but
-// a request that fails open holds its place in that count until it ends:
-// an InFlight limit whose store fails falls back to n per instance.
+// Each instance also refuses, without a store call and with Decision.Cached
+// set, a request that would give it more than n requests of a subject
+// holding or asking for a slot (n the smallest of the Limiter's InFlight
+// limits), so a burst cannot make the store calls time out. A request that
+// fails open on a store error keeps its place in that count until it ends:
+// a failing store leaves n per instance (see docs/architecture.md).
 //
 // An InFlight limit reports no window: RateLimit-Policy describes it with
 // qu="concurrent-requests", and RateLimit gives the slots left (r) without

@@ -102,15 +102,12 @@ func (l Limit) Block(d time.Duration) Limit {
 
 // Shadow returns a copy of l in shadow mode: it decides and counts as usual,
 // but never refuses a request. A request it would have refused passes with
-// Decision.ShadowDenied set, and observers see the outcome ShadowDenied, so a
-// new limit can be rolled out by watching what it would do. Shadow limits
-// share their state with the same limit enforced (shadow mode is not part of
-// the storage key), so enforcing a limit later keeps its counts. In a Limiter
-// with enforced limits too, a request the enforced limits refuse never
-// reaches the shadow ones, and one they admit is charged to them whatever the
-// shadow limits say; that costs a second store call per request. The
-// rate-limit headers describe the enforced limits, or, when every limit is
-// in shadow mode, the shadow ones (WithHeaders(HeadersNone) leaves them out).
+// Decision.ShadowDenied set (observers see the outcome ShadowDenied), so a
+// new limit can be rolled out by watching what it would do; shadow mode is
+// not part of the storage key, so enforcing the limit later keeps its counts.
+// Beside enforced limits, shadow limits see only the requests those admit, in
+// a second store call (see docs/architecture.md). The rate-limit headers
+// describe the enforced limits, or the shadow ones when there are no others.
 func (l Limit) Shadow() Limit {
 	c := *l.def()
 	c.shadow = true

@@ -143,10 +143,9 @@ func WithSkip(f func(r *http.Request) bool) Option {
 // less means only the request's own context bounds it. A call that runs out
 // of time follows the error policy. A store that never blocks
 // (store.NonBlocking, such as store/memstore) is called without a timeout.
-// The call sees the request context's values but not its cancellation: when
-// a client goes away, its store call runs to its answer or its timeout
-// rather than being cut off mid-reply, which would cost a Redis client the
-// connection.
+// The call sees the request context's values but not its cancellation: a
+// client that goes away does not cut a Redis reply off, which would cost
+// the connection.
 func WithTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.timeout = d })
 }
