@@ -2,6 +2,7 @@ package ratekit
 
 import (
 	"hash/maphash"
+	"maps"
 	"sync"
 
 	"github.com/ratekit/ratekit/internal/algo"
@@ -17,11 +18,9 @@ const (
 
 // A gate counts, per subject, this instance's requests that hold one of the
 // Limiter's InFlight slots or are asking the store for one, and refuses a
-// request that would make the count exceed n (see InFlight and
-// docs/architecture.md). A subject's entry exists while its count is above
-// 0; a shard's map, which Go never shrinks, is rebuilt once it holds less
-// than an eighth of its peak. A gate is safe for concurrent use; a Limiter
-// without InFlight limits has none.
+// request that would make the count exceed n (see InFlight). A shard's map,
+// which Go never shrinks, is rebuilt once it holds less than an eighth of
+// its peak. A gate is safe for concurrent use; the zero gate is not usable.
 type gate struct {
 	n      int64
 	denial Decision // a refusal, as a store gives it for the binding limit
@@ -45,9 +44,7 @@ func newGate(limits []Limit) *gate {
 	var g *gate
 	for _, l := range limits {
 		if l.inFlight() && (g == nil || l.def().Quota < g.n) {
-			// denial is what the store says when this limit has no slot
-			// left: a Decision of this limit alone (the others' numbers
-			// only the store knows), nothing left, Retry-After 1 s
+			// the store's denial by this limit alone: the others' numbers only the store knows
 			g = &gate{n: l.def().Quota, seed: maphash.MakeSeed(),
 				denial: Decision{Limit: l, RetryAfter: algo.RetryInFlight, Cached: true}}
 		}
@@ -85,9 +82,7 @@ func (g *gate) leave(key string) {
 	delete(sh.held, key)
 	if n := len(sh.held); sh.peak > gateCompactMin && n < sh.peak/8 {
 		m := make(map[string]int64, n)
-		for k, c := range sh.held {
-			m[k] = c
-		}
+		maps.Copy(m, sh.held)
 		sh.held, sh.peak = m, n
 	}
 }

@@ -11,10 +11,9 @@ import (
 // WithSettle lets handlers settle a request's real cost after the fact:
 // the request is charged its cost (WithCost) as an estimate when it is
 // admitted, and the handler calls ReservationFrom(r.Context()).Settle with
-// the cost it found (tokens generated, bytes sent), which refunds the
-// difference or charges the extra. A request whose handler does not settle
-// keeps its estimate. Settling costs one store call more per request. The
-// rate-limit headers are written at admission, so they show the estimate.
+// the cost it found (tokens generated, bytes sent); without it the estimate
+// stands. Settling costs one store call more per request; the rate-limit
+// headers, written at admission, show the estimate.
 func WithSettle() Option {
 	return optionFunc(func(c *config) { c.settle = true })
 }
@@ -33,9 +32,8 @@ func WithCountIf(counts func(status int) bool) Option {
 	return optionFunc(func(c *config) { c.countIf = counts })
 }
 
-// Reserving reports whether the Guard admits requests through
-// Limiter.Reserve, so that a Verdict that passes carries a Reservation to
-// end with Run: its Limiter has InFlight limits, or WithSettle or
+// Reserving reports whether a Verdict that passes carries a Reservation to
+// end with Run: the Limiter has InFlight limits, or WithSettle or
 // WithCountIf is set.
 func (g *Guard) Reserving() bool { return g.reserving }
 
@@ -58,18 +56,13 @@ func (g *Guard) Serve(w http.ResponseWriter, r *http.Request, next http.Handler,
 // any transport (Serve is net/http's; the framework adapters and gRPC call
 // Run). next runs the rest with ctx carrying res, where ReservationFrom
 // finds it, and returns the response status (0 counts as 200). A panic in
-// next counts as 500 and goes on. Once next returns or panics, res is
-// ended with the status: under WithCountIf a status that does not count
-// refunds the whole charge; the InFlight slots are released, then the
-// request's place in the instance's count of in-flight requests (see
-// InFlight). That store call is bounded by WithTimeout alone, not by ctx.
-//
-// The slots are held until next returns, whether or not ctx has ended:
-// an InFlight limit protects the handler's work, and a handler that
-// ignores its context keeps working after its client went away (one that
-// honours its context returns early, and frees its slot then). Store
-// errors go to report, always on the goroutine that called Run and before
-// Run returns, so that report may read a framework's request context.
+// next counts as 500 and goes on. Once next returns or panics, whether or
+// not ctx has ended (the slots protect the handler's work), res is ended
+// with the status: under WithCountIf a status that does not count refunds
+// the whole charge; the InFlight slots are released, then the request's
+// place in the instance's count (see InFlight). That store call is bounded
+// by WithTimeout alone, not by ctx. Store errors go to report, on the
+// goroutine that called Run and before Run returns.
 func (g *Guard) Run(ctx context.Context, res *Reservation, report func(error), next func(ctx context.Context) int) {
 	code := http.StatusInternalServerError // unless next returns
 	defer func() {

@@ -15,11 +15,8 @@ import (
 // between goroutines. Two Limits built alike have the same Spec (compare
 // Specs, not Limits: == tells whether two Limits are copies of one). Build
 // it with a constructor such as FixedWindow or GCRA and name it with Named;
-// the zero Limit is invalid. New checks every parameter, so a bad limit is
-// reported when the Limiter is built, never at request time.
-//
-// A limit's parameters are fingerprinted into its storage key: changing them
-// starts fresh state, and the old state expires on its own.
+// the zero Limit is invalid, and New reports it. A limit's parameters are
+// fingerprinted into its storage key: changing them starts fresh state.
 type Limit struct {
 	d *limitDef // nil in the zero Limit
 }
@@ -28,10 +25,9 @@ type Limit struct {
 // a modifier copies it and changes the copy. Its Spec's derived values
 // (ID, Interval, Hard) are set by limit, so that Limit.Spec is a copy.
 type limitDef struct {
-	algo.Spec                  // Window is the window, the period of a rate, or a lease
-	shadow           bool      // decides and counts, never refuses (Shadow)
-	caps             algo.Caps // what the algorithm can do
-	headerQ, headerW int64     // headerQuota()
+	algo.Spec              // Window is the window, the period of a rate, or a lease
+	shadow           bool  // decides and counts, never refuses (Shadow)
+	headerQ, headerW int64 // headerQuota()
 }
 
 // def returns l's definition, which the caller must not change; a new
@@ -69,8 +65,7 @@ func (c limitDef) limit() Limit {
 	r := algo.Of(c.Algorithm)
 	r.Derive(&c.Spec)
 	c.ID = c.Name + ":" + c.Algorithm + ":" + c.fingerprint()
-	c.caps = r.Caps()
-	c.Concurrent = c.caps&algo.Holds != 0
+	c.Concurrent = r.Caps()&algo.Holds != 0
 	c.headerQ, c.headerW = c.headerQuota(r)
 	return Limit{&c}
 }
@@ -130,11 +125,10 @@ func (l Limit) Spec() Spec { return Spec(l.def().Spec) }
 // limit, or one whose share would be invalid, is returned as is.
 func (l Limit) Share(n int64) Limit {
 	c := *l.def()
-	if n <= 1 || !algo.Of(c.Algorithm).Share(&c.Spec, n) {
-		return l
-	}
-	if s := c.limit(); s.validate() == nil {
-		return s
+	if n > 1 && algo.Of(c.Algorithm).Share(&c.Spec, n) {
+		if s := c.limit(); s.validate() == nil {
+			return s
+		}
 	}
 	return l
 }
