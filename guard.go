@@ -105,7 +105,7 @@ func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64,
 			return Verdict{Err: err, Response: response.KeyError(err)}
 		case !requestErr && c.policy == FailClosed:
 			res.leaveGate()
-			return Verdict{Err: err, Response: response.Unavailable(c.closedRetry)}
+			return Verdict{Err: err, Response: response.Unavailable(time.Second)}
 		}
 		return Verdict{Pass: true, Err: err, Reservation: res}
 	}

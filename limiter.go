@@ -16,10 +16,8 @@ import (
 // AllowN decide in code. A Limiter is safe for concurrent use; build it once
 // with New and share it. The zero Limiter is not usable.
 type Limiter struct {
-	enforced []Limit // the limits that refuse requests
-	shadow   []Limit // the limits in shadow mode (Limit.Shadow)
-	policy   string  // RateLimit-Policy header value, computed once
-	names    string  // every limit's name, comma-separated, for observers
+	policy string // RateLimit-Policy header value, computed once
+	names  string // every limit's name, comma-separated, for observers
 	// lease is the shortest lease of the InFlight limits, 0 when none: a
 	// Reservation renews its slots every quarter of it.
 	lease time.Duration
@@ -30,7 +28,7 @@ type Limiter struct {
 
 	// the limits prepared by the store: every limit (for Reset), the
 	// enforced and the shadow ones (nil when there are none); settler is
-	// enforcedP's settling form, nil when it cannot settle.
+	// the settling form of the first call's limits, nil when it cannot settle.
 	all, enforcedP, shadowP Prepared
 	settler                 settler
 	unbounded               bool // the store never blocks (store.NonBlocking)
@@ -92,7 +90,7 @@ func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (Decision,
 	if l.lease > 0 && cost > 0 {
 		return Decision{}, errInFlightAllow
 	}
-	if len(l.shadow) == 0 { // one store call, straight to the caller
+	if l.shadowP == nil { // one store call, straight to the caller
 		d, err := l.enforcedP.Take(ctx, key, cost)
 		if err == nil {
 			d.policy = l.policy

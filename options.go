@@ -43,31 +43,29 @@ const (
 const DefaultTimeout = 100 * time.Millisecond
 
 type config struct {
-	headers     HeaderMode
-	denied      func(w http.ResponseWriter, r *http.Request, d Decision)
-	render      response.Renderer
-	code        response.Code
-	policy      ErrorPolicy
-	keyPolicy   ErrorPolicy
-	closedRetry time.Duration
-	onError     func(r *http.Request, err error)
-	cost        func(r *http.Request) int64
-	skip        func(r *http.Request) bool
-	timeout     time.Duration
-	now         func() time.Time // WithHeaderClock
-	observer    observe.Observer
-	settle      bool // WithSettle
-	countIf     func(status int) bool
+	headers   HeaderMode
+	denied    func(w http.ResponseWriter, r *http.Request, d Decision)
+	render    response.Renderer
+	code      response.Code
+	policy    ErrorPolicy
+	keyPolicy ErrorPolicy
+	onError   func(r *http.Request, err error)
+	cost      func(r *http.Request) int64
+	skip      func(r *http.Request) bool
+	timeout   time.Duration
+	now       func() time.Time // WithHeaderClock
+	observer  observe.Observer
+	settle    bool // WithSettle
+	countIf   func(status int) bool
 }
 
 func newConfig(opts []Option) *config {
 	c := &config{
-		headers:     HeadersDefault,
-		code:        response.CodeRateLimited,
-		keyPolicy:   FailClosed,
-		closedRetry: time.Second,
-		timeout:     DefaultTimeout,
-		now:         time.Now,
+		headers:   HeadersDefault,
+		code:      response.CodeRateLimited,
+		keyPolicy: FailClosed,
+		timeout:   DefaultTimeout,
+		now:       time.Now,
 	}
 	for _, o := range opts {
 		o.apply(c)

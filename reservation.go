@@ -43,7 +43,7 @@ func (l *Limiter) reserve(ctx context.Context, key string, cost int64, guarded b
 	if st == nil {
 		return nil, errCannotSettle
 	}
-	if len(l.enforced) == 0 { // shadow limits alone: decided as AllowN does, nothing to settle
+	if l.enforcedP == nil { // shadow limits alone: decided as AllowN does, nothing to settle
 		d, err := l.decide(ctx, key, cost, false)
 		if err != nil {
 			return nil, err
@@ -71,7 +71,7 @@ func (l *Limiter) reserve(ctx context.Context, key string, cost int64, guarded b
 	d.policy = l.policy
 	if !d.Allowed {
 		r.leaveGate()
-	} else if len(l.shadow) > 0 {
+	} else if l.shadowP != nil {
 		_ = l.addShadow(ctx, key, cost, false, &d) // the charge is made: a shadow error changes nothing
 	}
 	r.Decision = d

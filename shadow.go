@@ -10,6 +10,7 @@ import (
 func newLimiter(store Store, limits []Limit) (*Limiter, error) {
 	limits = append([]Limit(nil), limits...) // the store may keep it
 	l := &Limiter{}
+	var enforced, shadow []Limit
 	var names, held []string
 	for _, lim := range limits {
 		names = append(names, lim.Name())
@@ -20,17 +21,16 @@ func newLimiter(store Store, limits []Limit) (*Limiter, error) {
 			held = append(held, lim.Name())
 		}
 		if lim.def().shadow {
-			l.shadow = append(l.shadow, lim)
+			shadow = append(shadow, lim)
 		} else {
-			l.enforced = append(l.enforced, lim)
+			enforced = append(enforced, lim)
 		}
 	}
 	l.names, l.held = strings.Join(names, ","), strings.Join(held, ",")
-	l.gate = newGate(l.enforced)
-	if len(l.enforced) > 0 {
-		l.policy = policyHeader(l.enforced)
-	} else {
-		l.policy = policyHeader(l.shadow)
+	l.gate = newGate(enforced)
+	l.policy = policyHeader(enforced)
+	if len(enforced) == 0 {
+		l.policy = policyHeader(shadow)
 	}
 	var err error
 	if l.all, err = store.Prepare(limits); err != nil {
@@ -38,15 +38,15 @@ func newLimiter(store Store, limits []Limit) (*Limiter, error) {
 	}
 	l.settler, _ = l.all.(settler)
 	switch {
-	case len(l.shadow) == 0:
+	case len(shadow) == 0:
 		l.enforcedP = l.all
-	case len(l.enforced) == 0:
+	case len(enforced) == 0:
 		l.shadowP = l.all
 	default:
-		if l.enforcedP, err = store.Prepare(l.enforced); err != nil {
+		if l.enforcedP, err = store.Prepare(enforced); err != nil {
 			return nil, err
 		}
-		if l.shadowP, err = store.Prepare(l.shadow); err != nil {
+		if l.shadowP, err = store.Prepare(shadow); err != nil {
 			return nil, err
 		}
 		l.settler, _ = l.enforcedP.(settler)
@@ -82,9 +82,9 @@ func (l *Limiter) decide(ctx context.Context, key string, cost int64, peek bool)
 	}
 	d.policy = l.policy
 	switch {
-	case len(l.enforced) == 0:
+	case l.enforcedP == nil:
 		return passShadow(d), nil
-	case d.Allowed && len(l.shadow) > 0:
+	case d.Allowed && l.shadowP != nil:
 		if err := l.addShadow(ctx, key, cost, peek, &d); err != nil {
 			return Decision{}, err
 		}
