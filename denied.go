@@ -12,19 +12,12 @@ func DeniedResponse(d Decision, code response.Code) *response.Error {
 		retry = 0
 	}
 	e := response.TooMany(code, retry, q, clampSF(d.Remaining), d.Limit.Name())
-	e.Context.Violated = violated(d)
 	e.Context.Blocked = d.Blocked
-	return e
-}
-
-// violated lists the names of the limits that refused d: the binding limit
-// first, then the others that denied, in the Limiter's order.
-func violated(d Decision) []string {
-	names := []string{d.Limit.Name()}
+	e.Context.Violated = []string{d.Limit.Name()} // then the others that denied, in the Limiter's order
 	for _, s := range d.States {
 		if !s.Allowed && s.Limit.Name() != d.Limit.Name() {
-			names = append(names, s.Limit.Name())
+			e.Context.Violated = append(e.Context.Violated, s.Limit.Name())
 		}
 	}
-	return names
+	return e
 }

@@ -154,12 +154,10 @@ func policyHeader(limits []Limit) string {
 }
 
 // headerQuota returns the quota and window (whole seconds) that describe l
-// in headers, as the algorithm r says, such that the remaining count never
-// exceeds the quota: a window's quota per window, a bucket's burst per the
-// time the burst takes to refill. A window that is not whole seconds is
-// scaled by the smallest factor up to 1000 that makes it whole (10 per
-// 100 ms is 100 per second), else rounded up. Both are clamped to
-// Structured Field integers.
+// in headers, as the algorithm r says (a quota the remaining count never
+// exceeds). A window that is not whole seconds is scaled by the smallest
+// factor up to 1000 that makes it whole (10 per 100 ms is 100 per second),
+// else rounded up. Both are clamped to Structured Field integers.
 func (l *limitDef) headerQuota(r algo.Rules) (quota, windowSeconds int64) {
 	q, window := r.Header(&l.Spec)
 	if window <= 0 {

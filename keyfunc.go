@@ -8,12 +8,10 @@ import (
 	"github.com/ratekit/ratekit/internal/keyjoin"
 )
 
-// A KeyFunc names the subject a request is counted against. Any
-// func(*http.Request) (string, error) is a KeyFunc. An empty key or an error
-// is handed to the middleware's key error policy; it never falls into one
-// shared bucket. A KeyFunc is called by concurrent requests, so it must be
-// safe for concurrent use; the ones in this package are. A nil KeyFunc is a
-// programming error that Middleware reports when it is built.
+// A KeyFunc names the subject a request is counted against. An empty key or
+// an error is handed to the middleware's key error policy; it never falls
+// into one shared bucket. A KeyFunc must be safe for concurrent use; the
+// ones in this package are.
 type KeyFunc func(r *http.Request) (string, error)
 
 // ByIP keys requests by client IP address as resolved by a clientip.Resolver

@@ -106,10 +106,8 @@ type Reservation struct {
 	timer    *time.Timer // renews the slots while held
 	renewed  time.Time   // when the last Reserve or Renew that held the slots was sent
 	released func()      // reports the slots gone to an observer, once; may be nil
-	// gated reports that the request holds a place in its Limiter's gate
-	// (see Reserve), until its Reservation ends; guarded, that only
-	// Guard.Run ends it (a Guard's request ends when its handler
-	// returns, even when the handler settled before).
+	// gated: the request holds a place in its Limiter's gate until its
+	// Reservation ends; guarded: only Guard.Run ends it (see reserve).
 	gated, guarded bool
 }
 
