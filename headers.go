@@ -98,7 +98,7 @@ func headerValues(names, vals *[5]string, d *Decision, mode HeaderMode, now time
 			}
 			b = appendItem(b, s.Limit.Name())
 			b = appendParam(b, "r", clampSF(s.Remaining))
-			if !s.Limit.inFlight() { // slots have no window: r alone
+			if !s.Limit.def().Concurrent { // slots have no window: r alone
 				b = appendParam(b, "t", ceilSeconds(effectiveWindow(&s)))
 			}
 		}
@@ -146,7 +146,7 @@ func policyHeader(limits []Limit) string {
 		if d.headerW > 0 { // a limit without a window in whole seconds has no w (the draft wants a positive integer)
 			b = appendParam(b, "w", d.headerW)
 		}
-		if l.inFlight() {
+		if d.Concurrent {
 			b = append(b, `;qu="concurrent-requests"`...)
 		}
 	}

@@ -7,17 +7,12 @@ import (
 	"github.com/ratekit/ratekit/internal/algo"
 )
 
-// defaultLease is the lease of an InFlight limit's slots unless Lease says
-// otherwise: the longest a slot outlives an instance that died holding it.
-const defaultLease = 10 * time.Second
-
 // InFlight allows at most n requests of a subject in flight at once, across
 // every instance that shares the store: a concurrency limit. An admitted
 // request holds one slot, whatever its cost, from admission until it ends:
-// Middleware (and the adapters) end it when the handler returns or panics,
-// even when the client went away before (a handler that honours its
-// context returns early); code that calls Limiter.Reserve ends it with
-// Reservation.Settle or Release. n is at most 10,000.
+// Middleware and the adapters end it when the handler returns or panics;
+// code that calls Limiter.Reserve ends it with Reservation.Settle or
+// Release. n is at most 10,000.
 //
 // Each slot is a lease (10 s unless Lease says otherwise) that a
 // Reservation renews every quarter of the lease while the request runs: a
@@ -37,7 +32,7 @@ const defaultLease = 10 * time.Second
 // qu="concurrent-requests", and RateLimit gives the slots left (r) without
 // t. It takes no Block and no Shadow mode.
 func InFlight(n int64) Limit {
-	return newDef(algo.InFlight, n, float64(n), defaultLease).limit()
+	return newDef(algo.InFlight, n, float64(n), 10*time.Second).limit()
 }
 
 // Lease returns a copy of an InFlight limit whose slots are leased for d
@@ -50,9 +45,6 @@ func (l Limit) Lease(d time.Duration) Limit {
 	c.Window = d
 	return c.limit()
 }
-
-// inFlight reports whether l is an InFlight limit.
-func (l Limit) inFlight() bool { return l.def().Concurrent }
 
 // errInFlightAllow is AllowN's error on a Limiter with InFlight limits.
 var errInFlightAllow = fmt.Errorf("%w: a Limiter with an InFlight limit admits requests through Reserve, whose Reservation releases the slot; use Reserve (Middleware does)", ErrInvalidLimit)

@@ -43,7 +43,7 @@ type gateShard struct {
 func newGate(limits []Limit) *gate {
 	var g *gate
 	for _, l := range limits {
-		if l.inFlight() && (g == nil || l.def().Quota < g.n) {
+		if l.def().Concurrent && (g == nil || l.def().Quota < g.n) {
 			// the store's denial by this limit alone: the others' numbers only the store knows
 			g = &gate{n: l.def().Quota, seed: maphash.MakeSeed(),
 				denial: Decision{Limit: l, RetryAfter: algo.RetryInFlight, Cached: true}}

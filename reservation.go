@@ -162,7 +162,9 @@ func (r *Reservation) Release(ctx context.Context) error {
 }
 
 // end is Settle and Release, made by the request's handler: a direct
-// Reserve's request leaves the gate, a Guard's waits for Guard.Run.
+// Reserve's request leaves the gate, a Guard's waits for Guard.Run. ctx
+// loses its cancellation (an ending request does not undo its settlement)
+// and keeps its deadline, but never less than DefaultTimeout from now.
 func (r *Reservation) end(ctx context.Context, cost int64, release bool) error {
 	if r == nil {
 		return nil
@@ -170,23 +172,15 @@ func (r *Reservation) end(ctx context.Context, cost int64, release bool) error {
 	if !r.guarded {
 		defer r.leaveGate() // after the store's slots: never fewer counted here than held there
 	}
-	ctx, cancel := detached(ctx)
+	sctx, cancel := context.WithoutCancel(ctx), noCancel
+	if d, ok := ctx.Deadline(); ok {
+		if least := time.Now().Add(DefaultTimeout); d.Before(least) {
+			d = least
+		}
+		sctx, cancel = context.WithDeadline(sctx, d)
+	}
 	defer cancel()
-	return r.settle(ctx, cost, release)
-}
-
-// detached is ctx without its cancellation: an ending request does not
-// undo its settlement. A deadline of ctx still bounds it, but never to less
-// than DefaultTimeout from now.
-func detached(ctx context.Context) (context.Context, context.CancelFunc) {
-	d, ok := ctx.Deadline()
-	if !ok {
-		return context.WithoutCancel(ctx), noCancel
-	}
-	if least := time.Now().Add(DefaultTimeout); d.Before(least) {
-		d = least
-	}
-	return context.WithDeadline(context.WithoutCancel(ctx), d)
+	return r.settle(sctx, cost, release)
 }
 
 // settle moves the charge to cost (-1: leaves it) and, when release is set,

@@ -14,7 +14,7 @@ func newLimiter(store Store, limits []Limit) (*Limiter, error) {
 	var names, held []string
 	for _, lim := range limits {
 		names = append(names, lim.Name())
-		if lim.inFlight() {
+		if lim.def().Concurrent {
 			if l.lease == 0 || lim.def().Window < l.lease {
 				l.lease = lim.def().Window
 			}
