@@ -67,8 +67,7 @@ func (l Limit) Queue(maxWait time.Duration) Limit {
 // Custom returns a limit run by a custom algorithm registered with a store
 // (see the Redis store's WithAlgorithm): alg names it (1 to 16 characters
 // from [a-z0-9_], not a built-in name), capacity is its quota for headers
-// and "can never pass" checks, window its window, params its own
-// parameters.
+// and "can never pass" checks, params its own parameters.
 func Custom(alg string, capacity int64, window time.Duration, params [3]int64) Limit {
 	c := newDef(alg, capacity, float64(capacity), window)
 	c.Params = params

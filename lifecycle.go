@@ -19,15 +19,12 @@ func WithSettle() Option {
 }
 
 // WithCountIf counts a request only when counts(status) reports true for
-// its response status; the charge of any other request is refunded once
-// its handler returns (in one store call more). A handler that panics
-// counts as status 500. For example, to count only failed logins, or to
-// let server errors cost nothing:
+// its response status; the charge of any other request is refunded (see
+// Reservation.Settle) once its handler returns, in one store call more. A
+// handler that panics counts as status 500. For example, to let server
+// errors cost nothing:
 //
 //	ratekit.WithCountIf(func(status int) bool { return status < 500 })
-//
-// A refund never lifts a block a denial started, and gives back only what
-// the charge still holds (see Reservation.Settle).
 func WithCountIf(counts func(status int) bool) Option {
 	return optionFunc(func(c *config) { c.countIf = counts })
 }

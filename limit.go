@@ -70,13 +70,12 @@ func (c limitDef) limit() Limit {
 	return Limit{&c}
 }
 
-// Named returns a copy of l with the policy name name. The name appears in the
-// RateLimit headers and the error body, and it is part of the storage key:
-// limits with the same name and parameters share their counters, in every
-// Limiter and every instance that uses them. Names are 1 to 48 characters
-// from [A-Za-z0-9_.-]. The default name is the algorithm's, so two unnamed
-// limits with equal parameters share their counters too: name the limits of
-// each route or purpose apart.
+// Named returns a copy of l with the policy name name, 1 to 48 characters
+// from [A-Za-z0-9_.-]. The name appears in the RateLimit headers and the
+// error body, and it is part of the storage key: limits with the same name
+// and parameters share their counters in every Limiter and instance. The
+// default name is the algorithm's, so name the limits of each route or
+// purpose apart.
 func (l Limit) Named(name string) Limit {
 	c := *l.def()
 	c.Name = name
@@ -84,11 +83,10 @@ func (l Limit) Named(name string) Limit {
 }
 
 // Block returns a copy of l that, once it denies a request, keeps denying
-// the subject for d (a penalty), whatever its counters say. Requests during a
-// block are not recorded. The block's TTL in the store is its truth. A
-// denial's RetryAfter is the longer of the block left and the wait of l's
-// own counters, which decide once the block ends: from the block's start to
-// its end, a request at the RetryAfter passes.
+// the subject for d (a penalty), whatever its counters say; requests during
+// a block are not recorded. A denial's RetryAfter is the longer of the block
+// left and the wait of l's own counters, so a request at the RetryAfter
+// passes.
 func (l Limit) Block(d time.Duration) Limit {
 	c := *l.def()
 	c.Block = d

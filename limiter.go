@@ -37,15 +37,12 @@ type Limiter struct {
 // New returns a Limiter enforcing limits through store. It checks every
 // limit and reports every problem at once (as a joined error whose parts are
 // *LimitError values, all matching ErrInvalidLimit), so a misconfiguration
-// is found when the Limiter is built, never at request time.
-//
-// A limit's state in the store is identified by its name and its parameters
-// alone, so Limiters whose limits agree in both share counters (see Named).
+// is found when the Limiter is built, never at request time. Limiters whose
+// limits agree in name and parameters share counters (see Named).
 //
 // New hands the limits to the store once (Store.Prepare), which checks that
-// it can serve them. A Limiter with InFlight limits needs a store whose
-// prepared form can settle charges and hold slots (store.Settler); New
-// refuses one on a store chain that cannot, wrappers included.
+// it can serve them; for InFlight limits, New refuses a store chain whose
+// prepared form cannot settle charges and hold slots (store.Settler).
 func New(store Store, limits ...Limit) (*Limiter, error) {
 	if store == nil {
 		return nil, fmt.Errorf("%w: the store is nil; pass memstore.New() or a Redis store", ErrInvalidLimit)

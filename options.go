@@ -20,12 +20,9 @@ type optionFunc func(*config)
 
 func (f optionFunc) apply(c *config) { f(c) }
 
-// ErrorPolicy says what a request gets when no decision can be made; the
-// zero value is FailOpen. There are two kinds of failure, each with its own
-// policy: the store failed or timed out (WithErrorPolicy, default FailOpen),
-// or the request itself has no usable key or cost (WithKeyErrorPolicy,
-// default FailClosed), which a client could otherwise provoke to skip the
-// limit.
+// ErrorPolicy says what a request gets when no decision can be made, for a
+// store failure (WithErrorPolicy) or for a request with no usable key or
+// cost (WithKeyErrorPolicy); the zero value is FailOpen.
 type ErrorPolicy uint8
 
 // Error policies.
@@ -106,10 +103,9 @@ func WithErrorPolicy(p ErrorPolicy) Option {
 }
 
 // WithKeyErrorPolicy sets what happens when the key function fails or gives
-// an empty key, or the cost is invalid (default FailClosed: 400 Bad Request,
-// or 413 for a body too large, so that leaving out a header never skips the
-// limit). FailOpen lets such requests through uncounted, with their body
-// whole.
+// an empty key, or the cost is invalid (default FailClosed, so that leaving
+// out a header never skips the limit). FailOpen lets such requests through
+// uncounted, with their body whole.
 func WithKeyErrorPolicy(p ErrorPolicy) Option {
 	return optionFunc(func(c *config) { c.keyPolicy = p })
 }
