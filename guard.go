@@ -83,7 +83,7 @@ func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64,
 		// bounded unless the store never waits; the timer ends with the call, not a queue delay
 		sctx, cancel := ctx, noCancel
 		if !g.limiter.unbounded {
-			sctx, cancel = c.bound(ctx)
+			sctx, cancel = g.Bound(ctx)
 		}
 		if g.reserving {
 			// on a store error, res holds the request's place in the gate, if any
@@ -139,12 +139,24 @@ func (g *Guard) Cost(r *http.Request) int64 {
 	return 1
 }
 
-// Bound applies the store timeout of WithTimeout to ctx, or the deadline
-// of Budget when it comes first, for a store call the caller makes itself
-// (a reputation read, say).
+// Bound applies the store timeout of WithTimeout to ctx (keeping ctx's
+// values but not its cancellation), or the deadline of Budget when it comes
+// first. Check bounds its store calls so; callers bound with it the store
+// calls they make themselves (a reputation read, say).
 func (g *Guard) Bound(ctx context.Context) (context.Context, context.CancelFunc) {
-	return g.cfg.bound(ctx)
+	t := g.cfg.timeout
+	d, ok := ctx.Value(budgetKey{}).(time.Time)
+	if t > 0 && (!ok || time.Until(d) > t) {
+		return context.WithTimeout(context.WithoutCancel(ctx), t)
+	}
+	if ok {
+		return context.WithDeadline(ctx, d)
+	}
+	return ctx, noCancel
 }
+
+// noCancel is the CancelFunc of a context that needs none.
+func noCancel() {}
 
 // Budget returns ctx carrying one deadline, the Guard's timeout from now,
 // for every store call that any Guard (Check, Bound) makes with it: a

@@ -32,16 +32,6 @@ const (
 // maxSFInteger is the largest Structured Field integer (RFC 8941).
 const maxSFInteger = 999_999_999_999_999
 
-// Header names, in Go's canonical form (on the wire HTTP/1.1 sends them so;
-// header names are case-insensitive).
-const (
-	headerLimit     = "X-Ratelimit-Limit"
-	headerRemaining = "X-Ratelimit-Remaining"
-	headerReset     = "X-Ratelimit-Reset"
-	headerPolicy    = "Ratelimit-Policy"
-	headerRateLimit = "Ratelimit"
-)
-
 // writeHeaders sets the rate-limit headers of mode for d; now is the time
 // X-RateLimit-Reset counts from. The values share one string, and on an
 // http.Header one slice backs them all: BenchmarkMiddleware/fixed takes
@@ -63,15 +53,15 @@ func writeHeaders(h response.HeaderSetter, d *Decision, mode HeaderMode, now tim
 	}
 }
 
-// headerValues fills the names and values of mode's headers and returns how
-// many.
+// headerValues fills the names (in Go's canonical form, as http.Header
+// keys them) and values of mode's headers and returns how many.
 func headerValues(names, vals *[5]string, d *Decision, mode HeaderMode, now time.Time) int {
 	var buf [192]byte
 	b := buf[:0]
 	var ends [5]int // where each value ends in b
 	n, policy := 0, -1
 	if mode&HeadersLegacy != 0 {
-		names[0], names[1], names[2] = headerLimit, headerRemaining, headerReset
+		names[0], names[1], names[2] = "X-Ratelimit-Limit", "X-Ratelimit-Remaining", "X-Ratelimit-Reset"
 		b = strconv.AppendInt(b, d.Limit.def().headerQ, 10)
 		ends[0] = len(b)
 		b = strconv.AppendInt(b, clampSF(d.Remaining), 10)
@@ -83,7 +73,7 @@ func headerValues(names, vals *[5]string, d *Decision, mode HeaderMode, now time
 	if mode&HeadersIETF != 0 {
 		var one [1]LimitState
 		states := d.states(&one)
-		names[n], names[n+1] = headerPolicy, headerRateLimit
+		names[n], names[n+1] = "Ratelimit-Policy", "Ratelimit"
 		policy, vals[n], ends[n] = n, d.policy, len(b) // a value of its own, not built in b
 		if vals[n] == "" || d.Fallback {               // a fallback decides on scaled limits
 			limits := make([]Limit, len(states))

@@ -72,7 +72,7 @@ func (g *Guard) Run(ctx context.Context, res *Reservation, report func(error), n
 			cost = 0
 		}
 		// its own timeout: the request's deadline and Budget are spent by now
-		ctx, cancel := g.cfg.bound(context.WithValue(context.WithoutCancel(ctx), budgetKey{}, nil))
+		ctx, cancel := g.Bound(context.WithValue(context.WithoutCancel(ctx), budgetKey{}, nil))
 		defer cancel()
 		if err := res.settle(ctx, cost, true); err != nil {
 			report(err)

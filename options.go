@@ -1,7 +1,6 @@
 package ratekit
 
 import (
-	"context"
 	"net/http"
 	"time"
 
@@ -143,23 +142,6 @@ func WithSkip(f func(r *http.Request) bool) Option {
 func WithTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.timeout = d })
 }
-
-// bound applies the store timeout of WithTimeout to ctx, and the deadline of
-// a request's budget (Guard.Budget) when it comes first. The timeout keeps
-// ctx's values but not its cancellation (see WithTimeout).
-func (c *config) bound(ctx context.Context) (context.Context, context.CancelFunc) {
-	d, ok := ctx.Value(budgetKey{}).(time.Time)
-	if c.timeout > 0 && (!ok || time.Until(d) > c.timeout) {
-		return context.WithTimeout(context.WithoutCancel(ctx), c.timeout)
-	}
-	if ok {
-		return context.WithDeadline(ctx, d)
-	}
-	return ctx, noCancel
-}
-
-// noCancel is the CancelFunc of a context that needs none.
-func noCancel() {}
 
 // WithObserver reports every decision to obs (see package observe): metrics,
 // decision logs, alerts. Several WithObserver options add up; nil observers
