@@ -39,21 +39,6 @@ func (l Limit) def() *limitDef {
 	return l.d
 }
 
-// FixedWindow allows quota requests per window. The window starts with the
-// key's first request and its counter expires with it; a client can therefore
-// pass up to 2 × quota across a window boundary. Window has millisecond
-// resolution.
-func FixedWindow(quota int64, window time.Duration) Limit {
-	return newDef(algo.FixedWindow, quota, float64(quota), window).limit()
-}
-
-// GCRA allows rate requests per period as a steady flow (one every
-// period/rate) with bursts of up to burst requests. Its state is a single
-// theoretical arrival time, so memory is constant and Retry-After is exact.
-func GCRA(rate float64, period time.Duration, burst int64) Limit {
-	return newDef(algo.GCRA, burst, rate, period).limit()
-}
-
 // newDef returns the definition of a limit of alg, named after it.
 func newDef(alg string, quota int64, rate float64, period time.Duration) limitDef {
 	return limitDef{Spec: algo.Spec{Algorithm: alg, Name: alg, Quota: quota, Rate: rate, Window: period}}
