@@ -30,9 +30,8 @@ type Decision struct {
 	Unsatisfiable bool
 	// Blocked reports a denial by a limit's penalty block (Limit.Block).
 	Blocked bool
-	// Delay is, when allowed by a LeakyBucket in queue mode, how long the
-	// request must wait for its turn; Middleware waits it out. The longest
-	// delay of all limits.
+	// Delay is, when a LeakyBucket in queue mode admits, the longest wait of
+	// all limits for the request's turn; Middleware waits it out.
 	Delay time.Duration
 	// Suppression is the largest suppression factor of the call's Suppressed
 	// limits: 0 when none suppresses, 1 when one is past its hard limit, in
@@ -48,9 +47,8 @@ type Decision struct {
 	// store: by a local deny cache (store/denycache), or by the Limiter's
 	// count of in-flight requests (see InFlight).
 	Cached bool
-	// Receipt is, for a call admitted by Limiter.Reserve (or a Store's
-	// Reserve), what the store charged, kept to settle it later; nil
-	// otherwise.
+	// Receipt is what the store charged a call admitted by Limiter.Reserve
+	// (or a Store's Reserve), kept to settle it later; nil otherwise.
 	Receipt *Receipt
 	// States holds every limit's state, in the Limiter's order (beside
 	// shadow limits, the enforced ones'), when the call had more than one

@@ -112,7 +112,12 @@ func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64,
 	}
 	writeHeaders(h, &d, c.headers, c.now())
 	if d.Allowed {
-		wait(ctx, d.Delay)
+		if d.Delay > 0 { // a LeakyBucket's queue: wait for the turn, unless the request ends first
+			select {
+			case <-time.After(d.Delay):
+			case <-ctx.Done():
+			}
+		}
 		return Verdict{Pass: true, Decision: d, Reservation: res}
 	}
 	response.SetRetry(h, d.RetryAfter)
@@ -192,20 +197,6 @@ func (g *Guard) Refuse(w http.ResponseWriter, r *http.Request, v Verdict) {
 // invalid cost.
 func isRequestError(err error) bool {
 	return errors.Is(err, ErrEmptyKey) || errors.Is(err, ErrInvalidCost)
-}
-
-// wait sleeps d, the delay a LeakyBucket in queue mode gave the request,
-// unless the request's context ends first (the handler then sees it).
-func wait(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
 }
 
 // observe reports a decision of Check, made from start, to the observer:

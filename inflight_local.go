@@ -9,11 +9,8 @@ import (
 )
 
 const (
-	// gateShards is how many locks a gate spreads its subjects over.
-	gateShards = 32
-	// gateCompactMin is the peak size below which a shard's map is never
-	// rebuilt: a small map costs little, and rebuilding it would churn.
-	gateCompactMin = 256
+	gateShards     = 32  // how many locks a gate spreads its subjects over
+	gateCompactMin = 256 // the peak below which a shard's map is never rebuilt: rebuilding would churn
 )
 
 // A gate counts, per subject, this instance's requests that hold one of the
