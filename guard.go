@@ -22,10 +22,9 @@ type Verdict struct {
 	// Response is the 429, 400 or 503 to send when Pass is false.
 	Response *response.Error
 	// Reservation holds the request's charge and InFlight slots when the
-	// Guard reserves (see Reserving) and the request passes, even on a
-	// store error (fail open), where it holds the request's place in the
-	// instance's count (see InFlight); nil otherwise. The caller ends it
-	// with Run once the request is handled.
+	// Guard reserves (see Reserving) and the request passes, even failing
+	// open (see InFlight); nil otherwise. The caller ends it with Run once
+	// the request is handled.
 	Reservation *Reservation
 }
 
@@ -45,8 +44,7 @@ type Guard struct {
 }
 
 // nonBlocking is store.NonBlocking's method: a Store whose calls never wait
-// on I/O, timers or other processes reports true, and the guard calls it
-// without a timeout context, which would cost more than the call.
+// reports true, and the guard calls it without a timeout context.
 type nonBlocking interface {
 	NonBlocking() bool
 }
@@ -96,11 +94,11 @@ func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64,
 		}
 		cancel()
 	}
+	requestErr := keyErr != nil || isRequestError(err)
 	if c.observer != nil {
-		g.observe(ctx, start, key, keyErr, cost, d, err, res)
+		g.observe(ctx, start, key, requestErr, cost, d, err, res)
 	}
 	if err != nil {
-		requestErr := keyErr != nil || isRequestError(err)
 		switch {
 		case requestErr && c.keyPolicy == FailClosed:
 			return Verdict{Err: err, Response: response.KeyError(err)}
@@ -165,10 +163,9 @@ func (g *Guard) Bound(ctx context.Context) (context.Context, context.CancelFunc)
 func noCancel() {}
 
 // Budget returns ctx carrying one deadline, the Guard's timeout from now,
-// for every store call that any Guard (Check, Bound) makes with it: a
-// request that makes several store calls is bounded by one timeout in all.
-// Waits that are not store calls (a LeakyBucket's queue delay) still end
-// only with ctx. Without a timeout, Budget returns ctx.
+// for every store call that any Guard (Check, Bound) makes with it, so that
+// a request's store calls share one timeout; a queue delay still ends only
+// with ctx. Without a timeout, Budget returns ctx.
 func (g *Guard) Budget(ctx context.Context) context.Context {
 	if g.cfg.timeout <= 0 {
 		return ctx
@@ -201,11 +198,11 @@ func isRequestError(err error) bool {
 
 // observe reports a decision of Check, made from start, to the observer:
 // its outcome and binding limit, or the error that stopped it.
-func (g *Guard) observe(ctx context.Context, start time.Time, key string, keyErr error, cost int64, d Decision, err error, res *Reservation) {
+func (g *Guard) observe(ctx context.Context, start time.Time, key string, requestErr bool, cost int64, d Decision, err error, res *Reservation) {
 	obs := g.cfg.observer
 	e := observe.Event{Cost: cost, Subject: key, Err: err, Policy: g.limiter.names}
 	switch {
-	case keyErr != nil || isRequestError(err):
+	case requestErr:
 		e.Outcome = observe.Invalid
 	case err != nil:
 		e.Outcome, e.Latency = observe.Error, time.Since(start)

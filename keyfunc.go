@@ -17,8 +17,7 @@ type KeyFunc func(r *http.Request) (string, error)
 // ByIP keys requests by client IP address as resolved by a clientip.Resolver
 // built from opts (see clientip.New): by default the socket peer, never a
 // header. IPv6 addresses are grouped by /64. ByIP panics if opts are
-// invalid, as regexp.MustCompile does: it runs once, when the middleware is
-// set up.
+// invalid, as regexp.MustCompile does.
 func ByIP(opts ...clientip.Option) KeyFunc {
 	c, err := clientip.New(opts...)
 	if err != nil {

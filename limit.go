@@ -38,15 +38,14 @@ type Spec struct {
 	// ID is the storage identity, name:algorithm:fingerprint, where the
 	// fingerprint hashes every parameter: new parameters start fresh state.
 	ID string
-	// Quota is the quota per window, or the burst or capacity of a bucket,
-	// or a Suppressed limit's soft limit.
+	// Quota is the quota per window, a bucket's burst or capacity, or a
+	// Suppressed limit's soft limit.
 	Quota int64
 	// Rate is the number of requests per Window of a bucket algorithm.
 	Rate float64
 	// Window is the window, or the period of the rate.
 	Window time.Duration
-	// Interval is a bucket algorithm's emission interval: Window/Rate
-	// rounded up to whole microseconds.
+	// Interval is a bucket's emission interval, Window/Rate rounded up to µs.
 	Interval time.Duration
 	// Precision is the bucket width of a SlidingWindow or Suppressed limit.
 	Precision time.Duration
@@ -65,9 +64,8 @@ type Spec struct {
 	Concurrent bool
 }
 
-// limitDef is what a Limit is. It is never changed once a Limit holds it:
-// a modifier copies it and changes the copy. Its Spec's derived values
-// (ID, Interval, Hard) are set by limit, so that Limit.Spec is a copy.
+// limitDef is what a Limit is, never changed once a Limit holds it: a
+// modifier changes a copy, and limit sets its derived values.
 type limitDef struct {
 	algo.Spec              // Window is the window, the period of a rate, or a lease
 	shadow           bool  // decides and counts, never refuses (Shadow)
@@ -141,8 +139,7 @@ func (l Limit) Shadow() Limit {
 func (l Limit) Name() string { return l.def().Name }
 
 // Spec describes the limit for stores and tools: its algorithm, identity and
-// parameters. Its values are computed when the limit is built, so Spec costs
-// a copy.
+// parameters, computed when the limit was built.
 func (l Limit) Spec() Spec { return Spec(l.def().Spec) }
 
 // Share returns one of n instances' share of l, as a store that decides

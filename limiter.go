@@ -17,15 +17,11 @@ import (
 // AllowN decide in code. A Limiter is safe for concurrent use; build it once
 // with New and share it. The zero Limiter is not usable.
 type Limiter struct {
-	policy string // RateLimit-Policy header value, computed once
-	names  string // every limit's name, comma-separated, for observers
-	// lease is the shortest lease of the InFlight limits, 0 when none: a
-	// Reservation renews its slots every quarter of it.
-	lease time.Duration
-	held  string // the InFlight limits' names, comma-separated, for observers
-	// gate counts this instance's in-flight requests per subject (see
-	// Reserve); nil without InFlight limits.
-	gate *gate
+	policy string        // RateLimit-Policy header value, computed once
+	names  string        // every limit's name, comma-separated, for observers
+	lease  time.Duration // the InFlight limits' shortest lease, 0 when none: renewed every quarter of it
+	held   string        // the InFlight limits' names, comma-separated, for observers
+	gate   *gate         // this instance's in-flight requests per subject; nil without InFlight limits
 
 	// the limits prepared by the store: every limit (for Reset), the
 	// enforced and the shadow ones (nil when there are none); settler is

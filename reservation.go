@@ -17,13 +17,10 @@ var errCannotSettle = errors.New("ratekit: the store cannot settle charges or ho
 // a Reservation, so that the charge can be settled when the real cost is
 // known (Settle) and the request's InFlight slots released. A Limiter with
 // InFlight limits admits requests only through Reserve (Middleware does it
-// for you); a call that would give this instance more than n requests of
-// key in flight is refused without a store call (see InFlight).
-//
-// A denied call returns a Reservation too, holding the Decision, with
-// nothing to settle. The store must support settling (store/memstore and
-// the Redis stores do); shadow limits are charged as by AllowN and never
-// settled.
+// for you; see InFlight). A denied call returns a Reservation too, holding
+// the Decision, with nothing to settle. The store must support settling
+// (store/memstore and the Redis stores do); shadow limits are charged as by
+// AllowN and never settled.
 func (l *Limiter) Reserve(ctx context.Context, key string, cost int64) (*Reservation, error) {
 	return l.reserve(ctx, key, cost, false)
 }

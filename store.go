@@ -2,13 +2,10 @@ package ratekit
 
 import "context"
 
-// A Store keeps limit state and decides. Implementations must be safe for
-// concurrent use. New hands a Store its limits once, through Prepare; every
-// decision then goes to the prepared form, which does no per-call checking
-// of limits and no lookup by limit set.
-//
-// The kit's stores are store/memstore (in-process) and the Redis stores
-// (github.com/ratekit/ratekit/store/redisstore, a module of its own);
+// A Store keeps limit state and decides; it must be safe for concurrent
+// use. New hands a Store its limits once, through Prepare, and every
+// decision goes to the prepared form. The kit's stores are store/memstore
+// and the Redis stores (store/redisstore, a module of its own);
 // store/storetest checks the contract.
 type Store interface {
 	// Prepare checks limits as one call's set (valid, no two with one ID)
