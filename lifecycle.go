@@ -85,9 +85,8 @@ func (g *Guard) Run(ctx context.Context, res *Reservation, report func(error), n
 type reservationKey struct{}
 
 // ReservationFrom returns the Reservation of the request whose context is
-// ctx, made by Middleware (or an adapter) when its Limiter has InFlight
-// limits or WithSettle or WithCountIf is set; nil otherwise. A handler
-// settles the request's real cost with it.
+// ctx, made by Middleware or an adapter when its Guard is Reserving; nil
+// otherwise. A handler settles the request's real cost with it.
 func ReservationFrom(ctx context.Context) *Reservation {
 	r, _ := ctx.Value(reservationKey{}).(*Reservation)
 	return r

@@ -29,9 +29,8 @@ const (
 	// FailOpen lets the request through without rate-limit headers, and
 	// reports the error to the error handler.
 	FailOpen ErrorPolicy = iota
-	// FailClosed answers 503 Service Unavailable (store failures) or 400
-	// Bad Request (key and cost errors; 413 for a body too large), with a
-	// JSON body.
+	// FailClosed answers 503 (store failures) or 400 (key and cost errors;
+	// 413 for a body too large), with a JSON body.
 	FailClosed
 )
 
