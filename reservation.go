@@ -36,8 +36,7 @@ func (l *Limiter) reserve(ctx context.Context, key string, cost int64, guarded b
 	if key == "" {
 		return nil, ErrEmptyKey
 	}
-	st := l.settler
-	if st == nil {
+	if l.settler == nil {
 		return nil, errCannotSettle
 	}
 	if l.enforcedP == nil { // shadow limits alone: decided as AllowN does, nothing to settle
@@ -45,9 +44,9 @@ func (l *Limiter) reserve(ctx context.Context, key string, cost int64, guarded b
 		if err != nil {
 			return nil, err
 		}
-		return &Reservation{Decision: d, limiter: l, store: st, key: key}, nil
+		return &Reservation{Decision: d, limiter: l, key: key}, nil
 	}
-	r := &Reservation{limiter: l, store: st, key: key, guarded: guarded}
+	r := &Reservation{limiter: l, key: key, guarded: guarded}
 	if l.gate != nil {
 		if !l.gate.enter(key) {
 			r.Decision = l.gate.denial
@@ -57,7 +56,7 @@ func (l *Limiter) reserve(ctx context.Context, key string, cost int64, guarded b
 		r.gated = true
 	}
 	sent := time.Now() // the slots live at least a lease from here
-	d, err := st.Reserve(ctx, key, cost)
+	d, err := l.settler.Reserve(ctx, key, cost)
 	if err != nil {
 		if r.gated && guarded {
 			return r, err
@@ -94,8 +93,7 @@ type Reservation struct {
 	// can be settled upward, and holds its InFlight slots.
 	Decision Decision
 
-	limiter *Limiter
-	store   settler
+	limiter *Limiter // its settler settles the charge
 	key     string
 
 	mu       sync.Mutex
@@ -202,7 +200,7 @@ func (r *Reservation) settle(ctx context.Context, cost int64, release bool) erro
 		r.timer.Stop()
 	}
 	rc.Ends, rc.Held = append([]int64(nil), rc.Ends...), append([]int64(nil), rc.Held...) // the store updates its copy
-	if err := r.store.Settle(ctx, r.key, &rc, cost); err != nil {
+	if err := r.limiter.settler.Settle(ctx, r.key, &rc, cost); err != nil {
 		if release && r.receipt.Lease != "" {
 			r.slotsGone() // no longer renewed: the slots lapse within one lease
 		}
@@ -233,7 +231,7 @@ func (r *Reservation) renew() {
 	sent := time.Now()
 	next := renewed.Add((max(sent.Sub(renewed)/every, 1) + 1) * every) // after this attempt's point (a late timer skips points)
 	ctx, cancel := context.WithDeadline(context.Background(), sent.Add(min(next.Sub(sent), time.Second)))
-	held, err := r.store.Renew(ctx, r.key, &rc)
+	held, err := r.limiter.settler.Renew(ctx, r.key, &rc)
 	cancel()
 	r.mu.Lock()
 	switch {
@@ -246,7 +244,7 @@ func (r *Reservation) renew() {
 		r.slotsGone()
 		r.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), min(every, time.Second))
-		_ = r.store.Settle(ctx, r.key, &rc, rc.Cost)
+		_ = r.limiter.settler.Settle(ctx, r.key, &rc, rc.Cost)
 		cancel()
 		return
 	case err == nil:
