@@ -6,18 +6,30 @@ import (
 	"github.com/ratekit/ratekit/internal/algo"
 )
 
+// FixedWindow allows quota requests per window. The window starts with the
+// key's first request and its counter expires with it; a client can therefore
+// pass up to 2 × quota across a window boundary. Window has millisecond
+// resolution.
+func FixedWindow(quota int64, window time.Duration) Limit {
+	return newDef(algo.FixedWindow, quota, float64(quota), window).limit()
+}
+
+// GCRA allows rate requests per period as a steady flow (one every
+// period/rate) with bursts of up to burst requests. Its state is a single
+// theoretical arrival time, so memory is constant and Retry-After is exact.
+func GCRA(rate float64, period time.Duration, burst int64) Limit {
+	return newDef(algo.GCRA, burst, rate, period).limit()
+}
+
 // SlidingWindow allows quota requests in any window of length window,
 // estimated from buckets: the buckets inside the window count in full, the
 // oldest bucket (partly outside) counts by the fraction of it still inside,
 // as if its requests had been spread evenly. The default bucket width is
 // window/10 (window when it does not divide by 10); Precision changes it.
-//
-// Error bound: the estimate can differ from the true count in the window by
-// at most the requests in one bucket, so with even traffic a client passes
-// at most about quota × (1 + width/window) in any window. Precision(window)
-// is the classic two-window weighted estimate (state: 2 counters, error up
-// to a whole window's requests); finer buckets shrink the error and cost one
-// counter per bucket (window/width + 1 of them, at most 1000).
+// The estimate errs by at most one bucket's requests (see
+// docs/architecture.md); Precision(window) is the classic two-window
+// estimate, and finer buckets cost one counter each (window/width + 1, at
+// most 1000).
 func SlidingWindow(quota int64, window time.Duration) Limit {
 	c := newDef(algo.SlidingWindow, quota, float64(quota), window)
 	c.Precision = algo.DefaultWidth(window)
@@ -70,10 +82,74 @@ func (l Limit) Queue(maxWait time.Duration) Limit {
 // Custom returns a limit run by a custom algorithm registered with a store
 // (see the Redis store's WithAlgorithm): alg names it (1 to 16 characters
 // from [a-z0-9_], not a built-in name), capacity is its quota for headers
-// and "can never pass" checks, window its window, params its own
-// parameters.
+// and "can never pass" checks, params its own parameters.
 func Custom(alg string, capacity int64, window time.Duration, params [3]int64) Limit {
 	c := newDef(alg, capacity, float64(capacity), window)
 	c.Params = params
+	return c.limit()
+}
+
+// Suppressed returns a limit that degrades gracefully instead of cutting off:
+// the suppressed strategy of trypema (https://docs.rs/trypema). It counts
+// every call, admitted or declined, in a sliding window of buckets (width
+// window/10), and decides per call, this one included:
+//
+//   - the window's calls are at most soft: admit;
+//   - its admitted calls would exceed the hard limit floor(soft × factor):
+//     decline (suppression factor 1);
+//   - otherwise admit with probability p = (soft / offered) × (soft /
+//     admitted), counted as in docs/architecture.md, and report the
+//     suppression factor max(0, 1 − p).
+//
+// Because declined calls count, a client that keeps calling keeps itself
+// suppressed; Retry-After is the time until the window's calls drop to
+// soft − cost, when a call passes for sure (for a cost above soft, until
+// the window is empty). factor must be at least 1. Stores draw the uniform
+// value (their WithRandom options), one per call for all of its Suppressed
+// limits, Peek included. A cost above the hard limit can never pass and is
+// not counted.
+func Suppressed(soft int64, window time.Duration, factor float64) Limit {
+	c := newDef(algo.Suppressed, soft, float64(soft), window)
+	c.Factor = factor
+	c.Precision = algo.DefaultWidth(window)
+	return c.limit()
+}
+
+// InFlight allows at most n requests of a subject in flight at once, across
+// every instance that shares the store: a concurrency limit. An admitted
+// request holds one slot, whatever its cost, from admission until it ends:
+// Middleware and the adapters end it when the handler returns or panics;
+// code that calls Limiter.Reserve ends it with Reservation.Settle or
+// Release. n is at most 10,000.
+//
+// Each slot is a lease (10 s unless Lease says otherwise) that a
+// Reservation renews every quarter of the lease while the request runs: a
+// slow request keeps its slot while its instance lives, through two failed
+// renewals in a row, and a dead instance's slots come back within one
+// lease. A denial's RetryAfter is 1 s: no store can foresee when a slot
+// comes back.
+//
+// Each instance also refuses, without a store call and with Decision.Cached
+// set, a request that would give it more than n requests of a subject
+// holding or asking for a slot (n the smallest of the Limiter's InFlight
+// limits), so a burst cannot make the store calls time out. A request that
+// fails open on a store error keeps its place in that count until it ends:
+// a failing store leaves n per instance (see docs/architecture.md).
+//
+// An InFlight limit reports no window: RateLimit-Policy describes it with
+// qu="concurrent-requests", and RateLimit gives the slots left (r) without
+// t. It takes no Block and no Shadow mode.
+func InFlight(n int64) Limit {
+	return newDef(algo.InFlight, n, float64(n), 10*time.Second).limit()
+}
+
+// Lease returns a copy of an InFlight limit whose slots are leased for d
+// (whole milliseconds, at least 10 ms): the bound on how long a slot held by
+// a dead instance stays taken, and four times the interval at which a
+// live request renews it. Longer leases cost fewer renewals; shorter ones
+// give slots back sooner after a crash.
+func (l Limit) Lease(d time.Duration) Limit {
+	c := *l.def()
+	c.Window = d
 	return c.limit()
 }

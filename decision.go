@@ -20,20 +20,18 @@ type Decision struct {
 	// RetryAfter is, when denied, the time until a request of the same cost
 	// could pass. It is 0 when allowed, and 0 when Unsatisfiable.
 	RetryAfter time.Duration
-	// EffectiveWindow is, when not zero, the binding limit's effective
-	// window: the time within which no more than Remaining requests can pass
-	// (after it, Remaining grows). Stores set it where Remaining and
-	// ResetAfter do not imply it, as for SlidingWindow and SlidingLog; when
-	// it is zero, the RateLimit header derives it from them.
+	// EffectiveWindow is, when not zero, the time within which no more than
+	// Remaining requests can pass. Stores set it where Remaining and
+	// ResetAfter do not imply it (SlidingWindow, SlidingLog); the RateLimit
+	// header derives it from them otherwise.
 	EffectiveWindow time.Duration
 	// Unsatisfiable reports a denial that no wait can cure: the cost is larger
 	// than the binding limit's capacity.
 	Unsatisfiable bool
 	// Blocked reports a denial by a limit's penalty block (Limit.Block).
 	Blocked bool
-	// Delay is, when allowed by a LeakyBucket in queue mode, how long the
-	// request must wait for its turn; Middleware waits it out. The longest
-	// delay of all limits.
+	// Delay is, when a LeakyBucket in queue mode admits, the longest wait of
+	// all limits for the request's turn; Middleware waits it out.
 	Delay time.Duration
 	// Suppression is the largest suppression factor of the call's Suppressed
 	// limits: 0 when none suppresses, 1 when one is past its hard limit, in
@@ -46,21 +44,17 @@ type Decision struct {
 	// store was unavailable (store/fallback).
 	Fallback bool
 	// Cached reports a denial answered in-process, without asking the
-	// store: by a local deny cache (store/denycache), or by the Limiter
-	// when the instance already has as many requests of the subject in
-	// flight as an InFlight limit allows (see Limiter.Reserve).
+	// store: by a local deny cache (store/denycache), or by the Limiter's
+	// count of in-flight requests (see InFlight).
 	Cached bool
-	// Receipt is, for a call admitted by Limiter.Reserve (or a Store's
-	// Reserve), what the store charged, kept to settle it later; nil
-	// otherwise.
+	// Receipt is what the store charged a call admitted by Limiter.Reserve
+	// (or a Store's Reserve), kept to settle it later; nil otherwise.
 	Receipt *Receipt
-	// States holds every limit's state, in the Limiter's order, when the
-	// call had more than one limit; in a Limiter that mixes enforced and
-	// shadow limits, the enforced ones'. It is nil when the call had one
-	// limit: the Decision's own fields are then that limit's state, and a
-	// decision costs no allocation. A refusal by the instance's count of
-	// in-flight requests (Cached, see InFlight) has none either: its own
-	// fields describe that InFlight limit alone.
+	// States holds every limit's state, in the Limiter's order (beside
+	// shadow limits, the enforced ones'), when the call had more than one
+	// limit. It is nil when the call had one, or was refused by the count
+	// of in-flight requests (Cached): the Decision's own fields are then
+	// that limit's state.
 	States []LimitState
 
 	policy string // RateLimit-Policy value, set by the Limiter

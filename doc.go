@@ -22,7 +22,4 @@
 // levels applies global, per-tenant and per-endpoint limits with a reputation
 // gate (reputation), and the Gin, Echo and Fiber adapters (one module each)
 // answer exactly as Middleware does.
-//
-// Limits are validated when the Limiter is built: a bad limit is an error
-// from New, never a failure at request time.
 package ratekit

@@ -15,9 +15,8 @@ var (
 	ErrInvalidLimit = errors.New("ratekit: invalid limit")
 	// ErrInvalidCost reports a cost below 0 or above 2^53-1.
 	ErrInvalidCost = bounds.ErrInvalidCost
-	// ErrEmptyKey reports an empty subject key. An empty key is never
-	// mapped to a shared bucket; the middleware hands it to the key error
-	// policy.
+	// ErrEmptyKey reports an empty subject key, which is never mapped to a
+	// shared bucket: the middleware hands it to the key error policy.
 	ErrEmptyKey = errors.New("ratekit: empty key")
 )
 
@@ -43,3 +42,6 @@ type settleError struct{ err error }
 
 func (e *settleError) Error() string   { return e.err.Error() }
 func (e *settleError) Unwrap() []error { return []error{ErrInvalidLimit, e.err} }
+
+// errInFlightAllow is AllowN's error on a Limiter with InFlight limits.
+var errInFlightAllow = fmt.Errorf("%w: a Limiter with an InFlight limit admits requests through Reserve, whose Reservation releases the slot; use Reserve (Middleware does)", ErrInvalidLimit)

@@ -1,7 +1,8 @@
 package ratekit
 
-// Internals the external tests reach.
-var PolicyQuota = policyQuota
+// PolicyQuota is the quota and window (whole seconds) that describe l in
+// headers.
+func PolicyQuota(l Limit) (quota, windowSeconds int64) { return l.def().headerQ, l.def().headerW }
 
 // Validate is the check New applies to each limit.
 func (l Limit) Validate() error { return l.validate() }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/ratekit/ratekit/observe"
 	"github.com/ratekit/ratekit/response"
 )
 
@@ -21,22 +22,18 @@ type Verdict struct {
 	// Response is the 429, 400 or 503 to send when Pass is false.
 	Response *response.Error
 	// Reservation holds the request's charge and InFlight slots when the
-	// Guard reserves (see Reserving) and the request passes; the caller
-	// ends it with Run once the request is handled. A request that passes
-	// on a store error (fail open) of a Limiter with InFlight limits gets
-	// one too, with a zero Decision: it holds the request's place in the
-	// instance's count of in-flight requests (see InFlight), and must be
-	// ended all the same. nil otherwise.
+	// Guard reserves (see Reserving) and the request passes, even failing
+	// open (see InFlight); nil otherwise. The caller ends it with Run once
+	// the request is handled.
 	Reservation *Reservation
 }
 
 // A Guard is the transport-neutral pipeline of one Limiter under a set of
 // options: given a request's key and cost, it asks the Limiter within the
 // timeout, applies the error policies, sets the rate-limit headers and says
-// what the request gets. Middleware is a Guard on net/http; the framework
-// adapters, levels and plans are built on it too, so that every path answers
-// with the same statuses, headers and bodies. Most callers want Middleware;
-// a Guard is for adapting the pipeline to another transport.
+// what the request gets. Middleware, the framework adapters, levels and
+// plans are built on it, so every path answers alike; use one directly to
+// adapt the pipeline to another transport.
 //
 // Build one with NewGuard; the zero Guard is not usable. A Guard is safe for
 // concurrent use.
@@ -47,8 +44,7 @@ type Guard struct {
 }
 
 // nonBlocking is store.NonBlocking's method: a Store whose calls never wait
-// on I/O, timers or other processes reports true, and the guard calls it
-// without a timeout context, which would cost more than the call.
+// reports true, and the guard calls it without a timeout context.
 type nonBlocking interface {
 	NonBlocking() bool
 }
@@ -56,8 +52,7 @@ type nonBlocking interface {
 // NewGuard returns the Guard of l under opts, the options of Middleware. It
 // panics if l is nil, or if WithSettle or WithCountIf is given for a store
 // that cannot settle l's charges (whose prepared form is no store.Settler):
-// those are programming errors
-// found when the route is built, never at request time.
+// programming errors found when the route is built, never at request time.
 func NewGuard(l *Limiter, opts ...Option) *Guard {
 	if l == nil {
 		panic("ratekit: a Guard needs a Limiter; build one with ratekit.New")
@@ -84,11 +79,10 @@ func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64,
 	var res *Reservation // set when the Guard reserves
 	err := keyErr
 	if err == nil {
-		// The store call is bounded by the timeout unless the store never
-		// waits; its timer ends with the call, not with a queue delay.
+		// bounded unless the store never waits; the timer ends with the call, not a queue delay
 		sctx, cancel := ctx, noCancel
 		if !g.limiter.unbounded {
-			sctx, cancel = c.bound(ctx)
+			sctx, cancel = g.Bound(ctx)
 		}
 		if g.reserving {
 			// on a store error, res holds the request's place in the gate, if any
@@ -100,23 +94,28 @@ func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64,
 		}
 		cancel()
 	}
+	requestErr := keyErr != nil || isRequestError(err)
 	if c.observer != nil {
-		g.observe(ctx, start, key, keyErr, cost, d, err, res)
+		g.observe(ctx, start, key, requestErr, cost, d, err, res)
 	}
 	if err != nil {
-		requestErr := keyErr != nil || isRequestError(err)
 		switch {
 		case requestErr && c.keyPolicy == FailClosed:
 			return Verdict{Err: err, Response: response.KeyError(err)}
 		case !requestErr && c.policy == FailClosed:
 			res.leaveGate()
-			return Verdict{Err: err, Response: response.Unavailable(c.closedRetry)}
+			return Verdict{Err: err, Response: response.Unavailable(time.Second)}
 		}
 		return Verdict{Pass: true, Err: err, Reservation: res}
 	}
 	writeHeaders(h, &d, c.headers, c.now())
 	if d.Allowed {
-		wait(ctx, d.Delay)
+		if d.Delay > 0 { // a LeakyBucket's queue: wait for the turn, unless the request ends first
+			select {
+			case <-time.After(d.Delay):
+			case <-ctx.Done():
+			}
+		}
 		return Verdict{Pass: true, Decision: d, Reservation: res}
 	}
 	response.SetRetry(h, d.RetryAfter)
@@ -144,18 +143,29 @@ func (g *Guard) Cost(r *http.Request) int64 {
 	return 1
 }
 
-// Bound applies the store timeout of WithTimeout to ctx, or the deadline
-// of Budget when it comes first, for a store call the caller makes itself
-// (a reputation read, say).
+// Bound applies the store timeout of WithTimeout to ctx (keeping ctx's
+// values but not its cancellation), or the deadline of Budget when it comes
+// first. Check bounds its store calls so; callers bound with it the store
+// calls they make themselves (a reputation read, say).
 func (g *Guard) Bound(ctx context.Context) (context.Context, context.CancelFunc) {
-	return g.cfg.bound(ctx)
+	t := g.cfg.timeout
+	d, ok := ctx.Value(budgetKey{}).(time.Time)
+	if t > 0 && (!ok || time.Until(d) > t) {
+		return context.WithTimeout(context.WithoutCancel(ctx), t)
+	}
+	if ok {
+		return context.WithDeadline(ctx, d)
+	}
+	return ctx, noCancel
 }
 
+// noCancel is the CancelFunc of a context that needs none.
+func noCancel() {}
+
 // Budget returns ctx carrying one deadline, the Guard's timeout from now,
-// for every store call that any Guard (Check, Bound) makes with it: a
-// request that makes several store calls is bounded by one timeout in all.
-// Waits that are not store calls (a LeakyBucket's queue delay) still end
-// only with ctx. Without a timeout, Budget returns ctx.
+// for every store call that any Guard (Check, Bound) makes with it, so that
+// a request's store calls share one timeout; a queue delay still ends only
+// with ctx. Without a timeout, Budget returns ctx.
 func (g *Guard) Budget(ctx context.Context) context.Context {
 	if g.cfg.timeout <= 0 {
 		return ctx
@@ -186,16 +196,54 @@ func isRequestError(err error) bool {
 	return errors.Is(err, ErrEmptyKey) || errors.Is(err, ErrInvalidCost)
 }
 
-// wait sleeps d, the delay a LeakyBucket in queue mode gave the request,
-// unless the request's context ends first (the handler then sees it).
-func wait(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
+// observe reports a decision of Check, made from start, to the observer:
+// its outcome and binding limit, or the error that stopped it.
+func (g *Guard) observe(ctx context.Context, start time.Time, key string, requestErr bool, cost int64, d Decision, err error, res *Reservation) {
+	obs := g.cfg.observer
+	e := observe.Event{Cost: cost, Subject: key, Err: err, Policy: g.limiter.names}
+	switch {
+	case requestErr:
+		e.Outcome = observe.Invalid
+	case err != nil:
+		e.Outcome, e.Latency = observe.Error, time.Since(start)
+	default:
+		e.Latency, e.Fallback, e.Cached = time.Since(start), d.Fallback, d.Cached
+		binding, remaining := d.Limit, d.Remaining
+		switch {
+		case !d.Allowed:
+			e.Outcome = observe.Denied
+		case d.ShadowDenied:
+			e.Outcome = observe.ShadowDenied
+			binding, remaining = d.shadow, 0
+		}
+		e.Policy, e.Remaining = binding.Name(), max(remaining, 0)
+		e.Quota = binding.def().headerQ
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
+	if res != nil && res.onRelease(func() {
+		obs.Observe(context.WithoutCancel(ctx), observe.Event{Outcome: observe.Released, Policy: g.limiter.held,
+			Held: g.limiter.held, Subject: key})
+	}) {
+		e.Held = g.limiter.held
 	}
+	obs.Observe(ctx, e)
+}
+
+// DeniedResponse returns the 429 body for a denied decision, with code
+// response.CodeRateLimited ("Too many requests. …") or
+// response.CodeTooManyAttempts ("Too many attempts. …").
+func DeniedResponse(d Decision, code response.Code) *response.Error {
+	q := d.Limit.def().headerQ
+	retry := d.RetryAfter
+	if d.Unsatisfiable {
+		retry = 0
+	}
+	e := response.TooMany(code, retry, q, clampSF(d.Remaining), d.Limit.Name())
+	e.Context.Blocked = d.Blocked
+	e.Context.Violated = []string{d.Limit.Name()} // then the others that denied, in the Limiter's order
+	for _, s := range d.States {
+		if !s.Allowed && s.Limit.Name() != d.Limit.Name() {
+			e.Context.Violated = append(e.Context.Violated, s.Limit.Name())
+		}
+	}
+	return e
 }

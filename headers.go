@@ -32,25 +32,14 @@ const (
 // maxSFInteger is the largest Structured Field integer (RFC 8941).
 const maxSFInteger = 999_999_999_999_999
 
-// Header names, in Go's canonical form (on the wire HTTP/1.1 sends them so;
-// header names are case-insensitive).
-const (
-	headerLimit     = "X-Ratelimit-Limit"
-	headerRemaining = "X-Ratelimit-Remaining"
-	headerReset     = "X-Ratelimit-Reset"
-	headerPolicy    = "Ratelimit-Policy"
-	headerRateLimit = "Ratelimit"
-)
-
 // writeHeaders sets the rate-limit headers of mode for d; now is the time
 // X-RateLimit-Reset counts from. The values share one string, and on an
 // http.Header one slice backs them all: BenchmarkMiddleware/fixed takes
 // about 490 ns and 2 allocations so, against 600 to 850 ns and 9 with a
 // Set per header.
 func writeHeaders(h response.HeaderSetter, d *Decision, mode HeaderMode, now time.Time) {
-	var vals [5]string
-	n := headerValues(&vals, d, mode, now)
-	names := headerNames(mode)
+	var names, vals [5]string
+	n := headerValues(&names, &vals, d, mode, now)
 	hh, ok := h.(http.Header)
 	if !ok {
 		for i, k := range names[:n] {
@@ -64,28 +53,16 @@ func writeHeaders(h response.HeaderSetter, d *Decision, mode HeaderMode, now tim
 	}
 }
 
-// headerNames returns the names of mode's headers, in the order of
-// headerValues.
-func headerNames(mode HeaderMode) (names [5]string) {
-	i := 0
-	if mode&HeadersLegacy != 0 {
-		names[0], names[1], names[2], i = headerLimit, headerRemaining, headerReset, 3
-	}
-	if mode&HeadersIETF != 0 {
-		names[i], names[i+1] = headerPolicy, headerRateLimit
-	}
-	return names
-}
-
-// headerValues fills vals in headerNames(mode) order and returns how many.
-func headerValues(vals *[5]string, d *Decision, mode HeaderMode, now time.Time) int {
+// headerValues fills the names (in Go's canonical form, as http.Header
+// keys them) and values of mode's headers and returns how many.
+func headerValues(names, vals *[5]string, d *Decision, mode HeaderMode, now time.Time) int {
 	var buf [192]byte
 	b := buf[:0]
 	var ends [5]int // where each value ends in b
 	n, policy := 0, -1
 	if mode&HeadersLegacy != 0 {
-		q, _ := policyQuota(d.Limit)
-		b = strconv.AppendInt(b, q, 10)
+		names[0], names[1], names[2] = "X-Ratelimit-Limit", "X-Ratelimit-Remaining", "X-Ratelimit-Reset"
+		b = strconv.AppendInt(b, d.Limit.def().headerQ, 10)
 		ends[0] = len(b)
 		b = strconv.AppendInt(b, clampSF(d.Remaining), 10)
 		ends[1] = len(b)
@@ -96,6 +73,7 @@ func headerValues(vals *[5]string, d *Decision, mode HeaderMode, now time.Time) 
 	if mode&HeadersIETF != 0 {
 		var one [1]LimitState
 		states := d.states(&one)
+		names[n], names[n+1] = "Ratelimit-Policy", "Ratelimit"
 		policy, vals[n], ends[n] = n, d.policy, len(b) // a value of its own, not built in b
 		if vals[n] == "" || d.Fallback {               // a fallback decides on scaled limits
 			limits := make([]Limit, len(states))
@@ -110,7 +88,7 @@ func headerValues(vals *[5]string, d *Decision, mode HeaderMode, now time.Time) 
 			}
 			b = appendItem(b, s.Limit.Name())
 			b = appendParam(b, "r", clampSF(s.Remaining))
-			if !s.Limit.inFlight() { // slots have no window: r alone
+			if !s.Limit.def().Concurrent { // slots have no window: r alone
 				b = appendParam(b, "t", ceilSeconds(effectiveWindow(&s)))
 			}
 		}
@@ -153,32 +131,23 @@ func policyHeader(limits []Limit) string {
 		if i > 0 {
 			b = append(b, ", "...)
 		}
-		q, w := policyQuota(l)
-		b = appendParam(appendItem(b, l.Name()), "q", q)
-		if w > 0 { // a limit without a window in whole seconds has no w (the draft wants a positive integer)
-			b = appendParam(b, "w", w)
+		d := l.def()
+		b = appendParam(appendItem(b, d.Name), "q", d.headerQ)
+		if d.headerW > 0 { // a limit without a window in whole seconds has no w (the draft wants a positive integer)
+			b = appendParam(b, "w", d.headerW)
 		}
-		if l.inFlight() {
+		if d.Concurrent {
 			b = append(b, `;qu="concurrent-requests"`...)
 		}
 	}
 	return string(b)
 }
 
-// policyQuota returns the quota and window (whole seconds) that describe l
-// in headers, as headerQuota computed them when l was built.
-func policyQuota(l Limit) (quota, windowSeconds int64) {
-	d := l.def()
-	return d.headerQ, d.headerW
-}
-
 // headerQuota returns the quota and window (whole seconds) that describe l
-// in headers, as the algorithm r says, such that the remaining count never
-// exceeds the quota: a window's quota per window, a bucket's burst per the
-// time the burst takes to refill. A window that is not whole seconds is
-// scaled by the smallest factor up to 1000 that makes it whole (10 per
-// 100 ms is 100 per second), else rounded up. Both are clamped to
-// Structured Field integers.
+// in headers, as the algorithm r says (a quota the remaining count never
+// exceeds). A window that is not whole seconds is scaled by the smallest
+// factor up to 1000 that makes it whole (10 per 100 ms is 100 per second),
+// else rounded up. Both are clamped to Structured Field integers.
 func (l *limitDef) headerQuota(r algo.Rules) (quota, windowSeconds int64) {
 	q, window := r.Header(&l.Spec)
 	if window <= 0 {

@@ -2,26 +2,22 @@ package ratekit
 
 import (
 	"hash/maphash"
+	"maps"
 	"sync"
 
 	"github.com/ratekit/ratekit/internal/algo"
 )
 
 const (
-	// gateShards is how many locks a gate spreads its subjects over.
-	gateShards = 32
-	// gateCompactMin is the peak size below which a shard's map is never
-	// rebuilt: a small map costs little, and rebuilding it would churn.
-	gateCompactMin = 256
+	gateShards     = 32  // how many locks a gate spreads its subjects over
+	gateCompactMin = 256 // the peak below which a shard's map is never rebuilt: rebuilding would churn
 )
 
 // A gate counts, per subject, this instance's requests that hold one of the
 // Limiter's InFlight slots or are asking the store for one, and refuses a
-// request that would make the count exceed n (see InFlight and
-// docs/architecture.md). A subject's entry exists while its count is above
-// 0; a shard's map, which Go never shrinks, is rebuilt once it holds less
-// than an eighth of its peak. A gate is safe for concurrent use; a Limiter
-// without InFlight limits has none.
+// request that would make the count exceed n (see InFlight). A shard's map,
+// which Go never shrinks, is rebuilt once it holds less than an eighth of
+// its peak. A gate is safe for concurrent use; the zero gate is not usable.
 type gate struct {
 	n      int64
 	denial Decision // a refusal, as a store gives it for the binding limit
@@ -44,10 +40,8 @@ type gateShard struct {
 func newGate(limits []Limit) *gate {
 	var g *gate
 	for _, l := range limits {
-		if l.inFlight() && (g == nil || l.def().Quota < g.n) {
-			// denial is what the store says when this limit has no slot
-			// left: a Decision of this limit alone (the others' numbers
-			// only the store knows), nothing left, Retry-After 1 s
+		if l.def().Concurrent && (g == nil || l.def().Quota < g.n) {
+			// the store's denial by this limit alone: the others' numbers only the store knows
 			g = &gate{n: l.def().Quota, seed: maphash.MakeSeed(),
 				denial: Decision{Limit: l, RetryAfter: algo.RetryInFlight, Cached: true}}
 		}
@@ -85,9 +79,7 @@ func (g *gate) leave(key string) {
 	delete(sh.held, key)
 	if n := len(sh.held); sh.peak > gateCompactMin && n < sh.peak/8 {
 		m := make(map[string]int64, n)
-		for k, c := range sh.held {
-			m[k] = c
-		}
+		maps.Copy(m, sh.held)
 		sh.held, sh.peak = m, n
 	}
 }

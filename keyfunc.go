@@ -8,19 +8,16 @@ import (
 	"github.com/ratekit/ratekit/internal/keyjoin"
 )
 
-// A KeyFunc names the subject a request is counted against. Any
-// func(*http.Request) (string, error) is a KeyFunc. An empty key or an error
-// is handed to the middleware's key error policy; it never falls into one
-// shared bucket. A KeyFunc is called by concurrent requests, so it must be
-// safe for concurrent use; the ones in this package are. A nil KeyFunc is a
-// programming error that Middleware reports when it is built.
+// A KeyFunc names the subject a request is counted against. An empty key or
+// an error is handed to the middleware's key error policy; it never falls
+// into one shared bucket. A KeyFunc must be safe for concurrent use; the
+// ones in this package are.
 type KeyFunc func(r *http.Request) (string, error)
 
 // ByIP keys requests by client IP address as resolved by a clientip.Resolver
 // built from opts (see clientip.New): by default the socket peer, never a
 // header. IPv6 addresses are grouped by /64. ByIP panics if opts are
-// invalid, as regexp.MustCompile does: it runs once, when the middleware is
-// set up.
+// invalid, as regexp.MustCompile does.
 func ByIP(opts ...clientip.Option) KeyFunc {
 	c, err := clientip.New(opts...)
 	if err != nil {

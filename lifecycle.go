@@ -1,6 +1,7 @@
 package ratekit
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 
@@ -10,49 +11,28 @@ import (
 // WithSettle lets handlers settle a request's real cost after the fact:
 // the request is charged its cost (WithCost) as an estimate when it is
 // admitted, and the handler calls ReservationFrom(r.Context()).Settle with
-// the cost it found (tokens generated, bytes sent), which refunds the
-// difference or charges the extra. A request whose handler does not settle
-// keeps its estimate. Settling costs one store call more per request. The
-// rate-limit headers are written at admission, so they show the estimate.
+// the cost it found (tokens generated, bytes sent); without it the estimate
+// stands. Settling costs one store call more per request; the rate-limit
+// headers, written at admission, show the estimate.
 func WithSettle() Option {
 	return optionFunc(func(c *config) { c.settle = true })
 }
 
 // WithCountIf counts a request only when counts(status) reports true for
-// its response status; the charge of any other request is refunded once
-// its handler returns (in one store call more). A handler that panics
-// counts as status 500. For example, to count only failed logins, or to
-// let server errors cost nothing:
+// its response status; the charge of any other request is refunded (see
+// Reservation.Settle) once its handler returns, in one store call more. A
+// handler that panics counts as status 500. For example, to let server
+// errors cost nothing:
 //
 //	ratekit.WithCountIf(func(status int) bool { return status < 500 })
-//
-// A refund never lifts a block a denial started, and gives back only what
-// the charge still holds (see Reservation.Settle).
 func WithCountIf(counts func(status int) bool) Option {
 	return optionFunc(func(c *config) { c.countIf = counts })
 }
 
-// Reserving reports whether the Guard admits requests through
-// Limiter.Reserve, so that a Verdict that passes carries a Reservation to
-// end with Run: its Limiter has InFlight limits, or WithSettle or
+// Reserving reports whether a Verdict that passes carries a Reservation to
+// end with Run: the Limiter has InFlight limits, or WithSettle or
 // WithCountIf is set.
 func (g *Guard) Reserving() bool { return g.reserving }
-
-// finish ends res, if any, once its request's handler has returned with
-// status (see Run).
-func (g *Guard) finish(ctx context.Context, res *Reservation, status int) error {
-	if res == nil {
-		return nil
-	}
-	defer res.leaveGate() // the request has ended; its store slots go first
-	// its own timeout: the request's deadline and Budget are spent by now
-	ctx, cancel := g.cfg.bound(context.WithValue(context.WithoutCancel(ctx), budgetKey{}, nil))
-	defer cancel()
-	if g.cfg.countIf != nil && !g.cfg.countIf(status) {
-		return res.settle(ctx, 0, true)
-	}
-	return res.settle(ctx, -1, true)
-}
 
 // Serve runs next for a request that passed holding res, its Verdict's
 // Reservation (nil: none), as Run does, with the response status next
@@ -73,25 +53,28 @@ func (g *Guard) Serve(w http.ResponseWriter, r *http.Request, next http.Handler,
 // any transport (Serve is net/http's; the framework adapters and gRPC call
 // Run). next runs the rest with ctx carrying res, where ReservationFrom
 // finds it, and returns the response status (0 counts as 200). A panic in
-// next counts as 500 and goes on. Once next returns or panics, res is
-// ended with the status: under WithCountIf a status that does not count
-// refunds the whole charge; the InFlight slots are released, then the
-// request's place in the instance's count of in-flight requests (see
-// InFlight). That store call is bounded by WithTimeout alone, not by ctx.
-//
-// The slots are held until next returns, whether or not ctx has ended:
-// an InFlight limit protects the handler's work, and a handler that
-// ignores its context keeps working after its client went away (one that
-// honours its context returns early, and frees its slot then). Store
-// errors go to report, always on the goroutine that called Run and before
-// Run returns, so that report may read a framework's request context.
+// next counts as 500 and goes on. Once next returns or panics, whether or
+// not ctx has ended (the slots protect the handler's work), res is ended
+// with the status: under WithCountIf a status that does not count refunds
+// the whole charge; the InFlight slots are released, then the request's
+// place in the instance's count (see InFlight). That store call is bounded
+// by WithTimeout alone, not by ctx. Store errors go to report, on the
+// goroutine that called Run and before Run returns.
 func (g *Guard) Run(ctx context.Context, res *Reservation, report func(error), next func(ctx context.Context) int) {
 	code := http.StatusInternalServerError // unless next returns
 	defer func() {
-		if code == 0 {
-			code = http.StatusOK
+		if res == nil {
+			return
 		}
-		if err := g.finish(ctx, res, code); err != nil {
+		defer res.leaveGate() // the request has ended; its store slots go first
+		cost := int64(-1)     // the charge stands, unless WithCountIf refunds it
+		if g.cfg.countIf != nil && !g.cfg.countIf(cmp.Or(code, http.StatusOK)) {
+			cost = 0
+		}
+		// its own timeout: the request's deadline and Budget are spent by now
+		ctx, cancel := g.Bound(context.WithValue(context.WithoutCancel(ctx), budgetKey{}, nil))
+		defer cancel()
+		if err := res.settle(ctx, cost, true); err != nil {
 			report(err)
 		}
 	}()
@@ -102,9 +85,8 @@ func (g *Guard) Run(ctx context.Context, res *Reservation, report func(error), n
 type reservationKey struct{}
 
 // ReservationFrom returns the Reservation of the request whose context is
-// ctx, made by Middleware (or an adapter) when its Limiter has InFlight
-// limits or WithSettle or WithCountIf is set; nil otherwise. A handler
-// settles the request's real cost with it.
+// ctx, made by Middleware or an adapter when its Guard is Reserving; nil
+// otherwise. A handler settles the request's real cost with it.
 func ReservationFrom(ctx context.Context) *Reservation {
 	r, _ := ctx.Value(reservationKey{}).(*Reservation)
 	return r

@@ -15,23 +15,61 @@ import (
 // between goroutines. Two Limits built alike have the same Spec (compare
 // Specs, not Limits: == tells whether two Limits are copies of one). Build
 // it with a constructor such as FixedWindow or GCRA and name it with Named;
-// the zero Limit is invalid. New checks every parameter, so a bad limit is
-// reported when the Limiter is built, never at request time.
-//
-// A limit's parameters are fingerprinted into its storage key: changing them
-// starts fresh state, and the old state expires on its own.
+// the zero Limit is invalid, and New reports it. A limit's parameters are
+// fingerprinted into its storage key: changing them starts fresh state.
 type Limit struct {
 	d *limitDef // nil in the zero Limit
 }
 
-// limitDef is what a Limit is. It is never changed once a Limit holds it:
-// a modifier copies it and changes the copy. Its Spec's derived values
-// (ID, Interval, Hard) are set by limit, so that Limit.Spec is a copy.
+// A Spec describes a Limit to a Store: what the store needs to decide it.
+// Users rarely need it; a Limit's String method describes it for people.
+// Which fields are set depends on the algorithm; the others are zero. A Spec
+// is a plain value, safe to copy; the zero Spec describes no limit.
+type Spec struct {
+	// (internal/algo.Spec has these fields in this order: each converts to
+	// the other.)
+
+	// Algorithm names the algorithm: "fixed", "sliding", "log", "token",
+	// "leaky", "gcra", "suppressed", "inflight", or a custom name (see
+	// Custom). It is part of every stored key and never changes.
+	Algorithm string
+	// Name is the policy name (Named), reported in headers and bodies.
+	Name string
+	// ID is the storage identity, name:algorithm:fingerprint, where the
+	// fingerprint hashes every parameter: new parameters start fresh state.
+	ID string
+	// Quota is the quota per window, a bucket's burst or capacity, or a
+	// Suppressed limit's soft limit.
+	Quota int64
+	// Rate is the number of requests per Window of a bucket algorithm.
+	Rate float64
+	// Window is the window, or the period of the rate.
+	Window time.Duration
+	// Interval is a bucket's emission interval, Window/Rate rounded up to µs.
+	Interval time.Duration
+	// Precision is the bucket width of a SlidingWindow or Suppressed limit.
+	Precision time.Duration
+	// MaxWait is the longest delay of a LeakyBucket in queue mode.
+	MaxWait time.Duration
+	// Block is the penalty after a denial (Limit.Block).
+	Block time.Duration
+	// Factor is a Suppressed limit's hard-limit factor; Hard its hard
+	// limit, floor(Quota × Factor).
+	Factor float64
+	Hard   int64
+	// Params are a custom algorithm's parameters.
+	Params [3]int64
+	// Concurrent reports a limit on requests in flight (InFlight), not on
+	// requests over time: headers give it qu="concurrent-requests".
+	Concurrent bool
+}
+
+// limitDef is what a Limit is, never changed once a Limit holds it: a
+// modifier changes a copy, and limit sets its derived values.
 type limitDef struct {
-	algo.Spec                  // Window is the window, the period of a rate, or a lease
-	shadow           bool      // decides and counts, never refuses (Shadow)
-	caps             algo.Caps // what the algorithm can do
-	headerQ, headerW int64     // headerQuota()
+	algo.Spec              // Window is the window, the period of a rate, or a lease
+	shadow           bool  // decides and counts, never refuses (Shadow)
+	headerQ, headerW int64 // headerQuota()
 }
 
 // def returns l's definition, which the caller must not change; a new
@@ -41,21 +79,6 @@ func (l Limit) def() *limitDef {
 		return &limitDef{}
 	}
 	return l.d
-}
-
-// FixedWindow allows quota requests per window. The window starts with the
-// key's first request and its counter expires with it; a client can therefore
-// pass up to 2 × quota across a window boundary. Window has millisecond
-// resolution.
-func FixedWindow(quota int64, window time.Duration) Limit {
-	return newDef(algo.FixedWindow, quota, float64(quota), window).limit()
-}
-
-// GCRA allows rate requests per period as a steady flow (one every
-// period/rate) with bursts of up to burst requests. Its state is a single
-// theoretical arrival time, so memory is constant and Retry-After is exact.
-func GCRA(rate float64, period time.Duration, burst int64) Limit {
-	return newDef(algo.GCRA, burst, rate, period).limit()
 }
 
 // newDef returns the definition of a limit of alg, named after it.
@@ -69,19 +92,17 @@ func (c limitDef) limit() Limit {
 	r := algo.Of(c.Algorithm)
 	r.Derive(&c.Spec)
 	c.ID = c.Name + ":" + c.Algorithm + ":" + c.fingerprint()
-	c.caps = r.Caps()
-	c.Concurrent = c.caps&algo.Holds != 0
+	c.Concurrent = r.Caps()&algo.Holds != 0
 	c.headerQ, c.headerW = c.headerQuota(r)
 	return Limit{&c}
 }
 
-// Named returns a copy of l with the policy name name. The name appears in the
-// RateLimit headers and the error body, and it is part of the storage key:
-// limits with the same name and parameters share their counters, in every
-// Limiter and every instance that uses them. Names are 1 to 48 characters
-// from [A-Za-z0-9_.-]. The default name is the algorithm's, so two unnamed
-// limits with equal parameters share their counters too: name the limits of
-// each route or purpose apart.
+// Named returns a copy of l with the policy name name, 1 to 48 characters
+// from [A-Za-z0-9_.-]. The name appears in the RateLimit headers and the
+// error body, and it is part of the storage key: limits with the same name
+// and parameters share their counters in every Limiter and instance. The
+// default name is the algorithm's, so name the limits of each route or
+// purpose apart.
 func (l Limit) Named(name string) Limit {
 	c := *l.def()
 	c.Name = name
@@ -89,11 +110,10 @@ func (l Limit) Named(name string) Limit {
 }
 
 // Block returns a copy of l that, once it denies a request, keeps denying
-// the subject for d (a penalty), whatever its counters say. Requests during a
-// block are not recorded. The block's TTL in the store is its truth. A
-// denial's RetryAfter is the longer of the block left and the wait of l's
-// own counters, which decide once the block ends: from the block's start to
-// its end, a request at the RetryAfter passes.
+// the subject for d (a penalty), whatever its counters say; requests during
+// a block are not recorded. A denial's RetryAfter is the longer of the block
+// left and the wait of l's own counters, so a request at the RetryAfter
+// passes.
 func (l Limit) Block(d time.Duration) Limit {
 	c := *l.def()
 	c.Block = d
@@ -102,15 +122,12 @@ func (l Limit) Block(d time.Duration) Limit {
 
 // Shadow returns a copy of l in shadow mode: it decides and counts as usual,
 // but never refuses a request. A request it would have refused passes with
-// Decision.ShadowDenied set, and observers see the outcome ShadowDenied, so a
-// new limit can be rolled out by watching what it would do. Shadow limits
-// share their state with the same limit enforced (shadow mode is not part of
-// the storage key), so enforcing a limit later keeps its counts. In a Limiter
-// with enforced limits too, a request the enforced limits refuse never
-// reaches the shadow ones, and one they admit is charged to them whatever the
-// shadow limits say; that costs a second store call per request. The
-// rate-limit headers describe the enforced limits, or, when every limit is
-// in shadow mode, the shadow ones (WithHeaders(HeadersNone) leaves them out).
+// Decision.ShadowDenied set (observers see the outcome ShadowDenied), so a
+// new limit can be rolled out by watching what it would do; shadow mode is
+// not part of the storage key, so enforcing the limit later keeps its counts.
+// Beside enforced limits, shadow limits see only the requests those admit, in
+// a second store call (see docs/architecture.md). The rate-limit headers
+// describe the enforced limits, or the shadow ones when there are no others.
 func (l Limit) Shadow() Limit {
 	c := *l.def()
 	c.shadow = true
@@ -122,8 +139,7 @@ func (l Limit) Shadow() Limit {
 func (l Limit) Name() string { return l.def().Name }
 
 // Spec describes the limit for stores and tools: its algorithm, identity and
-// parameters. Its values are computed when the limit is built, so Spec costs
-// a copy.
+// parameters, computed when the limit was built.
 func (l Limit) Spec() Spec { return Spec(l.def().Spec) }
 
 // Share returns one of n instances' share of l, as a store that decides
@@ -133,11 +149,10 @@ func (l Limit) Spec() Spec { return Spec(l.def().Spec) }
 // limit, or one whose share would be invalid, is returned as is.
 func (l Limit) Share(n int64) Limit {
 	c := *l.def()
-	if n <= 1 || !algo.Of(c.Algorithm).Share(&c.Spec, n) {
-		return l
-	}
-	if s := c.limit(); s.validate() == nil {
-		return s
+	if n > 1 && algo.Of(c.Algorithm).Share(&c.Spec, n) {
+		if s := c.limit(); s.validate() == nil {
+			return s
+		}
 	}
 	return l
 }

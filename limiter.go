@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ratekit/ratekit/response"
@@ -16,21 +17,15 @@ import (
 // AllowN decide in code. A Limiter is safe for concurrent use; build it once
 // with New and share it. The zero Limiter is not usable.
 type Limiter struct {
-	enforced []Limit // the limits that refuse requests
-	shadow   []Limit // the limits in shadow mode (Limit.Shadow)
-	policy   string  // RateLimit-Policy header value, computed once
-	names    string  // every limit's name, comma-separated, for observers
-	// lease is the shortest lease of the InFlight limits, 0 when none: a
-	// Reservation renews its slots every quarter of it.
-	lease time.Duration
-	held  string // the InFlight limits' names, comma-separated, for observers
-	// gate counts this instance's in-flight requests per subject (see
-	// Reserve); nil without InFlight limits.
-	gate *gate
+	policy string        // RateLimit-Policy header value, computed once
+	names  string        // every limit's name, comma-separated, for observers
+	lease  time.Duration // the InFlight limits' shortest lease, 0 when none: renewed every quarter of it
+	held   string        // the InFlight limits' names, comma-separated, for observers
+	gate   *gate         // this instance's in-flight requests per subject; nil without InFlight limits
 
 	// the limits prepared by the store: every limit (for Reset), the
 	// enforced and the shadow ones (nil when there are none); settler is
-	// enforcedP's settling form, nil when it cannot settle.
+	// the settling form of the first call's limits, nil when it cannot settle.
 	all, enforcedP, shadowP Prepared
 	settler                 settler
 	unbounded               bool // the store never blocks (store.NonBlocking)
@@ -39,18 +34,12 @@ type Limiter struct {
 // New returns a Limiter enforcing limits through store. It checks every
 // limit and reports every problem at once (as a joined error whose parts are
 // *LimitError values, all matching ErrInvalidLimit), so a misconfiguration
-// is found when the Limiter is built, never at request time.
-//
-// A limit's state in the store is identified by its name and its parameters,
-// nothing else (see Named): that is how several instances of a service share
-// one limit, how a Limiter rebuilt on a configuration reload keeps its
-// counts, and why two routes whose unnamed limits have equal parameters
-// share one counter per subject.
+// is found when the Limiter is built, never at request time. Limiters whose
+// limits agree in name and parameters share counters (see Named).
 //
 // New hands the limits to the store once (Store.Prepare), which checks that
-// it can serve them. A Limiter with InFlight limits needs a store whose
-// prepared form can settle charges and hold slots (store.Settler); New
-// refuses one on a store chain that cannot, wrappers included.
+// it can serve them; for InFlight limits, New refuses a store chain whose
+// prepared form cannot settle charges and hold slots (store.Settler).
 func New(store Store, limits ...Limit) (*Limiter, error) {
 	if store == nil {
 		return nil, fmt.Errorf("%w: the store is nil; pass memstore.New() or a Redis store", ErrInvalidLimit)
@@ -73,14 +62,7 @@ func New(store Store, limits ...Limit) (*Limiter, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	l, err := newLimiter(store, limits)
-	if err != nil {
-		return nil, err
-	}
-	if l.lease > 0 && l.settler == nil {
-		return nil, &settleError{errCannotSettle}
-	}
-	return l, nil
+	return newLimiter(store, limits)
 }
 
 // Allow is AllowN(ctx, key, 1).
@@ -102,7 +84,7 @@ func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (Decision,
 	if l.lease > 0 && cost > 0 {
 		return Decision{}, errInFlightAllow
 	}
-	if len(l.shadow) == 0 { // one store call, straight to the caller
+	if l.shadowP == nil { // one store call, straight to the caller
 		d, err := l.enforcedP.Take(ctx, key, cost)
 		if err == nil {
 			d.policy = l.policy
@@ -145,4 +127,120 @@ func (l *Limiter) Enforce(ctx context.Context, key string, cost int64) error {
 	default:
 		return response.Unavailable(time.Second)
 	}
+}
+
+// newLimiter is New once limits are found valid: it splits them into
+// enforced and shadow ones and prepares them.
+func newLimiter(store Store, limits []Limit) (*Limiter, error) {
+	limits = append([]Limit(nil), limits...) // the store may keep it
+	l := &Limiter{}
+	var enforced, shadow []Limit
+	var names, held []string
+	for _, lim := range limits {
+		names = append(names, lim.Name())
+		if lim.def().Concurrent {
+			if l.lease == 0 || lim.def().Window < l.lease {
+				l.lease = lim.def().Window
+			}
+			held = append(held, lim.Name())
+		}
+		if lim.def().shadow {
+			shadow = append(shadow, lim)
+		} else {
+			enforced = append(enforced, lim)
+		}
+	}
+	l.names, l.held = strings.Join(names, ","), strings.Join(held, ",")
+	l.gate = newGate(enforced)
+	l.policy = policyHeader(enforced)
+	if len(enforced) == 0 {
+		l.policy = policyHeader(shadow)
+	}
+	var err error
+	if l.all, err = store.Prepare(limits); err != nil {
+		return nil, err
+	}
+	l.settler, _ = l.all.(settler)
+	switch {
+	case len(shadow) == 0:
+		l.enforcedP = l.all
+	case len(enforced) == 0:
+		l.shadowP = l.all
+	default:
+		if l.enforcedP, err = store.Prepare(enforced); err != nil {
+			return nil, err
+		}
+		if l.shadowP, err = store.Prepare(shadow); err != nil {
+			return nil, err
+		}
+		l.settler, _ = l.enforcedP.(settler)
+	}
+	if l.lease > 0 && l.settler == nil {
+		return nil, &settleError{errCannotSettle}
+	}
+	if nb, ok := store.(nonBlocking); ok {
+		l.unbounded = nb.NonBlocking()
+	}
+	return l, nil
+}
+
+// ask is one store call: Take, or Peek when peek is set (cost is then 1).
+func (l *Limiter) ask(ctx context.Context, key string, p Prepared, cost int64, peek bool) (Decision, error) {
+	if peek {
+		return p.Peek(ctx, key)
+	}
+	return p.Take(ctx, key, cost)
+}
+
+// decide asks the store about the enforced limits, then, when they admit
+// the request, about the shadow limits: a shadow limit counts what it would
+// count if it were enforced, and never refuses.
+func (l *Limiter) decide(ctx context.Context, key string, cost int64, peek bool) (Decision, error) {
+	p := l.enforcedP
+	if p == nil {
+		p = l.shadowP
+	}
+	d, err := l.ask(ctx, key, p, cost, peek)
+	if err != nil {
+		return Decision{}, err
+	}
+	d.policy = l.policy
+	switch {
+	case l.enforcedP == nil:
+		return passShadow(d), nil
+	case d.Allowed && l.shadowP != nil:
+		if err := l.addShadow(ctx, key, cost, peek, &d); err != nil {
+			return Decision{}, err
+		}
+	}
+	return d, nil
+}
+
+// addShadow asks the store about the shadow limits of a call the enforced
+// limits admitted with d, and records in d whether one would have refused.
+func (l *Limiter) addShadow(ctx context.Context, key string, cost int64, peek bool, d *Decision) error {
+	s, err := l.ask(ctx, key, l.shadowP, cost, peek)
+	if err != nil {
+		return err
+	}
+	if !s.Allowed {
+		d.ShadowDenied, d.shadow = true, s.Limit
+	}
+	d.Fallback = d.Fallback || s.Fallback
+	return nil
+}
+
+// passShadow turns a decision of shadow limits alone into one that admits
+// the request, recording whether it would have been refused.
+func passShadow(d Decision) Decision {
+	if d.Allowed {
+		return d
+	}
+	d.Allowed, d.ShadowDenied, d.shadow = true, true, d.Limit
+	d.RetryAfter, d.Blocked, d.Unsatisfiable = 0, false, false
+	for i := range d.States {
+		d.States[i].Allowed = true
+		d.States[i].RetryAfter, d.States[i].Blocked, d.States[i].Unsatisfiable = 0, false, false
+	}
+	return d
 }

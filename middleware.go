@@ -14,8 +14,7 @@ import "net/http"
 //     error is never a 429.
 //
 // Each store call is bounded by WithTimeout. Middleware panics if l or key
-// is nil, or for options NewGuard refuses: those are programming errors
-// found when the handler is built, never at request time.
+// is nil, or for options NewGuard refuses.
 func Middleware(l *Limiter, key KeyFunc, opts ...Option) func(http.Handler) http.Handler {
 	if l == nil || key == nil {
 		panic("ratekit: Middleware needs a Limiter and a KeyFunc")

@@ -1,7 +1,6 @@
 package ratekit
 
 import (
-	"context"
 	"net/http"
 	"time"
 
@@ -20,12 +19,9 @@ type optionFunc func(*config)
 
 func (f optionFunc) apply(c *config) { f(c) }
 
-// ErrorPolicy says what a request gets when no decision can be made; the
-// zero value is FailOpen. There are two kinds of failure, each with its own
-// policy: the store failed or timed out (WithErrorPolicy, default FailOpen),
-// or the request itself has no usable key or cost (WithKeyErrorPolicy,
-// default FailClosed), which a client could otherwise provoke to skip the
-// limit.
+// ErrorPolicy says what a request gets when no decision can be made, for a
+// store failure (WithErrorPolicy) or for a request with no usable key or
+// cost (WithKeyErrorPolicy); the zero value is FailOpen.
 type ErrorPolicy uint8
 
 // Error policies.
@@ -33,9 +29,8 @@ const (
 	// FailOpen lets the request through without rate-limit headers, and
 	// reports the error to the error handler.
 	FailOpen ErrorPolicy = iota
-	// FailClosed answers 503 Service Unavailable (store failures) or 400
-	// Bad Request (key and cost errors; 413 for a body too large), with a
-	// JSON body.
+	// FailClosed answers 503 (store failures) or 400 (key and cost errors;
+	// 413 for a body too large), with a JSON body.
 	FailClosed
 )
 
@@ -43,31 +38,29 @@ const (
 const DefaultTimeout = 100 * time.Millisecond
 
 type config struct {
-	headers     HeaderMode
-	denied      func(w http.ResponseWriter, r *http.Request, d Decision)
-	render      response.Renderer
-	code        response.Code
-	policy      ErrorPolicy
-	keyPolicy   ErrorPolicy
-	closedRetry time.Duration
-	onError     func(r *http.Request, err error)
-	cost        func(r *http.Request) int64
-	skip        func(r *http.Request) bool
-	timeout     time.Duration
-	now         func() time.Time // WithHeaderClock
-	observer    observe.Observer
-	settle      bool // WithSettle
-	countIf     func(status int) bool
+	headers   HeaderMode
+	denied    func(w http.ResponseWriter, r *http.Request, d Decision)
+	render    response.Renderer
+	code      response.Code
+	policy    ErrorPolicy
+	keyPolicy ErrorPolicy
+	onError   func(r *http.Request, err error)
+	cost      func(r *http.Request) int64
+	skip      func(r *http.Request) bool
+	timeout   time.Duration
+	now       func() time.Time // WithHeaderClock
+	observer  observe.Observer
+	settle    bool // WithSettle
+	countIf   func(status int) bool
 }
 
 func newConfig(opts []Option) *config {
 	c := &config{
-		headers:     HeadersDefault,
-		code:        response.CodeRateLimited,
-		keyPolicy:   FailClosed,
-		closedRetry: time.Second,
-		timeout:     DefaultTimeout,
-		now:         time.Now,
+		headers:   HeadersDefault,
+		code:      response.CodeRateLimited,
+		keyPolicy: FailClosed,
+		timeout:   DefaultTimeout,
+		now:       time.Now,
 	}
 	for _, o := range opts {
 		o.apply(c)
@@ -108,10 +101,9 @@ func WithErrorPolicy(p ErrorPolicy) Option {
 }
 
 // WithKeyErrorPolicy sets what happens when the key function fails or gives
-// an empty key, or the cost is invalid (default FailClosed: 400 Bad Request,
-// or 413 for a body too large, so that leaving out a header never skips the
-// limit). FailOpen lets such requests through uncounted, with their body
-// whole.
+// an empty key, or the cost is invalid (default FailClosed, so that leaving
+// out a header never skips the limit). FailOpen lets such requests through
+// uncounted, with their body whole.
 func WithKeyErrorPolicy(p ErrorPolicy) Option {
 	return optionFunc(func(c *config) { c.keyPolicy = p })
 }
@@ -143,30 +135,12 @@ func WithSkip(f func(r *http.Request) bool) Option {
 // less means only the request's own context bounds it. A call that runs out
 // of time follows the error policy. A store that never blocks
 // (store.NonBlocking, such as store/memstore) is called without a timeout.
-// The call sees the request context's values but not its cancellation: when
-// a client goes away, its store call runs to its answer or its timeout
-// rather than being cut off mid-reply, which would cost a Redis client the
-// connection.
+// The call sees the request context's values but not its cancellation: a
+// client that goes away does not cut a Redis reply off, which would cost
+// the connection.
 func WithTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.timeout = d })
 }
-
-// bound applies the store timeout of WithTimeout to ctx, and the deadline of
-// a request's budget (Guard.Budget) when it comes first. The timeout keeps
-// ctx's values but not its cancellation (see WithTimeout).
-func (c *config) bound(ctx context.Context) (context.Context, context.CancelFunc) {
-	d, ok := ctx.Value(budgetKey{}).(time.Time)
-	if c.timeout > 0 && (!ok || time.Until(d) > c.timeout) {
-		return context.WithTimeout(context.WithoutCancel(ctx), c.timeout)
-	}
-	if ok {
-		return context.WithDeadline(ctx, d)
-	}
-	return ctx, noCancel
-}
-
-// noCancel is the CancelFunc of a context that needs none.
-func noCancel() {}
 
 // WithObserver reports every decision to obs (see package observe): metrics,
 // decision logs, alerts. Several WithObserver options add up; nil observers

@@ -15,19 +15,12 @@ var errCannotSettle = errors.New("ratekit: the store cannot settle charges or ho
 
 // Reserve charges cost to key as AllowN does, and keeps what it charged in
 // a Reservation, so that the charge can be settled when the real cost is
-// known (Settle: refund the difference, or charge the extra) and the
-// request's InFlight slots released. A Limiter with InFlight limits
-// admits requests only through Reserve (Middleware does it for you).
-//
-// A denied call returns a Reservation too, holding the Decision, with
-// nothing to settle. The store must support settling (store/memstore and
-// the Redis stores do); shadow limits are charged as by AllowN and never
-// settled.
-//
-// With InFlight limits, a call that would give this instance more than n
-// requests of key in flight (its Reservations not yet ended and its
-// Reserve calls under way) is refused without a store call, with
-// Decision.Cached set: see InFlight.
+// known (Settle) and the request's InFlight slots released. A Limiter with
+// InFlight limits admits requests only through Reserve (Middleware does it
+// for you; see InFlight). A denied call returns a Reservation too, holding
+// the Decision, with nothing to settle. The store must support settling
+// (store/memstore and the Redis stores do); shadow limits are charged as by
+// AllowN and never settled.
 func (l *Limiter) Reserve(ctx context.Context, key string, cost int64) (*Reservation, error) {
 	return l.reserve(ctx, key, cost, false)
 }
@@ -43,18 +36,17 @@ func (l *Limiter) reserve(ctx context.Context, key string, cost int64, guarded b
 	if key == "" {
 		return nil, ErrEmptyKey
 	}
-	st := l.settler
-	if st == nil {
+	if l.settler == nil {
 		return nil, errCannotSettle
 	}
-	if len(l.enforced) == 0 { // shadow limits alone: decided as AllowN does, nothing to settle
+	if l.enforcedP == nil { // shadow limits alone: decided as AllowN does, nothing to settle
 		d, err := l.decide(ctx, key, cost, false)
 		if err != nil {
 			return nil, err
 		}
-		return &Reservation{Decision: d, limiter: l, store: st, key: key}, nil
+		return &Reservation{Decision: d, limiter: l, key: key}, nil
 	}
-	r := &Reservation{limiter: l, store: st, key: key, guarded: guarded}
+	r := &Reservation{limiter: l, key: key, guarded: guarded}
 	if l.gate != nil {
 		if !l.gate.enter(key) {
 			r.Decision = l.gate.denial
@@ -64,7 +56,7 @@ func (l *Limiter) reserve(ctx context.Context, key string, cost int64, guarded b
 		r.gated = true
 	}
 	sent := time.Now() // the slots live at least a lease from here
-	d, err := st.Reserve(ctx, key, cost)
+	d, err := l.settler.Reserve(ctx, key, cost)
 	if err != nil {
 		if r.gated && guarded {
 			return r, err
@@ -75,7 +67,7 @@ func (l *Limiter) reserve(ctx context.Context, key string, cost int64, guarded b
 	d.policy = l.policy
 	if !d.Allowed {
 		r.leaveGate()
-	} else if len(l.shadow) > 0 {
+	} else if l.shadowP != nil {
 		_ = l.addShadow(ctx, key, cost, false, &d) // the charge is made: a shadow error changes nothing
 	}
 	r.Decision = d
@@ -90,22 +82,18 @@ func (l *Limiter) reserve(ctx context.Context, key string, cost int64, guarded b
 	return r, nil
 }
 
-// A Reservation is an admitted call's charge, held until it is settled: a
-// charge made before the real cost was known, and the request's InFlight
-// slots. Settle it once the cost is known, or Release its slots when the
-// charge stands as made: like a lock, a Reservation that holds slots keeps
-// them (renewed) until it is ended; its slots lapse one lease after their
-// last renewal only when its process dies. Build it with
-// Limiter.Reserve; the zero Reservation is not usable. It is safe for
-// concurrent use.
+// A Reservation is an admitted call's charge, made before the real cost was
+// known, and the request's InFlight slots. Settle it once the cost is known,
+// or Release its slots when the charge stands as made: like a lock, it keeps
+// its slots (renewed) until it is ended. Build it with Limiter.Reserve; the
+// zero Reservation is not usable. It is safe for concurrent use.
 type Reservation struct {
 	// Decision is the Limiter's decision on the call. Its Receipt is nil
 	// for a denial; an admission of cost 0 has one too, so that its charge
 	// can be settled upward, and holds its InFlight slots.
 	Decision Decision
 
-	limiter *Limiter
-	store   settler
+	limiter *Limiter // its settler settles the charge
 	key     string
 
 	mu       sync.Mutex
@@ -113,10 +101,8 @@ type Reservation struct {
 	timer    *time.Timer // renews the slots while held
 	renewed  time.Time   // when the last Reserve or Renew that held the slots was sent
 	released func()      // reports the slots gone to an observer, once; may be nil
-	// gated reports that the request holds a place in its Limiter's gate
-	// (see Reserve), until its Reservation ends; guarded, that only
-	// Guard.Run ends it (a Guard's request ends when its handler
-	// returns, even when the handler settled before).
+	// gated: the request holds a place in its Limiter's gate until its
+	// Reservation ends; guarded: only Guard.Run ends it (see reserve).
 	gated, guarded bool
 }
 
@@ -145,21 +131,16 @@ func (r *Reservation) slotsGone() {
 // Settle sets the reservation's charge to cost, the real cost: it refunds
 // what was charged beyond it, or charges the extra, and releases the
 // request's InFlight slots. A refund gives back only what the charge still
-// holds in each limit (nothing once a FixedWindow's window has passed; a
-// bucket's refill comes first) and never takes a count below zero, nor
-// lifts a block; an extra charge is added to the current state even past
-// the limit, so later calls wait for it. Settle may be called again: each
-// call moves the charge to its cost. On a denied Reservation it does
-// nothing.
+// holds in each limit, never lifting a block; an extra charge is added even
+// past the limit (see docs/architecture.md). Each call moves the charge to
+// its cost; on a denied Reservation Settle does nothing.
 //
 // Settle keeps ctx's values but not its cancellation, and ctx's deadline
-// only as a bound of at least DefaultTimeout: work done for a client that
-// went away is still settled, so a handler may pass the request's context.
-//
-// The first Settle or Release ends the request for the Limiter's count of
-// in-flight requests (see Limiter.Reserve). A Reservation made by
-// Middleware, an adapter or a Guard is the exception: it keeps its slots
-// and its place in that count until its handler returns.
+// only as a bound of at least DefaultTimeout, so a handler may pass the
+// request's context. The first Settle or Release ends the request for the
+// Limiter's count of in-flight requests, except for a Reservation made by
+// Middleware, an adapter or a Guard, which keeps its slots and its place
+// until its handler returns.
 func (r *Reservation) Settle(ctx context.Context, cost int64) error {
 	if err := bounds.CheckCost(cost); err != nil {
 		return err
@@ -168,16 +149,17 @@ func (r *Reservation) Settle(ctx context.Context, cost int64) error {
 }
 
 // Release releases the request's InFlight slots and keeps the charge as it
-// stands. It does nothing once the slots are released. When the store
-// cannot be reached the slots are no longer renewed, and lapse within one
-// lease. Like Settle, it is not cut short by ctx's end, and ends the
-// request for the Limiter's count of in-flight requests.
+// stands; it does nothing once they are released. When the store cannot be
+// reached the slots are no longer renewed, and lapse within one lease. Its
+// context and its end of the request are as Settle's.
 func (r *Reservation) Release(ctx context.Context) error {
 	return r.end(ctx, -1, true)
 }
 
 // end is Settle and Release, made by the request's handler: a direct
-// Reserve's request leaves the gate, a Guard's waits for Guard.Run.
+// Reserve's request leaves the gate, a Guard's waits for Guard.Run. ctx
+// loses its cancellation (an ending request does not undo its settlement)
+// and keeps its deadline, but never less than DefaultTimeout from now.
 func (r *Reservation) end(ctx context.Context, cost int64, release bool) error {
 	if r == nil {
 		return nil
@@ -185,23 +167,15 @@ func (r *Reservation) end(ctx context.Context, cost int64, release bool) error {
 	if !r.guarded {
 		defer r.leaveGate() // after the store's slots: never fewer counted here than held there
 	}
-	ctx, cancel := detached(ctx)
+	sctx, cancel := context.WithoutCancel(ctx), noCancel
+	if d, ok := ctx.Deadline(); ok {
+		if least := time.Now().Add(DefaultTimeout); d.Before(least) {
+			d = least
+		}
+		sctx, cancel = context.WithDeadline(sctx, d)
+	}
 	defer cancel()
-	return r.settle(ctx, cost, release)
-}
-
-// detached is ctx without its cancellation: an ending request does not
-// undo its settlement. A deadline of ctx still bounds it, but never to less
-// than DefaultTimeout from now.
-func detached(ctx context.Context) (context.Context, context.CancelFunc) {
-	d, ok := ctx.Deadline()
-	if !ok {
-		return context.WithoutCancel(ctx), noCancel
-	}
-	if least := time.Now().Add(DefaultTimeout); d.Before(least) {
-		d = least
-	}
-	return context.WithDeadline(context.WithoutCancel(ctx), d)
+	return r.settle(sctx, cost, release)
 }
 
 // settle moves the charge to cost (-1: leaves it) and, when release is set,
@@ -226,7 +200,7 @@ func (r *Reservation) settle(ctx context.Context, cost int64, release bool) erro
 		r.timer.Stop()
 	}
 	rc.Ends, rc.Held = append([]int64(nil), rc.Ends...), append([]int64(nil), rc.Held...) // the store updates its copy
-	if err := r.store.Settle(ctx, r.key, &rc, cost); err != nil {
+	if err := r.limiter.settler.Settle(ctx, r.key, &rc, cost); err != nil {
 		if release && r.receipt.Lease != "" {
 			r.slotsGone() // no longer renewed: the slots lapse within one lease
 		}
@@ -242,13 +216,10 @@ func (r *Reservation) settle(ctx context.Context, cost int64, release bool) erro
 }
 
 // renew renews the reservation's slots and arms the next renewal, until
-// they are released or lost (a lease that lapsed while its store could not
-// be reached is not taken again: its slot may be another request's now).
-//
-// A renewal sent at s that holds the slots keeps them until at least
-// s + lease. The attempts fall on a grid from s, every quarter of the lease,
-// and each ends by the next point: the slots outlast two failed renewals in
-// a row.
+// they are released or lost (a lapsed lease is not taken again: its slot
+// may be another request's now). Attempts fall every quarter of the lease
+// from the last renewal that held, each ending by the next point, so the
+// slots outlast two failed renewals in a row.
 func (r *Reservation) renew() {
 	r.mu.Lock()
 	rc, renewed := r.receipt, r.renewed
@@ -260,21 +231,20 @@ func (r *Reservation) renew() {
 	sent := time.Now()
 	next := renewed.Add((max(sent.Sub(renewed)/every, 1) + 1) * every) // after this attempt's point (a late timer skips points)
 	ctx, cancel := context.WithDeadline(context.Background(), sent.Add(min(next.Sub(sent), time.Second)))
-	held, err := r.store.Renew(ctx, r.key, &rc)
+	held, err := r.limiter.settler.Renew(ctx, r.key, &rc)
 	cancel()
 	r.mu.Lock()
 	switch {
 	case r.receipt.Lease == "": // released meanwhile
 	case err == nil && !held:
-		// A slot lapsed: it may be another's now. Those of other InFlight
-		// limits were just renewed: release them (below, outside the
-		// lock) rather than let them stay taken for one more lease.
+		// A slot lapsed; those of other InFlight limits were just renewed:
+		// release them (outside the lock) rather than hold them a lease more.
 		rc = r.receipt
 		rc.Ends, rc.Held = append([]int64(nil), rc.Ends...), append([]int64(nil), rc.Held...)
 		r.slotsGone()
 		r.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), min(every, time.Second))
-		_ = r.store.Settle(ctx, r.key, &rc, rc.Cost)
+		_ = r.limiter.settler.Settle(ctx, r.key, &rc, rc.Cost)
 		cancel()
 		return
 	case err == nil:

@@ -2,13 +2,10 @@ package ratekit
 
 import "context"
 
-// A Store keeps limit state and decides. Implementations must be safe for
-// concurrent use. New hands a Store its limits once, through Prepare; every
-// decision then goes to the prepared form, which does no per-call checking
-// of limits and no lookup by limit set.
-//
-// The kit's stores are store/memstore (in-process) and the Redis stores
-// (github.com/ratekit/ratekit/store/redisstore, a module of its own);
+// A Store keeps limit state and decides; it must be safe for concurrent
+// use. New hands a Store its limits once, through Prepare, and every
+// decision goes to the prepared form. The kit's stores are store/memstore
+// and the Redis stores (store/redisstore, a module of its own);
 // store/storetest checks the contract.
 type Store interface {
 	// Prepare checks limits as one call's set (valid, no two with one ID)
@@ -21,12 +18,9 @@ type Store interface {
 // call: all limits are checked and then either all are charged or none is.
 // A denied request is not recorded. The key is a non-empty subject (an IP,
 // an account); the store derives its storage keys from the subject and each
-// limit's Spec().ID. Stores fold per-limit states with store.Combine, so
-// that all stores choose the binding limit alike.
-//
-// A Prepared that can also settle charges and hold in-flight slots has the
-// methods of store.Settler; Limiter.Reserve, InFlight limits and
-// Middleware's WithSettle and WithCountIf need one.
+// limit's Spec().ID, and folds per-limit states with store.Combine. One that
+// can also settle charges and hold in-flight slots is a store.Settler, which
+// Limiter.Reserve, InFlight limits, WithSettle and WithCountIf need.
 type Prepared interface {
 	// Take charges cost to every limit if all of them admit it. A cost of 0
 	// checks without charging.
@@ -38,26 +32,21 @@ type Prepared interface {
 	Reset(ctx context.Context, key string) error
 }
 
-// A Receipt records what a store charged an admitted call, so that the
-// charge can be settled after the fact (refunded in part or whole, or added
-// to) and the call's in-flight slots released. A store that can settle (see
-// Limiter.Reserve) sets Decision.Receipt when a Reserve call is admitted;
-// a Reservation keeps it and hands it back. Its fields are written by the
-// store for itself: callers only keep it. The zero Receipt records nothing.
+// A Receipt records what a store charged an admitted Reserve call, so that
+// the charge can be settled after the fact and the call's in-flight slots
+// released. Its fields are written by the store for itself: callers, such
+// as a Reservation, only keep it. The zero Receipt records nothing.
 type Receipt struct {
 	// Cost is what the call charged.
 	Cost int64
 	// At is the store's clock at the charge, in microseconds.
 	At int64
 	// Ends holds, for each limit of the call in order, where the charge
-	// sits in that limit's state, in microseconds on the store's clock: the
-	// end of a FixedWindow's window, a bucket's theoretical arrival time
-	// after the charge, the time a SlidingWindow or SlidingLog counts it
-	// at; 0 for a limit that holds none of it.
+	// sits in that limit's state, in microseconds on the store's clock (see
+	// docs/architecture.md); 0 for a limit that holds none of it.
 	Ends []int64
 	// Held holds, for each limit of the call in order, how much of the
-	// charge that limit holds at Ends: at most one quota (a bucket's
-	// burst), so that a refund gives back only the call's own charge.
+	// charge that limit holds at Ends: at most one quota.
 	Held []int64
 	// Lease names the call's in-flight slots; "" when it holds none.
 	Lease string
