@@ -31,7 +31,7 @@ func (f optionFunc) apply(s *Store) { f(s) }
 func WithMaxEntries(n int) Option {
 	return optionFunc(func(s *Store) {
 		if n >= 1 {
-			s.maxEntries = int64(n)
+			s.maxEntries = n
 		}
 	})
 }

@@ -2,10 +2,11 @@ package denycache
 
 import (
 	"context"
-	"hash/maphash"
+	"maps"
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,15 +26,36 @@ type Store struct {
 	inner      ratekit.Store
 	clock      elapsed.Clock // WithClock, or the monotonic clock; counts from New
 	margin     time.Duration
-	maxEntries int64
-	count      atomic.Int64 // entries held, across shards
-	seed       maphash.Seed
+	maxEntries int
 	sets       sets
-	nextSweep  atomic.Int64  // the cache's clock (ns) at which a call sweeps the next shard
-	nextFull   atomic.Int64  // the cache's clock (ns) from which a full cache may sweep every shard
-	cursor     atomic.Uint32 // the shard swept next
-	shards     [numShards]shard
+	nextSweep  atomic.Int64 // the cache's clock (ns) from which a call sweeps
+
+	mu      sync.RWMutex
+	entries map[entryKey]entry
+	epoch   uint64 // bumped by every forget: a denial asked for before is not recorded
+	peak    int    // the largest len(entries) since the map was built: Go maps never shrink
+	// least is at most the earliest until of the entries, so that a sweep
+	// before then has nothing to drop and scans nothing.
+	least    int64
+	nextFull int64 // the cache's clock (ns) from which a full cache may sweep
 }
+
+// entryKey identifies the entry of one subject (a subject.Key) and one
+// limit set.
+type entryKey struct {
+	sub string
+	set uint32
+}
+
+const (
+	// sweepStep is how often, by the cache's clock, a call sweeps; fullStep
+	// how often a full cache sweeps before refusing an entry.
+	sweepStep = int64(time.Second)
+	fullStep  = sweepStep / 64
+	// compactMin is the peak size below which the map is never rebuilt: a
+	// small map costs little, and rebuilding it would churn.
+	compactMin = 256
+)
 
 var _ ratekit.Store = (*Store)(nil)
 
@@ -41,13 +63,10 @@ var _ ratekit.Store = (*Store)(nil)
 // most DefaultMaxEntries denials, DefaultMargin, the local monotonic clock.
 // It starts no goroutine.
 func New(inner ratekit.Store, opts ...Option) *Store {
-	s := &Store{inner: inner, clock: elapsed.New(nil), margin: DefaultMargin, maxEntries: DefaultMaxEntries, seed: maphash.MakeSeed()}
+	s := &Store{inner: inner, clock: elapsed.New(nil), margin: DefaultMargin, maxEntries: DefaultMaxEntries,
+		entries: make(map[entryKey]entry), least: math.MaxInt64}
 	for _, o := range opts {
 		o.apply(s)
-	}
-	for i := range s.shards {
-		s.shards[i].m = make(map[entryKey]entry)
-		s.shards[i].least = math.MaxInt64
 	}
 	return s
 }
@@ -147,67 +166,112 @@ func (p *prepared) decide(ctx context.Context, key string, cost int64, ask func(
 		return ask()
 	}
 	sub := subject.Key(key)
-	sh := s.shard(sub)
 	now := s.clock.Nanos()
-	s.maybeSweep(now)
-	sh.mu.RLock()
-	e, found := sh.m[entryKey{sub, set.num}]
-	sh.mu.RUnlock()
+	if n := s.nextSweep.Load(); now >= n && s.nextSweep.CompareAndSwap(n, now+sweepStep) {
+		s.mu.Lock()
+		s.sweep(now)
+		s.mu.Unlock()
+	}
+	s.mu.RLock()
+	e, found := s.entries[entryKey{sub, set.num}]
+	epoch := s.epoch
+	s.mu.RUnlock()
 	if found && e.serves(cost, now) {
 		return e.decision(p.limits, now), nil
 	}
-	epoch := sh.epoch.Load()
 	d, err := ask()
 	if err == nil {
-		s.record(sh, sub, set, cost, now, epoch, d, found && (now >= e.until || d.Allowed))
+		s.record(sub, set, cost, now, epoch, d, found && (now >= e.until || d.Allowed))
 	}
 	return d, err
 }
 
 // record caches d, the inner store's answer asked at start, if it is a
-// denial that may be repeated and no Reset of the shard began since epoch
-// was read; stale reports that the lookup found sub's entry expired, or
+// denial that may be repeated and nothing was forgotten since epoch was
+// read; stale reports that the lookup found sub's entry expired, or
 // outdated by d, an admission (of a smaller cost: the entry's Remaining is
 // no longer true), and drops it.
-func (s *Store) record(sh *shard, sub string, set *limitSet, cost, start int64, epoch uint64, d ratekit.Decision, stale bool) {
+func (s *Store) record(sub string, set *limitSet, cost, start int64, epoch uint64, d ratekit.Decision, stale bool) {
 	e, ok := newEntry(set, d, cost, start, s.margin)
 	if !ok && !stale {
 		return
 	}
-	if ok {
-		s.makeRoom(start)
-	}
 	k := entryKey{sub, set.num}
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	old, found := sh.m[k]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, found := s.entries[k]
 	switch {
 	case !ok:
 		if found && (start >= old.until || d.Allowed) {
-			s.del(sh, k)
+			delete(s.entries, k)
 		}
-	case sh.epoch.Load() != epoch:
+	case s.epoch != epoch:
 	case found && start < old.until && !e.covers(old):
 		// a live entry that answers more costs stays
-	case found || s.reserve(sh, start):
+	case found || s.room(start):
 		// The key's subject is a copy: the cache never holds the caller's memory.
-		sh.m[entryKey{strings.Clone(sub), set.num}] = e
-		sh.peak = max(sh.peak, len(sh.m))
-		sh.least = min(sh.least, e.until)
+		s.entries[entryKey{strings.Clone(sub), set.num}] = e
+		s.peak = max(s.peak, len(s.entries))
+		s.least = min(s.least, e.until)
 	}
+}
+
+// room reports whether the cache can hold one more entry, after dropping
+// the expired ones, at most every fullStep, when it is full. The caller
+// holds s.mu.
+func (s *Store) room(now int64) bool {
+	if len(s.entries) >= s.maxEntries && now >= s.nextFull {
+		s.nextFull = now + fullStep
+		s.sweep(now)
+	}
+	return len(s.entries) < s.maxEntries
 }
 
 // forget drops sub's entries for every set that shares a limit with
 // ids, and stops the denials asked for before from being recorded.
 func (s *Store) forget(sub string, ids []string) {
-	sh := s.shard(sub)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	sh.epoch.Add(1)
-	s.sets.sharing(ids, func(set *limitSet) { s.del(sh, entryKey{sub, set.num}) })
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.epoch++
+	s.sets.sharing(ids, func(set *limitSet) { delete(s.entries, entryKey{sub, set.num}) })
 }
 
-// shard returns the shard of sub, a subject.Key.
-func (s *Store) shard(sub string) *shard {
-	return &s.shards[maphash.String(s.seed, sub)%numShards]
+// Len returns the number of denials the cache holds, expired ones
+// included until they are swept.
+func (s *Store) Len() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.entries)
+}
+
+// Sweep drops every expired entry now and gives back the memory of a map
+// that has shrunk well below its peak. The cache also sweeps by itself
+// while calls arrive; Sweep is for a moment of your choosing, e.g. after
+// stepping a fake clock.
+func (s *Store) Sweep() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sweep(s.clock.Nanos())
+}
+
+// sweep drops the entries that have expired at now, if any may have, and
+// rebuilds the map when it has shrunk to a quarter of a peak of at least
+// compactMin. The caller holds s.mu.
+func (s *Store) sweep(now int64) {
+	if now < s.least {
+		return
+	}
+	s.least = math.MaxInt64
+	for k, e := range s.entries {
+		if now >= e.until {
+			delete(s.entries, k)
+		} else {
+			s.least = min(s.least, e.until)
+		}
+	}
+	if s.peak >= compactMin && len(s.entries) <= s.peak/4 {
+		m := make(map[entryKey]entry, len(s.entries))
+		maps.Copy(m, s.entries)
+		s.entries, s.peak = m, len(m)
+	}
 }
