@@ -20,18 +20,17 @@ const maxSets = 1024
 // never answered from an old set's entries. Sets are made by Prepare, once
 // per identity, and never change.
 type limitSet struct {
-	num       uint32   // the set's number, part of every entry's key
 	ids       []string // each limit's Spec().ID, in order
 	cacheable bool     // all of algorithms whose denials the cache understands
 	maxCost   int64    // the smallest quota: a larger cost is unsatisfiable
 	blocks    []int    // the indices of the limits with a penalty block
 }
 
-// sets holds the limit sets prepared on a Store, by identity.
+// sets holds the limit sets prepared on a Store, by their IDs, each
+// followed by 0.
 type sets struct {
-	mu  sync.Mutex
-	ids map[string]*limitSet // by the IDs, each followed by 0
-	all []*limitSet
+	mu sync.Mutex
+	m  map[string]*limitSet
 }
 
 // find returns the set of limits, made on first use; nil beyond maxSets.
@@ -43,13 +42,13 @@ func (t *sets) find(limits []ratekit.Limit) *limitSet {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if s, ok := t.ids[b.String()]; ok {
+	if s, ok := t.m[b.String()]; ok {
 		return s
 	}
-	if len(t.all) >= maxSets {
+	if len(t.m) >= maxSets {
 		return nil
 	}
-	s := &limitSet{num: uint32(len(t.all)), ids: make([]string, len(limits)), cacheable: true}
+	s := &limitSet{ids: make([]string, len(limits)), cacheable: true}
 	for i, l := range limits {
 		sp := l.Spec()
 		s.ids[i] = sp.ID
@@ -61,19 +60,15 @@ func (t *sets) find(limits []ratekit.Limit) *limitSet {
 			s.blocks = append(s.blocks, i)
 		}
 	}
-	if t.ids == nil {
-		t.ids = make(map[string]*limitSet)
-	}
-	t.ids[b.String()], t.all = s, append(t.all, s)
+	t.m[b.String()] = s
 	return s
 }
 
 // sharing calls f with every set that shares a limit with ids.
 func (t *sets) sharing(ids []string, f func(*limitSet)) {
 	t.mu.Lock()
-	all := t.all
-	t.mu.Unlock()
-	for _, s := range all {
+	defer t.mu.Unlock()
+	for _, s := range t.m {
 		if slices.ContainsFunc(s.ids, func(id string) bool { return slices.Contains(ids, id) }) {
 			f(s)
 		}

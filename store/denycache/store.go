@@ -44,7 +44,7 @@ type Store struct {
 // limit set.
 type entryKey struct {
 	sub string
-	set uint32
+	set *limitSet
 }
 
 const (
@@ -64,7 +64,7 @@ var _ ratekit.Store = (*Store)(nil)
 // It starts no goroutine.
 func New(inner ratekit.Store, opts ...Option) *Store {
 	s := &Store{inner: inner, clock: elapsed.New(nil), margin: DefaultMargin, maxEntries: DefaultMaxEntries,
-		entries: make(map[entryKey]entry), least: math.MaxInt64}
+		sets: sets{m: make(map[string]*limitSet)}, entries: make(map[entryKey]entry), least: math.MaxInt64}
 	for _, o := range opts {
 		o.apply(s)
 	}
@@ -173,7 +173,7 @@ func (p *prepared) decide(ctx context.Context, key string, cost int64, ask func(
 		s.mu.Unlock()
 	}
 	s.mu.RLock()
-	e, found := s.entries[entryKey{sub, set.num}]
+	e, found := s.entries[entryKey{sub, set}]
 	epoch := s.epoch
 	s.mu.RUnlock()
 	if found && e.serves(cost, now) {
@@ -181,22 +181,22 @@ func (p *prepared) decide(ctx context.Context, key string, cost int64, ask func(
 	}
 	d, err := ask()
 	if err == nil {
-		s.record(sub, set, cost, now, epoch, d, found && (now >= e.until || d.Allowed))
+		s.record(sub, set, cost, now, epoch, d, found)
 	}
 	return d, err
 }
 
 // record caches d, the inner store's answer asked at start, if it is a
 // denial that may be repeated and nothing was forgotten since epoch was
-// read; stale reports that the lookup found sub's entry expired, or
-// outdated by d, an admission (of a smaller cost: the entry's Remaining is
-// no longer true), and drops it.
-func (s *Store) record(sub string, set *limitSet, cost, start int64, epoch uint64, d ratekit.Decision, stale bool) {
+// read. Otherwise, when the lookup found sub's entry (held), it drops it if
+// it has expired or d outdates it, an admission (of a smaller cost: the
+// entry's Remaining is no longer true).
+func (s *Store) record(sub string, set *limitSet, cost, start int64, epoch uint64, d ratekit.Decision, held bool) {
 	e, ok := newEntry(set, d, cost, start, s.margin)
-	if !ok && !stale {
+	if !ok && !held {
 		return
 	}
-	k := entryKey{sub, set.num}
+	k := entryKey{sub, set}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old, found := s.entries[k]
@@ -210,7 +210,7 @@ func (s *Store) record(sub string, set *limitSet, cost, start int64, epoch uint6
 		// a live entry that answers more costs stays
 	case found || s.room(start):
 		// The key's subject is a copy: the cache never holds the caller's memory.
-		s.entries[entryKey{strings.Clone(sub), set.num}] = e
+		s.entries[entryKey{strings.Clone(sub), set}] = e
 		s.peak = max(s.peak, len(s.entries))
 		s.least = min(s.least, e.until)
 	}
@@ -233,7 +233,7 @@ func (s *Store) forget(sub string, ids []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.epoch++
-	s.sets.sharing(ids, func(set *limitSet) { delete(s.entries, entryKey{sub, set.num}) })
+	s.sets.sharing(ids, func(set *limitSet) { delete(s.entries, entryKey{sub, set}) })
 }
 
 // Len returns the number of denials the cache holds, expired ones
