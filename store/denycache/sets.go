@@ -1,9 +1,7 @@
 package denycache
 
 import (
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/internal/algo"
@@ -26,51 +24,29 @@ type limitSet struct {
 	blocks    []int    // the indices of the limits with a penalty block
 }
 
-// sets holds the limit sets prepared on a Store, by their IDs, each
-// followed by 0.
-type sets struct {
-	mu sync.Mutex
-	m  map[string]*limitSet
-}
-
-// find returns the set of limits, made on first use; nil beyond maxSets.
-func (t *sets) find(limits []ratekit.Limit) *limitSet {
-	var b strings.Builder
-	for _, l := range limits {
-		b.WriteString(l.Spec().ID)
-		b.WriteByte(0)
+// setOf returns the set of limits, whose IDs are ids, made on first use;
+// nil beyond maxSets.
+func (s *Store) setOf(limits []ratekit.Limit, ids []string) *limitSet {
+	key := strings.Join(ids, "\x00")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if set, ok := s.sets[key]; ok {
+		return set
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if s, ok := t.m[b.String()]; ok {
-		return s
-	}
-	if len(t.m) >= maxSets {
+	if len(s.sets) >= maxSets {
 		return nil
 	}
-	s := &limitSet{ids: make([]string, len(limits)), cacheable: true}
+	set := &limitSet{ids: ids, cacheable: true}
 	for i, l := range limits {
 		sp := l.Spec()
-		s.ids[i] = sp.ID
-		s.cacheable = s.cacheable && algo.Of(sp.Algorithm).Caps()&algo.Cacheable != 0
-		if i == 0 || sp.Quota < s.maxCost {
-			s.maxCost = sp.Quota
+		set.cacheable = set.cacheable && algo.Of(sp.Algorithm).Caps()&algo.Cacheable != 0
+		if i == 0 || sp.Quota < set.maxCost {
+			set.maxCost = sp.Quota
 		}
 		if sp.Block > 0 {
-			s.blocks = append(s.blocks, i)
+			set.blocks = append(set.blocks, i)
 		}
 	}
-	t.m[b.String()] = s
-	return s
-}
-
-// sharing calls f with every set that shares a limit with ids.
-func (t *sets) sharing(ids []string, f func(*limitSet)) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, s := range t.m {
-		if slices.ContainsFunc(s.ids, func(id string) bool { return slices.Contains(ids, id) }) {
-			f(s)
-		}
-	}
+	s.sets[key] = set
+	return set
 }

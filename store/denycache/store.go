@@ -27,10 +27,10 @@ type Store struct {
 	clock      elapsed.Clock // WithClock, or the monotonic clock; counts from New
 	margin     time.Duration
 	maxEntries int
-	sets       sets
 	nextSweep  atomic.Int64 // the cache's clock (ns) from which a call sweeps
 
 	mu      sync.RWMutex
+	sets    map[string]*limitSet // by their IDs, joined by 0
 	entries map[entryKey]entry
 	epoch   uint64 // bumped by every forget: a denial asked for before is not recorded
 	peak    int    // the largest len(entries) since the map was built: Go maps never shrink
@@ -64,7 +64,7 @@ var _ ratekit.Store = (*Store)(nil)
 // It starts no goroutine.
 func New(inner ratekit.Store, opts ...Option) *Store {
 	s := &Store{inner: inner, clock: elapsed.New(nil), margin: DefaultMargin, maxEntries: DefaultMaxEntries,
-		sets: sets{m: make(map[string]*limitSet)}, entries: make(map[entryKey]entry), least: math.MaxInt64}
+		sets: make(map[string]*limitSet), entries: make(map[entryKey]entry), least: math.MaxInt64}
 	for _, o := range opts {
 		o.apply(s)
 	}
@@ -84,7 +84,7 @@ func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 	for i, l := range limits {
 		p.ids[i] = l.Spec().ID
 	}
-	if set := s.sets.find(limits); set != nil && set.cacheable {
+	if set := s.setOf(limits, p.ids); set != nil && set.cacheable {
 		p.set = set
 	}
 	if st, ok := inner.(store.Settler); ok {
@@ -233,7 +233,11 @@ func (s *Store) forget(sub string, ids []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.epoch++
-	s.sets.sharing(ids, func(set *limitSet) { delete(s.entries, entryKey{sub, set}) })
+	for _, set := range s.sets {
+		if slices.ContainsFunc(set.ids, func(id string) bool { return slices.Contains(ids, id) }) {
+			delete(s.entries, entryKey{sub, set})
+		}
+	}
 }
 
 // Len returns the number of denials the cache holds, expired ones
