@@ -89,8 +89,7 @@ func (e *entry) covers(o entry) bool {
 
 // decision returns e as the Decision for a call with limits at now: the
 // store's numbers with RetryAfter and ResetAfter reduced by the time since
-// the store was asked, Remaining as recorded, and Cached set. A limit
-// whose own wait has run out reports that it admits.
+// the store was asked, Remaining as recorded, and Cached set.
 func (e *entry) decision(limits []ratekit.Limit, now int64) ratekit.Decision {
 	elapsed := time.Duration(now - e.start)
 	var d ratekit.Decision
