@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/algo"
 	"github.com/ratekit/ratekit/internal/elapsed"
 	"github.com/ratekit/ratekit/internal/subject"
 	"github.com/ratekit/ratekit/store"
@@ -29,15 +30,13 @@ type Store struct {
 	maxEntries int
 	nextSweep  atomic.Int64 // the cache's clock (ns) from which a call sweeps
 
-	mu      sync.RWMutex
-	sets    map[string]*limitSet // by their IDs, joined by 0
-	entries map[entryKey]entry
-	epoch   uint64 // bumped by every forget: a denial asked for before is not recorded
-	peak    int    // the largest len(entries) since the map was built: Go maps never shrink
-	// least is at most the earliest until of the entries, so that a sweep
-	// before then has nothing to drop and scans nothing.
-	least    int64
-	nextFull int64 // the cache's clock (ns) from which a full cache may sweep
+	mu       sync.RWMutex
+	sets     map[string]*limitSet // by their IDs, joined by 0
+	entries  map[entryKey]entry
+	epoch    uint64 // bumped by every forget: a denial asked for before is not recorded
+	peak     int    // the largest len(entries) since the map was built: Go maps never shrink
+	least    int64  // at most the earliest until: a sweep before then has nothing to drop
+	nextFull int64  // the cache's clock (ns) from which a full cache may sweep
 }
 
 // entryKey identifies the entry of one subject (a subject.Key) and one
@@ -93,6 +92,50 @@ func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 	return p, nil
 }
 
+// maxSets bounds the limit sets a Store tells apart. A Limiter has one (or
+// three, with shadow limits); sets prepared beyond the bound go to the
+// store uncached.
+const maxSets = 1024
+
+// A limitSet is the identity of the limits of one prepared call: the
+// Spec().ID of each, in order. A limit's ID holds its name, algorithm and a
+// fingerprint of its parameters, so a changed limit is a new set and is
+// never answered from an old set's entries. Sets are made by Prepare, once
+// per identity, and never change.
+type limitSet struct {
+	ids       []string // each limit's Spec().ID, in order
+	cacheable bool     // all of algorithms whose denials the cache understands
+	maxCost   int64    // the smallest quota: a larger cost is unsatisfiable
+	blocks    []int    // the indices of the limits with a penalty block
+}
+
+// setOf returns the set of limits, whose IDs are ids, made on first use;
+// nil beyond maxSets.
+func (s *Store) setOf(limits []ratekit.Limit, ids []string) *limitSet {
+	key := strings.Join(ids, "\x00")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if set, ok := s.sets[key]; ok {
+		return set
+	}
+	if len(s.sets) >= maxSets {
+		return nil
+	}
+	set := &limitSet{ids: ids, cacheable: true}
+	for i, l := range limits {
+		sp := l.Spec()
+		set.cacheable = set.cacheable && algo.Of(sp.Algorithm).Caps()&algo.Cacheable != 0
+		if i == 0 || sp.Quota < set.maxCost {
+			set.maxCost = sp.Quota
+		}
+		if sp.Block > 0 {
+			set.blocks = append(set.blocks, i)
+		}
+	}
+	s.sets[key] = set
+	return set
+}
+
 // prepared is one set of limits on a Store; set is nil when the cache
 // does not answer for them.
 type prepared struct {
@@ -114,13 +157,13 @@ var _ store.Settler = (*settling)(nil)
 // Take answers from the cache a denial that still holds for cost, and
 // otherwise asks the inner store, caching its denial.
 func (p *prepared) Take(ctx context.Context, key string, cost int64) (ratekit.Decision, error) {
-	return p.decide(ctx, key, cost, func() (ratekit.Decision, error) { return p.inner.Take(ctx, key, cost) })
+	return p.decide(key, cost, func() (ratekit.Decision, error) { return p.inner.Take(ctx, key, cost) })
 }
 
 // Peek answers, and caches, as a Take of cost 1 would: a Peek denial is a
 // Take denial that changed nothing.
 func (p *prepared) Peek(ctx context.Context, key string) (ratekit.Decision, error) {
-	return p.decide(ctx, key, 1, func() (ratekit.Decision, error) { return p.inner.Peek(ctx, key) })
+	return p.decide(key, 1, func() (ratekit.Decision, error) { return p.inner.Peek(ctx, key) })
 }
 
 // Reset forgets key's entries of every set that shares a limit with these
@@ -138,7 +181,7 @@ func (p *prepared) Reset(ctx context.Context, key string) error {
 
 // Reserve is Take, asking the inner store to reserve.
 func (p *settling) Reserve(ctx context.Context, key string, cost int64) (ratekit.Decision, error) {
-	return p.decide(ctx, key, cost, func() (ratekit.Decision, error) { return p.inner.Reserve(ctx, key, cost) })
+	return p.decide(key, cost, func() (ratekit.Decision, error) { return p.inner.Reserve(ctx, key, cost) })
 }
 
 // Settle settles through the inner store. A refund forgets key's cached
@@ -160,7 +203,7 @@ func (p *settling) Renew(ctx context.Context, key string, r *ratekit.Receipt) (b
 
 // decide answers from the cache, or asks the inner store (ask) and caches
 // its denial.
-func (p *prepared) decide(ctx context.Context, key string, cost int64, ask func() (ratekit.Decision, error)) (ratekit.Decision, error) {
+func (p *prepared) decide(key string, cost int64, ask func() (ratekit.Decision, error)) (ratekit.Decision, error) {
 	set, s := p.set, p.s
 	if set == nil || key == "" || cost < 0 || cost > set.maxCost {
 		return ask()
