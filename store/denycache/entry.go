@@ -92,16 +92,12 @@ func (e *entry) covers(o entry) bool {
 // the store was asked, Remaining as recorded, and Cached set.
 func (e *entry) decision(limits []ratekit.Limit, now int64) ratekit.Decision {
 	elapsed := time.Duration(now - e.start)
-	var d ratekit.Decision
-	if len(e.states) == 1 { // one limit: no States slice, as the stores answer
-		d = store.Single(e.state(limits[0], 0, elapsed))
-	} else {
-		states := make([]ratekit.LimitState, len(e.states))
+	d := store.Single(e.state(limits[e.binding], e.binding, elapsed))
+	if len(e.states) > 1 { // one limit: no States slice, as the stores answer
+		d.States = make([]ratekit.LimitState, len(e.states))
 		for i := range e.states {
-			states[i] = e.state(limits[i], i, elapsed)
+			d.States[i] = e.state(limits[i], i, elapsed)
 		}
-		d = store.Single(states[e.binding])
-		d.States = states
 	}
 	d.Allowed, d.Blocked, d.Cached = false, e.blocked, true
 	return d

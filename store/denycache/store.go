@@ -71,9 +71,7 @@ func New(inner ratekit.Store, opts ...Option) *Store {
 }
 
 // Prepare implements ratekit.Store: it prepares limits on the inner store
-// and returns a form that answers a denial that still holds from the cache
-// and asks the inner store everything else, caching its denials. It is a
-// store.Settler when the inner store's form is.
+// and wraps its form, which is a store.Settler when the inner one is.
 func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 	inner, err := s.inner.Prepare(limits)
 	if err != nil {
