@@ -95,11 +95,9 @@ func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 // store uncached.
 const maxSets = 1024
 
-// A limitSet is the identity of the limits of one prepared call: the
-// Spec().ID of each, in order. A limit's ID holds its name, algorithm and a
-// fingerprint of its parameters, so a changed limit is a new set and is
-// never answered from an old set's entries. Sets are made by Prepare, once
-// per identity, and never change.
+// A limitSet is the identity of the limits of one prepared call: their
+// Spec().IDs, which fingerprint every parameter, so a changed limit is a new
+// set. Sets are made by Prepare, once per identity, and never change.
 type limitSet struct {
 	ids       []string // each limit's Spec().ID, in order
 	cacheable bool     // all of algorithms whose denials the cache understands
@@ -167,13 +165,9 @@ func (p *prepared) Peek(ctx context.Context, key string) (ratekit.Decision, erro
 // Reset forgets key's entries of every set that shares a limit with these
 // limits, and resets the inner store.
 func (p *prepared) Reset(ctx context.Context, key string) error {
-	if key == "" {
-		return p.inner.Reset(ctx, key)
-	}
-	sub := subject.Key(key)
-	p.s.forget(sub, p.ids)
+	p.forget(key)
 	err := p.inner.Reset(ctx, key)
-	p.s.forget(sub, p.ids)
+	p.forget(key)
 	return err
 }
 
@@ -188,8 +182,8 @@ func (p *settling) Reserve(ctx context.Context, key string, cost int64) (ratekit
 func (p *settling) Settle(ctx context.Context, key string, r *ratekit.Receipt, cost int64) error {
 	refund := r != nil && cost < r.Cost
 	err := p.inner.Settle(ctx, key, r, cost)
-	if refund && key != "" {
-		p.s.forget(subject.Key(key), p.ids)
+	if refund {
+		p.forget(key)
 	}
 	return err
 }
@@ -268,14 +262,18 @@ func (s *Store) room(now int64) bool {
 	return len(s.entries) < s.maxEntries
 }
 
-// forget drops sub's entries for every set that shares a limit with
-// ids, and stops the denials asked for before from being recorded.
-func (s *Store) forget(sub string, ids []string) {
+// forget drops key's entries for every set that shares a limit with p's,
+// and stops the denials asked for before from being recorded.
+func (p *prepared) forget(key string) {
+	if key == "" { // never cached; the inner store refuses it
+		return
+	}
+	sub, s := subject.Key(key), p.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.epoch++
 	for _, set := range s.sets {
-		if slices.ContainsFunc(set.ids, func(id string) bool { return slices.Contains(ids, id) }) {
+		if slices.ContainsFunc(set.ids, func(id string) bool { return slices.Contains(p.ids, id) }) {
 			delete(s.entries, entryKey{sub, set})
 		}
 	}
