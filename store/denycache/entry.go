@@ -28,12 +28,10 @@ type state struct {
 
 // newEntry returns the entry for d, the store's answer to a call of cost
 // with the limits of set, asked at start (the cache's clock before the
-// call); ok is false when d is not a denial the cache may repeat.
-//
-// The entry lasts until start + RetryAfter − margin (the store decided after
-// start), or less: until a limit's EffectiveWindow ends, as Remaining grows
-// then, and until the first penalty block ends when the set has blocks
-// (all of which must be in force: see the package documentation).
+// call); ok is false when d is not a denial the cache may repeat. It lasts
+// until start + RetryAfter − margin (the store decided after start), or
+// until a limit's EffectiveWindow or the first penalty block ends if sooner
+// (every block of the set must be in force).
 func newEntry(set *limitSet, d ratekit.Decision, cost, start int64, margin time.Duration) (e entry, ok bool) {
 	states := d.States
 	if len(states) == 0 && len(set.ids) == 1 { // one limit: the Decision is its state
