@@ -3,7 +3,6 @@ package denycache
 import (
 	"context"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -35,7 +34,6 @@ type Store struct {
 	entries  map[entryKey]entry
 	epoch    uint64 // bumped by every forget: a denial asked for before is not recorded
 	peak     int    // the largest len(entries) since the map was built: Go maps never shrink
-	least    int64  // at most the earliest until: a sweep before then has nothing to drop
 	nextFull int64  // the cache's clock (ns) from which a full cache may sweep
 }
 
@@ -47,10 +45,13 @@ type entryKey struct {
 }
 
 const (
-	// sweepStep is how often, by the cache's clock, a call sweeps; fullStep
-	// how often a full cache sweeps before refusing an entry.
-	sweepStep = int64(time.Second)
-	fullStep  = sweepStep / 64
+	// sweepStep is how often, by the cache's clock, a call sweeps, and how
+	// often a full cache sweeps before refusing an entry; sweepBatch is the
+	// most entries one sweep looks at, so that no sweep holds the lock for
+	// long (a whole map of DefaultMaxEntries takes milliseconds). 64 sweeps
+	// a second look at 262,144 entries, more than DefaultMaxEntries.
+	sweepStep  = int64(time.Second) / 64
+	sweepBatch = 4096
 	// compactMin is the peak size below which the map is never rebuilt: a
 	// small map costs little, and rebuilding it would churn.
 	compactMin = 256
@@ -63,7 +64,7 @@ var _ ratekit.Store = (*Store)(nil)
 // It starts no goroutine.
 func New(inner ratekit.Store, opts ...Option) *Store {
 	s := &Store{inner: inner, clock: elapsed.New(nil), margin: DefaultMargin, maxEntries: DefaultMaxEntries,
-		sets: make(map[string]*limitSet), entries: make(map[entryKey]entry), least: math.MaxInt64}
+		sets: make(map[string]*limitSet), entries: make(map[entryKey]entry)}
 	for _, o := range opts {
 		o.apply(s)
 	}
@@ -204,7 +205,7 @@ func (p *prepared) decide(key string, cost int64, ask func() (ratekit.Decision, 
 	now := s.clock.Nanos()
 	if n := s.nextSweep.Load(); now >= n && s.nextSweep.CompareAndSwap(n, now+sweepStep) {
 		s.mu.Lock()
-		s.sweep(now)
+		s.sweep(now, sweepBatch)
 		s.mu.Unlock()
 	}
 	s.mu.RLock()
@@ -247,7 +248,6 @@ func (s *Store) record(sub string, set *limitSet, cost, start int64, epoch uint6
 		// The key's subject is a copy: the cache never holds the caller's memory.
 		s.entries[entryKey{strings.Clone(sub), set}] = e
 		s.peak = max(s.peak, len(s.entries))
-		s.least = min(s.least, e.until)
 	}
 }
 
@@ -256,8 +256,8 @@ func (s *Store) record(sub string, set *limitSet, cost, start int64, epoch uint6
 // holds s.mu.
 func (s *Store) room(now int64) bool {
 	if len(s.entries) >= s.maxEntries && now >= s.nextFull {
-		s.nextFull = now + fullStep
-		s.sweep(now)
+		s.nextFull = now + sweepStep
+		s.sweep(now, sweepBatch)
 	}
 	return len(s.entries) < s.maxEntries
 }
@@ -294,22 +294,20 @@ func (s *Store) Len() int {
 func (s *Store) Sweep() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.sweep(s.clock.Nanos())
+	s.sweep(s.clock.Nanos(), len(s.entries))
 }
 
-// sweep drops the entries that have expired at now, if any may have, and
-// rebuilds the map when it has shrunk to a quarter of a peak of at least
-// compactMin. The caller holds s.mu.
-func (s *Store) sweep(now int64) {
-	if now < s.least {
-		return
-	}
-	s.least = math.MaxInt64
+// sweep looks at up to n entries, from where Go's map iteration starts (a
+// random place), drops those that have expired at now, and rebuilds the map
+// when it has shrunk to a quarter of a peak of at least compactMin. The
+// caller holds s.mu.
+func (s *Store) sweep(now int64, n int) {
 	for k, e := range s.entries {
+		if n--; n < 0 {
+			break
+		}
 		if now >= e.until {
 			delete(s.entries, k)
-		} else {
-			s.least = min(s.least, e.until)
 		}
 	}
 	if s.peak >= compactMin && len(s.entries) <= s.peak/4 {
