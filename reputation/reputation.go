@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"strconv"
 	"time"
 
 	"github.com/ratekit/ratekit/internal/bounds"
@@ -51,8 +50,9 @@ type Store interface {
 	ResetReputation(ctx context.Context, tenant string, p Policy) error
 }
 
-// A Policy holds the constants of the reputation arithmetic, an anti-bot
-// reputation. Start from DefaultPolicy; the zero value is invalid. A store applies, atomically, at the store's time now:
+// A Policy holds the constants of the reputation arithmetic. Start from
+// DefaultPolicy; the zero value is invalid. A store applies, atomically, at
+// its own time now:
 //
 //  1. Time-based recovery, on every update and read: when the score is below
 //     1, it rises by HourlyRecovery per hour for the time since the later of
@@ -69,11 +69,8 @@ type Store interface {
 //     below 0.7, else 30 min; doubled from 10 violations on. When it expires
 //     the tenant starts again at 1.
 //
-// Time is kept in whole microseconds; both stores do the same float64
-// operations in the same order, so their scores are bit for bit equal.
-//
-// The policy's fields (not its name) are fingerprinted into the storage key,
-// so changing them starts fresh state, as for a Limit.
+// Time is kept in whole microseconds. The fields but Name are fingerprinted
+// into the storage key (ID), so changing them starts fresh state.
 type Policy struct {
 	// Name is part of the storage key (default "reputation"); 1 to 48
 	// characters from [A-Za-z0-9_.-].
@@ -97,10 +94,7 @@ type Policy struct {
 	Quiet time.Duration
 }
 
-// DefaultPolicy returns the default policy: a violation costs
-// 0.1 (0.05 for a tenant with 100 good requests), a good request recovers
-// 0.02 (0.005 / violations once the tenant has violations), and a tenant
-// quiet for 10 minutes recovers 0.05 per hour.
+// DefaultPolicy returns the policy of each field's default.
 func DefaultPolicy() Policy {
 	return Policy{
 		Name:           "reputation",
@@ -139,17 +133,13 @@ func (p Policy) Validate() error {
 	return nil
 }
 
-// ID returns the policy's storage identity, name:reputation:fingerprint.
+// ID returns the policy's storage identity, name:reputation:fingerprint
+// (floats in their shortest decimal form, as %v writes them).
 func (p Policy) ID() string {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%s|%d|%s|%s|%s|%d", fmtFloat(p.Penalty), p.Established, fmtFloat(p.GoodStep),
-		fmtFloat(p.SlowStep), fmtFloat(p.HourlyRecovery), p.Quiet)
+	fmt.Fprintf(h, "%v|%d|%v|%v|%v|%d", p.Penalty, p.Established, p.GoodStep, p.SlowStep, p.HourlyRecovery, p.Quiet)
 	return fmt.Sprintf("%s:reputation:%016x", p.Name, h.Sum64())
 }
-
-// fmtFloat formats f as the shortest decimal that parses back to f: the form
-// in which stores pass floats to Lua.
-func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // TTL returns how long a tenant's state is kept after an update
 // that leaves it at score with violations violations (see Policy).

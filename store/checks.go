@@ -44,15 +44,12 @@ func CheckAlgorithmName(name string) error {
 	return nil
 }
 
-// drawScale is 2^53: a draw is an integer k in [0, 2^53), the uniform value
-// k / 2^53.
-const drawScale = 1 << 53
-
 // DrawBits turns a uniform draw u in [0, 1) into the integer stores pass to
 // the suppressed algorithm: floor(u × 2^53), clamped to [0, 2^53 − 1]. In
 // the probabilistic regime a call is admitted when DrawBits(u) / 2^53 < p.
 // Out-of-range draws (NaN included) are clamped, never a failure.
 func DrawBits(u float64) int64 {
+	const drawScale = 1 << 53
 	switch {
 	case u >= 1:
 		return drawScale - 1

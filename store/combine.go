@@ -21,21 +21,19 @@ func Combine(states []ratekit.LimitState) ratekit.Decision {
 	case 1:
 		return Single(states[0])
 	}
-	b := 0
-	allowed := states[0].Allowed
-	for i := 1; i < len(states); i++ {
-		allowed = allowed && states[i].Allowed
-		if binds(states[i], states[b]) {
+	b, allowed := 0, true
+	var delay time.Duration
+	var suppression float64
+	for i, st := range states {
+		allowed = allowed && st.Allowed
+		delay = max(delay, st.Delay)
+		suppression = max(suppression, st.Suppression)
+		if binds(st, states[b]) {
 			b = i
 		}
 	}
-	var delay time.Duration
-	var suppression float64
-	for _, st := range states {
-		suppression = max(suppression, st.Suppression)
-		if allowed {
-			delay = max(delay, st.Delay)
-		}
+	if !allowed {
+		delay = 0 // only an admitted request waits
 	}
 	d := Single(states[b])
 	d.Allowed, d.Delay, d.Suppression, d.States = allowed, delay, suppression, states

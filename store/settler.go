@@ -19,16 +19,13 @@ type Settler interface {
 	// may be settled upward), and takes one lease in each InFlight limit
 	// whatever the cost (Receipt.Lease), which expires one lease from now.
 	Reserve(ctx context.Context, key string, cost int64) (ratekit.Decision, error)
-	// Settle moves the charge r records, for the same key, to
-	// cost, atomically. Each limit holds at most one quota (a bucket's
-	// burst) of a call's charge. A lower cost refunds, in each limit, only
-	// what r records the limit holds (Held), as far as its state still has
-	// it (nothing once a window has passed, after a bucket's refill, never
-	// below zero, never a block), so a settlement never gives back another
-	// call's charge; a higher one charges the extra past the quota if need
-	// be. It releases r's lease in every InFlight limit. Suppressed and
-	// custom algorithms are left as they are. It updates r to record the
-	// charge as it stands (Cost, Ends and Held).
+	// Settle moves the charge r records, for the same key, to cost,
+	// atomically, and releases r's lease in every InFlight limit. A refund
+	// gives back in each limit at most what r records it holds (Held) and
+	// its state still has, never another call's charge nor a block; an extra
+	// charge goes past the quota if need be (docs/architecture.md, "The
+	// settle program", has the rules). It updates r to record the charge as
+	// it stands (Cost, Ends and Held).
 	Settle(ctx context.Context, key string, r *ratekit.Receipt, cost int64) error
 	// Renew extends r's lease in every InFlight limit to one lease from now
 	// and reports whether every one still held it (a lease that lapsed is

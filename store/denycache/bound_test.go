@@ -34,8 +34,8 @@ func TestMaxEntries(t *testing.T) {
 	}
 }
 
-// TestSweep: expired entries go by Sweep, and by the sweep that calls make
-// (every shard once per second of the cache's clock) without Sweep.
+// TestSweep: expired entries go by Sweep, and by the sweeps that calls make
+// (one per 1/64 s of the cache's clock) without Sweep.
 func TestSweep(t *testing.T) {
 	f := newFixture(t)
 	l := ratekit.FixedWindow(1, time.Minute)
@@ -55,12 +55,33 @@ func TestSweep(t *testing.T) {
 		f.deny(t, fmt.Sprint(i), l)
 	}
 	f.clock.Advance(time.Minute)
-	for range 65 { // 64 shards, one per 1/64 s of the clock
+	for range 2 {
 		f.take(t, "x", 1, l)
 		f.clock.Advance(time.Second / 64)
 	}
 	if n := f.cache.Len(); n > 1 { // x's own denial may be held
 		t.Fatalf("after a second of calls: Len = %d", n)
+	}
+}
+
+// TestSweepIsBounded: a sweep that a call makes looks at no more than 4,096
+// entries, so it never holds the cache for a whole large map; a sweep per
+// 1/64 s still covers DefaultMaxEntries several times a second.
+func TestSweepIsBounded(t *testing.T) {
+	f := newFixture(t)
+	l := ratekit.FixedWindow(1, time.Minute)
+	for i := range 10_000 {
+		f.deny(t, fmt.Sprint(i), l)
+	}
+	f.clock.Advance(time.Minute)
+	f.take(t, "x", 1, l) // one sweep
+	if n := f.cache.Len(); n != 10_000-4096 {
+		t.Fatalf("after one sweep: Len = %d, want %d", n, 10_000-4096)
+	}
+	f.clock.Advance(time.Second / 64)
+	f.take(t, "y", 1, l) // another
+	if n := f.cache.Len(); n != 10_000-2*4096 {
+		t.Fatalf("after two sweeps: Len = %d, want %d", n, 10_000-2*4096)
 	}
 }
 

@@ -13,8 +13,7 @@
 // store's Decision, counted down, with Cached set. The exception: a Reset or
 // a refund through another instance, or in Redis, is seen here only when the
 // cached Retry-After ends. Only denials of the deterministic algorithms are
-// cached, not Unsatisfiable ones. Memory is bounded by WithMaxEntries; New
-// starts no goroutine. Wrap only the store given to ratekit.New; reputations
-// take the inner store. See
+// cached, not Unsatisfiable ones. Wrap only the store given to ratekit.New;
+// reputations take the inner store. See
 // docs/architecture.md#local-deny-cache-storedenycache in the repository.
 package denycache

@@ -28,12 +28,10 @@ type state struct {
 
 // newEntry returns the entry for d, the store's answer to a call of cost
 // with the limits of set, asked at start (the cache's clock before the
-// call); ok is false when d is not a denial the cache may repeat.
-//
-// The entry lasts until start + RetryAfter − margin (the store decided after
-// start), or less: until a limit's EffectiveWindow ends, as Remaining grows
-// then, and until the first penalty block ends when the set has blocks
-// (all of which must be in force: see the package documentation).
+// call); ok is false when d is not a denial the cache may repeat. It lasts
+// until start + RetryAfter − margin (the store decided after start), or
+// until a limit's EffectiveWindow or the first penalty block ends if sooner
+// (every block of the set must be in force).
 func newEntry(set *limitSet, d ratekit.Decision, cost, start int64, margin time.Duration) (e entry, ok bool) {
 	states := d.States
 	if len(states) == 0 && len(set.ids) == 1 { // one limit: the Decision is its state
@@ -89,20 +87,15 @@ func (e *entry) covers(o entry) bool {
 
 // decision returns e as the Decision for a call with limits at now: the
 // store's numbers with RetryAfter and ResetAfter reduced by the time since
-// the store was asked, Remaining as recorded, and Cached set. A limit
-// whose own wait has run out reports that it admits.
+// the store was asked, Remaining as recorded, and Cached set.
 func (e *entry) decision(limits []ratekit.Limit, now int64) ratekit.Decision {
 	elapsed := time.Duration(now - e.start)
-	var d ratekit.Decision
-	if len(e.states) == 1 { // one limit: no States slice, as the stores answer
-		d = store.Single(e.state(limits[0], 0, elapsed))
-	} else {
-		states := make([]ratekit.LimitState, len(e.states))
+	d := store.Single(e.state(limits[e.binding], e.binding, elapsed))
+	if len(e.states) > 1 { // one limit: no States slice, as the stores answer
+		d.States = make([]ratekit.LimitState, len(e.states))
 		for i := range e.states {
-			states[i] = e.state(limits[i], i, elapsed)
+			d.States[i] = e.state(limits[i], i, elapsed)
 		}
-		d = store.Single(states[e.binding])
-		d.States = states
 	}
 	d.Allowed, d.Blocked, d.Cached = false, e.blocked, true
 	return d

@@ -12,8 +12,8 @@ import (
 const DefaultMaxEntries = 100_000
 
 // DefaultMargin is how long before a denial's Retry-After a Store stops
-// answering it, unless WithMargin says otherwise: the resolution of the
-// Redis store's clock for windows and blocks (see WithMargin).
+// answering it unless WithMargin says otherwise: the Redis store's clock
+// resolution.
 const DefaultMargin = time.Millisecond
 
 // An Option configures a Store. Options are values built by the With
@@ -31,7 +31,7 @@ func (f optionFunc) apply(s *Store) { f(s) }
 func WithMaxEntries(n int) Option {
 	return optionFunc(func(s *Store) {
 		if n >= 1 {
-			s.maxEntries = int64(n)
+			s.maxEntries = n
 		}
 	})
 }
@@ -48,13 +48,11 @@ func WithClock(now func() time.Time) Option {
 }
 
 // WithMargin sets how long before a denial's Retry-After the Store stops
-// answering it and asks the store again (default DefaultMargin, 1 ms;
-// negative values mean 0). A store that reads its clock in whole
-// milliseconds (the Redis store, memstore for windows) may measure
-// Retry-After from up to 1 ms earlier than it is; the margin covers that,
-// so the cache never denies past the moment the store would admit. Use 0
-// only with a store on the cache's own clock without rounding, as tests on
-// a fake clock do.
+// answering it and asks the store again (default DefaultMargin; negative
+// values mean 0). It covers a store that reads its clock in whole
+// milliseconds (the Redis store, memstore for windows), whose Retry-After
+// may count from up to 1 ms earlier. Use 0 only with a store on the cache's
+// own clock without rounding, as tests on a fake clock do.
 func WithMargin(d time.Duration) Option {
 	return optionFunc(func(s *Store) { s.margin = max(d, 0) })
 }

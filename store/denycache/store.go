@@ -2,14 +2,15 @@ package denycache
 
 import (
 	"context"
-	"hash/maphash"
-	"math"
+	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/algo"
 	"github.com/ratekit/ratekit/internal/elapsed"
 	"github.com/ratekit/ratekit/internal/subject"
 	"github.com/ratekit/ratekit/store"
@@ -25,15 +26,36 @@ type Store struct {
 	inner      ratekit.Store
 	clock      elapsed.Clock // WithClock, or the monotonic clock; counts from New
 	margin     time.Duration
-	maxEntries int64
-	count      atomic.Int64 // entries held, across shards
-	seed       maphash.Seed
-	sets       sets
-	nextSweep  atomic.Int64  // the cache's clock (ns) at which a call sweeps the next shard
-	nextFull   atomic.Int64  // the cache's clock (ns) from which a full cache may sweep every shard
-	cursor     atomic.Uint32 // the shard swept next
-	shards     [numShards]shard
+	maxEntries int
+	nextSweep  atomic.Int64 // the cache's clock (ns) from which a call sweeps
+
+	mu       sync.RWMutex
+	sets     map[string]*limitSet // by their IDs, joined by 0
+	entries  map[entryKey]entry
+	epoch    uint64 // bumped by every forget: a denial asked for before is not recorded
+	peak     int    // the largest len(entries) since the map was built: Go maps never shrink
+	nextFull int64  // the cache's clock (ns) from which a full cache may sweep
 }
+
+// entryKey identifies the entry of one subject (a subject.Key) and one
+// limit set.
+type entryKey struct {
+	sub string
+	set *limitSet
+}
+
+const (
+	// sweepStep is how often, by the cache's clock, a call sweeps, and how
+	// often a full cache sweeps before refusing an entry; sweepBatch is the
+	// most entries one sweep looks at, so that no sweep holds the lock for
+	// long (a whole map of DefaultMaxEntries takes milliseconds). 64 sweeps
+	// a second look at 262,144 entries, more than DefaultMaxEntries.
+	sweepStep  = int64(time.Second) / 64
+	sweepBatch = 4096
+	// compactMin is the peak size below which the map is never rebuilt: a
+	// small map costs little, and rebuilding it would churn.
+	compactMin = 256
+)
 
 var _ ratekit.Store = (*Store)(nil)
 
@@ -41,21 +63,16 @@ var _ ratekit.Store = (*Store)(nil)
 // most DefaultMaxEntries denials, DefaultMargin, the local monotonic clock.
 // It starts no goroutine.
 func New(inner ratekit.Store, opts ...Option) *Store {
-	s := &Store{inner: inner, clock: elapsed.New(nil), margin: DefaultMargin, maxEntries: DefaultMaxEntries, seed: maphash.MakeSeed()}
+	s := &Store{inner: inner, clock: elapsed.New(nil), margin: DefaultMargin, maxEntries: DefaultMaxEntries,
+		sets: make(map[string]*limitSet), entries: make(map[entryKey]entry)}
 	for _, o := range opts {
 		o.apply(s)
-	}
-	for i := range s.shards {
-		s.shards[i].m = make(map[entryKey]entry)
-		s.shards[i].least = math.MaxInt64
 	}
 	return s
 }
 
 // Prepare implements ratekit.Store: it prepares limits on the inner store
-// and returns a form that answers a denial that still holds from the cache
-// and asks the inner store everything else, caching its denials. It is a
-// store.Settler when the inner store's form is.
+// and wraps its form, which is a store.Settler when the inner one is.
 func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 	inner, err := s.inner.Prepare(limits)
 	if err != nil {
@@ -65,13 +82,55 @@ func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 	for i, l := range limits {
 		p.ids[i] = l.Spec().ID
 	}
-	if set := s.sets.find(limits); set != nil && set.cacheable {
+	if set := s.setOf(limits, p.ids); set != nil && set.cacheable {
 		p.set = set
 	}
 	if st, ok := inner.(store.Settler); ok {
 		return &settling{prepared: p, inner: st}, nil
 	}
 	return p, nil
+}
+
+// maxSets bounds the limit sets a Store tells apart. A Limiter has one (or
+// three, with shadow limits); sets prepared beyond the bound go to the
+// store uncached.
+const maxSets = 1024
+
+// A limitSet is the identity of the limits of one prepared call: their
+// Spec().IDs, which fingerprint every parameter, so a changed limit is a new
+// set. Sets are made by Prepare, once per identity, and never change.
+type limitSet struct {
+	ids       []string // each limit's Spec().ID, in order
+	cacheable bool     // all of algorithms whose denials the cache understands
+	maxCost   int64    // the smallest quota: a larger cost is unsatisfiable
+	blocks    []int    // the indices of the limits with a penalty block
+}
+
+// setOf returns the set of limits, whose IDs are ids, made on first use;
+// nil beyond maxSets.
+func (s *Store) setOf(limits []ratekit.Limit, ids []string) *limitSet {
+	key := strings.Join(ids, "\x00")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if set, ok := s.sets[key]; ok {
+		return set
+	}
+	if len(s.sets) >= maxSets {
+		return nil
+	}
+	set := &limitSet{ids: ids, cacheable: true}
+	for i, l := range limits {
+		sp := l.Spec()
+		set.cacheable = set.cacheable && algo.Of(sp.Algorithm).Caps()&algo.Cacheable != 0
+		if i == 0 || sp.Quota < set.maxCost {
+			set.maxCost = sp.Quota
+		}
+		if sp.Block > 0 {
+			set.blocks = append(set.blocks, i)
+		}
+	}
+	s.sets[key] = set
+	return set
 }
 
 // prepared is one set of limits on a Store; set is nil when the cache
@@ -95,31 +154,27 @@ var _ store.Settler = (*settling)(nil)
 // Take answers from the cache a denial that still holds for cost, and
 // otherwise asks the inner store, caching its denial.
 func (p *prepared) Take(ctx context.Context, key string, cost int64) (ratekit.Decision, error) {
-	return p.decide(ctx, key, cost, func() (ratekit.Decision, error) { return p.inner.Take(ctx, key, cost) })
+	return p.decide(key, cost, func() (ratekit.Decision, error) { return p.inner.Take(ctx, key, cost) })
 }
 
 // Peek answers, and caches, as a Take of cost 1 would: a Peek denial is a
 // Take denial that changed nothing.
 func (p *prepared) Peek(ctx context.Context, key string) (ratekit.Decision, error) {
-	return p.decide(ctx, key, 1, func() (ratekit.Decision, error) { return p.inner.Peek(ctx, key) })
+	return p.decide(key, 1, func() (ratekit.Decision, error) { return p.inner.Peek(ctx, key) })
 }
 
 // Reset forgets key's entries of every set that shares a limit with these
 // limits, and resets the inner store.
 func (p *prepared) Reset(ctx context.Context, key string) error {
-	if key == "" {
-		return p.inner.Reset(ctx, key)
-	}
-	sub := subject.Key(key)
-	p.s.forget(sub, p.ids)
+	p.forget(key)
 	err := p.inner.Reset(ctx, key)
-	p.s.forget(sub, p.ids)
+	p.forget(key)
 	return err
 }
 
 // Reserve is Take, asking the inner store to reserve.
 func (p *settling) Reserve(ctx context.Context, key string, cost int64) (ratekit.Decision, error) {
-	return p.decide(ctx, key, cost, func() (ratekit.Decision, error) { return p.inner.Reserve(ctx, key, cost) })
+	return p.decide(key, cost, func() (ratekit.Decision, error) { return p.inner.Reserve(ctx, key, cost) })
 }
 
 // Settle settles through the inner store. A refund forgets key's cached
@@ -128,8 +183,8 @@ func (p *settling) Reserve(ctx context.Context, key string, cost int64) (ratekit
 func (p *settling) Settle(ctx context.Context, key string, r *ratekit.Receipt, cost int64) error {
 	refund := r != nil && cost < r.Cost
 	err := p.inner.Settle(ctx, key, r, cost)
-	if refund && key != "" {
-		p.s.forget(subject.Key(key), p.ids)
+	if refund {
+		p.forget(key)
 	}
 	return err
 }
@@ -141,73 +196,123 @@ func (p *settling) Renew(ctx context.Context, key string, r *ratekit.Receipt) (b
 
 // decide answers from the cache, or asks the inner store (ask) and caches
 // its denial.
-func (p *prepared) decide(ctx context.Context, key string, cost int64, ask func() (ratekit.Decision, error)) (ratekit.Decision, error) {
+func (p *prepared) decide(key string, cost int64, ask func() (ratekit.Decision, error)) (ratekit.Decision, error) {
 	set, s := p.set, p.s
 	if set == nil || key == "" || cost < 0 || cost > set.maxCost {
 		return ask()
 	}
 	sub := subject.Key(key)
-	sh := s.shard(sub)
 	now := s.clock.Nanos()
-	s.maybeSweep(now)
-	sh.mu.RLock()
-	e, found := sh.m[entryKey{sub, set.num}]
-	sh.mu.RUnlock()
+	if n := s.nextSweep.Load(); now >= n && s.nextSweep.CompareAndSwap(n, now+sweepStep) {
+		s.mu.Lock()
+		s.sweep(now, sweepBatch)
+		s.mu.Unlock()
+	}
+	s.mu.RLock()
+	e, found := s.entries[entryKey{sub, set}]
+	epoch := s.epoch
+	s.mu.RUnlock()
 	if found && e.serves(cost, now) {
 		return e.decision(p.limits, now), nil
 	}
-	epoch := sh.epoch.Load()
 	d, err := ask()
 	if err == nil {
-		s.record(sh, sub, set, cost, now, epoch, d, found && (now >= e.until || d.Allowed))
+		s.record(sub, set, cost, now, epoch, d, found)
 	}
 	return d, err
 }
 
 // record caches d, the inner store's answer asked at start, if it is a
-// denial that may be repeated and no Reset of the shard began since epoch
-// was read; stale reports that the lookup found sub's entry expired, or
-// outdated by d, an admission (of a smaller cost: the entry's Remaining is
-// no longer true), and drops it.
-func (s *Store) record(sh *shard, sub string, set *limitSet, cost, start int64, epoch uint64, d ratekit.Decision, stale bool) {
+// denial that may be repeated and nothing was forgotten since epoch was
+// read. Otherwise, when the lookup found sub's entry (held), it drops it if
+// it has expired or d outdates it, an admission (of a smaller cost: the
+// entry's Remaining is no longer true).
+func (s *Store) record(sub string, set *limitSet, cost, start int64, epoch uint64, d ratekit.Decision, held bool) {
 	e, ok := newEntry(set, d, cost, start, s.margin)
-	if !ok && !stale {
+	if !ok && !held {
 		return
 	}
-	if ok {
-		s.makeRoom(start)
-	}
-	k := entryKey{sub, set.num}
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	old, found := sh.m[k]
+	k := entryKey{sub, set}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, found := s.entries[k]
 	switch {
 	case !ok:
 		if found && (start >= old.until || d.Allowed) {
-			s.del(sh, k)
+			delete(s.entries, k)
 		}
-	case sh.epoch.Load() != epoch:
+	case s.epoch != epoch:
 	case found && start < old.until && !e.covers(old):
 		// a live entry that answers more costs stays
-	case found || s.reserve(sh, start):
+	case found || s.room(start):
 		// The key's subject is a copy: the cache never holds the caller's memory.
-		sh.m[entryKey{strings.Clone(sub), set.num}] = e
-		sh.peak = max(sh.peak, len(sh.m))
-		sh.least = min(sh.least, e.until)
+		s.entries[entryKey{strings.Clone(sub), set}] = e
+		s.peak = max(s.peak, len(s.entries))
 	}
 }
 
-// forget drops sub's entries for every set that shares a limit with
-// ids, and stops the denials asked for before from being recorded.
-func (s *Store) forget(sub string, ids []string) {
-	sh := s.shard(sub)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	sh.epoch.Add(1)
-	s.sets.sharing(ids, func(set *limitSet) { s.del(sh, entryKey{sub, set.num}) })
+// room reports whether the cache can hold one more entry, after dropping
+// the expired ones, at most every fullStep, when it is full. The caller
+// holds s.mu.
+func (s *Store) room(now int64) bool {
+	if len(s.entries) >= s.maxEntries && now >= s.nextFull {
+		s.nextFull = now + sweepStep
+		s.sweep(now, sweepBatch)
+	}
+	return len(s.entries) < s.maxEntries
 }
 
-// shard returns the shard of sub, a subject.Key.
-func (s *Store) shard(sub string) *shard {
-	return &s.shards[maphash.String(s.seed, sub)%numShards]
+// forget drops key's entries for every set that shares a limit with p's,
+// and stops the denials asked for before from being recorded.
+func (p *prepared) forget(key string) {
+	if key == "" { // never cached; the inner store refuses it
+		return
+	}
+	sub, s := subject.Key(key), p.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.epoch++
+	for _, set := range s.sets {
+		if slices.ContainsFunc(set.ids, func(id string) bool { return slices.Contains(p.ids, id) }) {
+			delete(s.entries, entryKey{sub, set})
+		}
+	}
+}
+
+// Len returns the number of denials the cache holds, expired ones
+// included until they are swept.
+func (s *Store) Len() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.entries)
+}
+
+// Sweep drops every expired entry now and gives back the memory of a map
+// that has shrunk well below its peak. The cache also sweeps by itself
+// while calls arrive; Sweep is for a moment of your choosing, e.g. after
+// stepping a fake clock.
+func (s *Store) Sweep() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sweep(s.clock.Nanos(), len(s.entries))
+}
+
+// sweep looks at up to n entries, from where Go's map iteration starts (a
+// random place), drops those that have expired at now, and rebuilds the map
+// when it has shrunk to a quarter of a peak of at least compactMin. The
+// caller holds s.mu.
+func (s *Store) sweep(now int64, n int) {
+	for k, e := range s.entries {
+		if n--; n < 0 {
+			break
+		}
+		if now >= e.until {
+			delete(s.entries, k)
+		}
+	}
+	if s.peak >= compactMin && len(s.entries) <= s.peak/4 {
+		m := make(map[entryKey]entry, len(s.entries))
+		maps.Copy(m, s.entries)
+		s.entries, s.peak = m, len(m)
+	}
 }
