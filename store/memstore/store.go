@@ -23,14 +23,11 @@ const (
 // full store (see WithMaxEntries); rate-limit calls are denied instead.
 var ErrFull = errors.New("ratekit: memstore: the store is full (WithMaxEntries)")
 
-// Store is an in-process ratekit.Store and store.Settler; it also
-// implements reputation.Store.
-//
-// The zero value is not usable: build a Store with New. A Store is safe for
-// concurrent use; each call locks the one shard (of 64) that holds its
-// subject, so the limits of one call are decided atomically. New starts a
-// background sweeper (see the package documentation); Close stops it, as
-// does the garbage collector once the Store is unreachable.
+// Store is an in-process ratekit.Store and store.Settler, and a
+// reputation.Store. The zero value is not usable: build a Store with New. A
+// Store is safe for concurrent use; a call locks the one shard (of 64) of its
+// subject. Close stops its background sweeper, as does the garbage collector
+// once the Store is unreachable.
 type Store struct {
 	now        func() time.Time // WithClock's clock; without it, the wall clock
 	ownClock   bool             // WithClock: the sweeper does not call now
@@ -49,22 +46,17 @@ type Store struct {
 // A shard is one of a Store's 64 locks and the state it guards; mu guards
 // the rest.
 type shard struct {
-	mu       sync.Mutex
-	subjects map[string][]slot     // limit state, by subject (see slot)
-	reps     map[entryKey]repState // reputations, by tenant and policy ID
-	held     int                   // the entries in subjects' slots (see slot)
-	pend     []pending             // the scratch of the call that holds mu (see run)
-	// nextSweepMS is the earliest store time at which a call sweeps the
-	// shard again; minExpireMS is at most the expiry of every entry and
-	// reputation in it, so that a sweep before then has nothing to drop.
-	nextSweepMS, minExpireMS int64
-	// peakSubjects and peakReps are the largest sizes of the maps since
-	// they were built (see sweep).
-	peakSubjects, peakReps int
+	mu                     sync.Mutex
+	subjects               map[string][]slot     // limit state, by subject (see slot)
+	reps                   map[entryKey]repState // reputations, by tenant and policy ID
+	held                   int                   // the entries in subjects' slots (see slot)
+	pend                   []pending             // the scratch of the call that holds mu (see run)
+	nextSweepMS            int64                 // when a call sweeps the shard again (store clock)
+	minExpireMS            int64                 // at most every expiry in the shard: a sweep before it drops nothing
+	peakSubjects, peakReps int                   // the maps' largest sizes since they were built (see rebuilt)
 }
 
-// entryKey identifies a reputation's state for one tenant (as returned by
-// subject.Key).
+// entryKey identifies a reputation's state for one tenant (subject.Key's).
 type entryKey struct {
 	subject, id string
 }
@@ -76,14 +68,10 @@ type optionFunc func(*Store)
 
 func (f optionFunc) apply(s *Store) { f(s) }
 
-// WithClock makes the store read time from now instead of time.Now. Tests use
-// it to step time deterministically.
-//
-// The background sweeper never calls now (a test's clock is often not safe
-// for concurrent use): it still runs every second of real time, but drops
-// only what has expired by the latest time the store has read from now, in
-// a call or in Sweep. After stepping such a clock, call Sweep to drop what
-// has expired at once.
+// WithClock makes the store read time from now instead of time.Now, for
+// tests. The background sweeper never calls now (a test's clock is often not
+// safe for concurrent use): it drops what has expired by the latest time a
+// call or Sweep read from now, so call Sweep after stepping the clock.
 func WithClock(now func() time.Time) Option {
 	return optionFunc(func(s *Store) { s.now, s.ownClock = now, true })
 }
@@ -110,17 +98,14 @@ const DefaultMaxEntries = 1 << 18
 // one subject, one active block, or one reputation policy's state for one
 // tenant; Len counts them.
 //
-// A call that would add an entry to a full store first drops the expired
-// entries of its subject's shard, then evicts the admitting limit states of
-// other subjects of that shard that expire first: never a block, a state
-// that denies or a reputation. An eviction so lets a subject pass at most
-// quota−1 more requests in that window (an InFlight limit: as many more in
-// flight). When nothing can be evicted, the call is denied, with nothing
-// charged and a Retry-After of at most a second, whatever the error policy
-// (a lockout's attempt too), and the background sweeper is woken; a
-// reputation call fails with ErrFull. A block that a denial starts is stored
-// even past the bound (blocks can at most double n); only a declined call's
-// count on a Suppressed limit with no state yet is dropped when full.
+// A call that would add an entry to a full store first sweeps its subject's
+// shard, then evicts the admitting limit states there that expire first
+// (never a block, a denying state or a reputation), which lets their subject
+// pass at most quota−1 more requests in that window. When nothing can be
+// evicted, the call is denied with nothing charged and a Retry-After of at
+// most a second, whatever the error policy; a reputation call fails with
+// ErrFull. Blocks are stored even past the bound (they can at most double
+// n). See docs/architecture.md#memstore.
 func WithMaxEntries(n int) Option {
 	return optionFunc(func(s *Store) { s.maxEntries = int64(max(n, 0)) })
 }
