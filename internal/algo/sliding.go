@@ -43,10 +43,9 @@ func (*sliding) Args(s *Spec) [3]int64 {
 	return [3]int64{s.Quota, s.Window.Milliseconds(), s.Precision.Milliseconds()}
 }
 
-// A slide is a window of buckets as a call at nowMS sees it (see
-// lua/sliding.lua in store/redisengine): now lies in bucket c, the window
-// starts x ms into bucket o, buckets o+1..c count in full (full) and bucket
-// o by its overlap. Estimates are compared multiplied by width, in integers.
+// A slide is a window of buckets at nowMS (see lua/sliding.lua in
+// store/redisengine): now lies in bucket c, the window starts x ms into
+// bucket o, which counts by its overlap; estimates are integers times width.
 type slide struct {
 	width, windowMS, nowMS, c, o, x int64
 	counts                          map[int64]int64 // the live buckets' counts, by index
@@ -104,8 +103,7 @@ func (w *slide) resetAfter() time.Duration {
 	return ms((w.newest+1)*w.width + w.windowMS - w.nowMS)
 }
 
-// next returns the state to store: e's live buckets but c's, then c's
-// count n and admitted a.
+// next returns e's live buckets but c's, then c with count n, admitted a.
 func (w *slide) next(e *State, n, a int64) State {
 	buckets := bucketsOf(e)
 	next := State{ExpireMS: w.nowMS + w.ttl(), Buckets: make([]Bucket, 0, len(buckets)+1)}
@@ -150,18 +148,15 @@ func (*sliding) Decide(s *Spec, e *State, call Call, r *Result, next *State) {
 }
 
 // effective returns the ms until one more request could pass if the r
-// remaining ones were sent now (see slide_window in the engine): the
-// effective window of RateLimit. w is left as it was.
+// remaining ones were sent now (slide_window in the engine).
 func (w *slide) effective(r, quota int64) int64 {
 	w.counts[w.c] += r
 	defer func() { w.counts[w.c] -= r }()
 	return w.retry(w.full+r, (quota-1)*w.width)
 }
 
-// retry returns the ms until the estimate leaves room (see slide_retry in
-// the engine): with the window start sliding forward bucket by bucket, the
-// first moment full*width + counts[b]*(width-x) <= need, full summing the
-// buckets after b.
+// retry returns the ms until the estimate, with full counting the buckets
+// after o, leaves need of room (slide_retry in the engine).
 func (w *slide) retry(full, need int64) int64 {
 	width := w.width
 	for b, x := w.o, w.x; ; b, x = b+1, 0 {

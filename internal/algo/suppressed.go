@@ -39,9 +39,8 @@ func (*suppressed) Describe(s *Spec) string {
 
 func (*suppressed) Args(s *Spec) [3]int64 { return [3]int64{s.Quota, s.Hard, s.Window.Milliseconds()} }
 
-// Decide: see algorithms.suppressed in the engine. When charging it writes,
-// admitting or not, the state with the call counted (see Commit), and the
-// result describes the window after the count.
+// Decide: see algorithms.suppressed in the engine. A charge writes the state
+// with the call counted, admitted or not (see Commit), and reports after it.
 func (*suppressed) Decide(s *Spec, e *State, call Call, r *Result, next *State) {
 	soft, hard, cost := s.Quota, s.Hard, call.Cost
 	w := slideOf(s, e, call.Now/1000)

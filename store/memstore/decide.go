@@ -74,13 +74,11 @@ func (s *Store) run(key string, pr *prepared, cost int64, charge bool, states []
 	switch {
 	case !hold:
 	case allowed:
-		if missing(slots, rules, p) > 0 { // a subject with state for every limit needs no room
-			if !s.room(sh, sub, rules, p, nowMS) {
-				refuse(states, sh, nowMS)
-				return
-			}
-			slots = sh.subjects[sub]
+		if !s.room(sh, sub, rules, p, nowMS) {
+			refuse(states, sh, nowMS)
+			return
 		}
+		slots = sh.subjects[sub] // room may sweep or evict
 		for i := range p {
 			if r := &rules[i]; p[i].keep && (r.caps&algo.Draws == 0 || r.alg.Commit(&p[i].next, true, cost)) {
 				slots = sh.setState(sub, slots, r.spec.ID, &p[i].next, states[i].Remaining == 0)

@@ -80,12 +80,10 @@ func (p *prepared) Reserve(_ context.Context, key string, cost int64) (ratekit.D
 	return d, err
 }
 
-// Settle moves the charge recorded by rc to cost in every limit and
-// releases rc's lease, at once, and updates rc. Each limit holds at most one
-// quota (a bucket's burst) of a call's charge; a refund gives back only
-// what rc records the limit holds (Held), as far as the limit's state still
-// has it, so a settlement never gives back another call's charge.
-// lua/settle.lua in store/redisengine holds the same rules.
+// Settle moves the charge recorded by rc to cost in every limit, releases
+// rc's lease, and updates rc. A refund gives back only what rc records a
+// limit holds (Held, at most one quota) as far as its state still has it,
+// never another call's charge; lua/settle.lua in store/redisengine mirrors it.
 func (p *prepared) Settle(_ context.Context, key string, rc *ratekit.Receipt, cost int64) error {
 	sub, sh, nowUS, lease, err := p.lockReceipt(key, rc, cost)
 	if err != nil {
