@@ -48,6 +48,7 @@ func (*sliding) Args(s *Spec) [3]int64 {
 // bucket o, which counts by its overlap; estimates are integers times width.
 type slide struct {
 	width, windowMS, nowMS, c, o, x int64
+	buckets                         []Bucket        // the state's
 	counts                          map[int64]int64 // the live buckets' counts, by index
 	full                            int64
 	oldest, newest                  int64 // of the buckets that count; -1: none
@@ -59,7 +60,10 @@ func slideOf(s *Spec, e *State, nowMS int64) slide {
 	width, windowMS := s.Precision.Milliseconds(), s.Window.Milliseconds()
 	w := slide{width: width, windowMS: windowMS, nowMS: nowMS, c: nowMS / width, x: nowMS % width, counts: map[int64]int64{}, oldest: -1, newest: -1}
 	w.o = w.c - windowMS/width
-	for _, b := range bucketsOf(e) {
+	if e != nil {
+		w.buckets = e.Buckets
+	}
+	for _, b := range w.buckets {
 		if b.Idx < w.o || b.Idx > w.c {
 			continue
 		}
@@ -82,13 +86,6 @@ func slideOf(s *Spec, e *State, nowMS int64) slide {
 	return w
 }
 
-func bucketsOf(e *State) []Bucket {
-	if e == nil {
-		return nil
-	}
-	return e.Buckets
-}
-
 // scaled is the window's estimate, times width.
 func (w *slide) scaled() int64 { return w.full*w.width + w.counts[w.o]*(w.width-w.x) }
 
@@ -103,11 +100,10 @@ func (w *slide) resetAfter() time.Duration {
 	return ms((w.newest+1)*w.width + w.windowMS - w.nowMS)
 }
 
-// next returns e's live buckets but c's, then c with count n, admitted a.
-func (w *slide) next(e *State, n, a int64) State {
-	buckets := bucketsOf(e)
-	next := State{ExpireMS: w.nowMS + w.ttl(), Buckets: make([]Bucket, 0, len(buckets)+1)}
-	for _, b := range buckets {
+// next returns the live buckets but c's, then c with count n, admitted a.
+func (w *slide) next(n, a int64) State {
+	next := State{ExpireMS: w.nowMS + w.ttl(), Buckets: make([]Bucket, 0, len(w.buckets)+1)}
+	for _, b := range w.buckets {
 		if b.Idx >= w.o && b.Idx != w.c {
 			next.Buckets = append(next.Buckets, b)
 		}
@@ -141,7 +137,7 @@ func (*sliding) Decide(s *Spec, e *State, call Call, r *Result, next *State) {
 	}
 	r.Remaining = (quota*w.width - scaled - cost*w.width) / w.width
 	r.ResetAfter = ms(w.ttl())
-	*next = w.next(e, w.counts[w.c]+cost, 0)
+	*next = w.next(w.counts[w.c]+cost, 0)
 	w.counts[w.c] += cost // the state after the charge, for its effective window
 	w.full += cost
 	r.EffectiveWindow = ms(w.effective(r.Remaining, quota))
@@ -192,28 +188,23 @@ func (*sliding) GiveBack(s *Spec, e *State, end *int64, n, _ int64) {
 // Extra moves what e still holds of the charge to now, with the n more, so
 // that the charge sits in one place.
 func (*sliding) Extra(s *Spec, e *State, end, held, n, now int64) (next State, _, _ int64) {
-	width, windowMS := s.Precision.Milliseconds(), s.Window.Milliseconds()
-	c, from := now/1000/width, end/1000/width
-	o := c - windowMS/width
-	next.ExpireMS = (c+1)*width + windowMS
-	moved := int64(0)
-	if e != nil {
-		for _, b := range e.Buckets {
-			if b.Idx >= o {
-				next.Buckets = append(next.Buckets, b)
-			}
+	w := slideOf(s, e, now/1000)
+	from, moved := end/1000/w.width, int64(0)
+	next.ExpireMS = w.nowMS + w.ttl()
+	for _, b := range w.buckets {
+		if b.Idx < w.o {
+			continue
 		}
-	}
-	for k := range next.Buckets {
-		if b := &next.Buckets[k]; b.Idx == from {
+		if b.Idx == from {
 			moved = min(held, b.N)
 			b.N -= moved
 		}
+		next.Buckets = append(next.Buckets, b)
 	}
-	if k := len(next.Buckets) - 1; k >= 0 && next.Buckets[k].Idx == c {
+	if k := len(next.Buckets) - 1; k >= 0 && next.Buckets[k].Idx == w.c {
 		next.Buckets[k].N += moved + n
 	} else {
-		next.Buckets = append(next.Buckets, Bucket{Idx: c, N: moved + n})
+		next.Buckets = append(next.Buckets, Bucket{Idx: w.c, N: moved + n})
 	}
 	return next, now, moved + n
 }

@@ -82,7 +82,7 @@ func (*suppressed) Decide(s *Spec, e *State, call Call, r *Result, next *State) 
 		}
 	}
 	if call.Charge {
-		*next = w.next(e, w.counts[w.c], w.nowA)
+		*next = w.next(w.counts[w.c], w.nowA)
 	}
 }
 

@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"context"
 	"errors"
 	"hash/maphash"
 	"math"
@@ -29,18 +30,19 @@ var ErrFull = errors.New("ratekit: memstore: the store is full (WithMaxEntries)"
 // subject. Close stops its background sweeper, as does the garbage collector
 // once the Store is unreachable.
 type Store struct {
-	now        func() time.Time // WithClock's clock; without it, the wall clock
-	ownClock   bool             // WithClock: the sweeper does not call now
-	seenMS     atomic.Int64     // with ownClock, the latest ms read from now
-	random     func() float64   // uniform draws in [0, 1) for Suppressed limits
-	seed       maphash.Seed
-	maxEntries int64         // WithMaxEntries (DefaultMaxEntries); 0: unbounded
-	count      atomic.Int64  // entries and reputations held, as admit counts them
-	sweepEvery time.Duration // the background sweeper's period, in real time
-	kick       chan struct{} // asks the sweeper for an early sweep
-	sweeper    *stopper
-	leases     atomic.Int64 // the last InFlight lease id handed out
-	shards     [numShards]shard
+	now         func() time.Time // WithClock's clock; without it, the wall clock
+	ownClock    bool             // WithClock: the sweeper does not call now
+	seenMS      atomic.Int64     // with ownClock, the latest ms read from now
+	random      func() float64   // uniform draws in [0, 1) for Suppressed limits
+	seed        maphash.Seed
+	maxEntries  int64              // WithMaxEntries (DefaultMaxEntries); 0: unbounded
+	count       atomic.Int64       // entries and reputations held, as admit counts them
+	sweepEvery  time.Duration      // the background sweeper's period, in real time
+	kick        chan struct{}      // asks the sweeper for an early sweep
+	stopSweeper context.CancelFunc // stops the background sweeper (Close, or the cleanup)
+	sweeperDone chan struct{}      // closed when it has returned
+	leases      atomic.Int64       // the last InFlight lease id handed out
+	shards      [numShards]shard
 }
 
 // A shard is one of a Store's 64 locks and the state it guards; mu guards

@@ -31,26 +31,20 @@ func (s *Store) sweepAll(nowMS int64) {
 // idempotent and always returns nil. The store stays usable: calls still
 // sweep their shard, at most once a second of the store's clock.
 func (s *Store) Close() error {
-	if s.sweeper != nil { // not the zero Store
-		s.sweeper.stop()
-		<-s.sweeper.done
+	if s.stopSweeper != nil { // not the zero Store
+		s.stopSweeper()
+		<-s.sweeperDone
 	}
 	return nil
-}
-
-// stopper stops a sweeper, by Close or by the store's cleanup.
-type stopper struct {
-	stop context.CancelFunc
-	done chan struct{} // closed when the sweeper has returned
 }
 
 // startSweeper starts s's background sweeper, which holds s only weakly: a
 // cleanup stops it once s is unreachable.
 func startSweeper(s *Store) {
 	ctx, stop := context.WithCancel(context.Background())
-	s.sweeper = &stopper{stop: stop, done: make(chan struct{})}
+	s.stopSweeper, s.sweeperDone = stop, make(chan struct{})
 	runtime.AddCleanup(s, func(stop context.CancelFunc) { stop() }, stop)
-	go sweepLoop(ctx, weak.Make(s), s.sweeper.done, s.kick, s.sweepEvery)
+	go sweepLoop(ctx, weak.Make(s), s.sweeperDone, s.kick, s.sweepEvery)
 }
 
 func sweepLoop(ctx context.Context, ws weak.Pointer[Store], done chan<- struct{}, kick <-chan struct{}, every time.Duration) {
