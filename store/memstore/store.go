@@ -45,8 +45,7 @@ type Store struct {
 	shards      [numShards]shard
 }
 
-// A shard is one of a Store's 64 locks and the state it guards; mu guards
-// the rest.
+// A shard is one of a Store's 64 locks (mu) and the state it guards.
 type shard struct {
 	mu                     sync.Mutex
 	subjects               map[string][]slot     // limit state, by subject (see slot)
@@ -132,8 +131,8 @@ func New(opts ...Option) *Store {
 
 var _ store.NonBlocking = (*Store)(nil)
 
-// NonBlocking implements store.NonBlocking: a call waits for nothing but
-// its shard's lock, held by other calls for their own computation only.
+// NonBlocking implements store.NonBlocking: a call waits only for its
+// shard's lock.
 func (s *Store) NonBlocking() bool { return true }
 
 // Len returns the number of entries the store holds, as WithMaxEntries
@@ -149,8 +148,8 @@ func (s *Store) Len() int {
 	return n
 }
 
-// clock reads the store's clock, in µs: the wall clock, or WithClock's, then
-// recording the latest ms read for the sweeper.
+// clock reads the store's clock in µs, recording WithClock's latest ms for
+// the sweeper.
 func (s *Store) clock() int64 {
 	if !s.ownClock {
 		return wallclock.UnixMicro() // BenchmarkAllow: time.Now reads two clocks, ~13% of a decision (CPU time)
