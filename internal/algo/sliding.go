@@ -58,7 +58,8 @@ type slide struct {
 // slideOf reads the live buckets of e (nil: none) for the limit s at nowMS.
 func slideOf(s *Spec, e *State, nowMS int64) slide {
 	width, windowMS := s.Precision.Milliseconds(), s.Window.Milliseconds()
-	w := slide{width: width, windowMS: windowMS, nowMS: nowMS, c: nowMS / width, x: nowMS % width, counts: map[int64]int64{}, oldest: -1, newest: -1}
+	w := slide{width: width, windowMS: windowMS, nowMS: nowMS, c: nowMS / width, x: nowMS % width,
+		counts: map[int64]int64{}, oldest: -1, newest: -1}
 	w.o = w.c - windowMS/width
 	if e != nil {
 		w.buckets = e.Buckets

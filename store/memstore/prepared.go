@@ -10,9 +10,8 @@ import (
 	"github.com/ratekit/ratekit/store"
 )
 
-// Prepare implements ratekit.Store: it checks limits as one call's set and
-// returns their prepared form, a store.Settler. Limits of an algorithm
-// memstore cannot run (a custom one) make every Take, Peek and Reserve fail.
+// Prepare implements ratekit.Store, returning a store.Settler. Limits of an
+// algorithm memstore cannot run (a custom one) make every decision fail.
 func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 	if err := store.CheckLimits(limits); err != nil {
 		return nil, err

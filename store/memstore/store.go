@@ -77,10 +77,9 @@ func WithClock(now func() time.Time) Option {
 	return optionFunc(func(s *Store) { s.now, s.ownClock = now, true })
 }
 
-// WithRandom sets the source of the uniform draws in [0, 1) that decide
-// calls of Suppressed limits in their probabilistic range (default
-// math/rand/v2's Float64); it must be safe for concurrent use. Given the same
-// draws and clock, memstore and redisstore decide alike.
+// WithRandom sets the source, safe for concurrent use, of the uniform draws
+// in [0, 1) of Suppressed limits (default math/rand/v2's Float64). Given the
+// same draws and clock, memstore and redisstore decide alike.
 func WithRandom(f func() float64) Option {
 	return optionFunc(func(s *Store) {
 		if f != nil {
