@@ -1,10 +1,6 @@
-// Package algo is the kit's algorithm core. Each built-in algorithm's Go
-// rules live in one file: its names, validation, the engine's three
-// parameters, the header quota and window, the fallback's share, its Caps,
-// and the decide and settle arithmetic memstore runs, which
-// store/redisengine's Lua mirrors. table.go lists them by name; custom.go
-// holds the rules of custom algorithms, which only the Redis stores decide.
-// It does not import ratekit, which imports it.
+// Package algo is the kit's algorithm core: one file per built-in algorithm
+// holds its rules and the arithmetic memstore runs, which store/redisengine's
+// Lua mirrors (see docs/architecture.md, "One algorithm, one file").
 package algo
 
 import (
@@ -26,8 +22,8 @@ type Spec struct {
 }
 
 // State is one limit's state for one subject, as memstore keeps it: a
-// count or a theoretical arrival time (µs), and the millisecond at which it
-// expires. Like a Redis key, it lives through that millisecond.
+// count or a theoretical arrival time (µs), and the millisecond through
+// which it lives, like a Redis key.
 type State struct {
 	Value    int64
 	ExpireMS int64
@@ -48,8 +44,7 @@ type Call struct {
 	Lease  int64 // inflight: the lease a charge takes
 }
 
-// A Result is what one limit says of a call: ratekit.LimitState without its
-// Limit and Blocked, which the store sets.
+// A Result is ratekit.LimitState without its Limit and Blocked.
 type Result struct {
 	Allowed, Unsatisfiable bool
 	Remaining              int64
@@ -62,44 +57,29 @@ type Result struct {
 type Caps uint8
 
 const (
-	// Cacheable: a denial stands until its RetryAfter unless the state is
-	// reset or settled, so a deny cache may answer it.
-	Cacheable Caps = 1 << iota
-	// Leasable: units of the quota can be leased and spent later without
-	// passing bursts the limit refuses (store/lease).
-	Leasable
+	Cacheable Caps = 1 << iota // a denial stands until its RetryAfter unless reset or settled
+	Leasable                   // quota units can be leased and spent later, passing no burst it refuses
 	// Holds: an admitted call (a reserve of cost 0 too) holds one slot,
-	// named by the call's lease, until released or lapsed; no window (no
-	// t or w in headers, qu="concurrent-requests").
+	// named by its lease, until released or lapsed; no window in headers.
 	Holds
-	// Draws: a call needs a uniform draw, the limit may report a
-	// suppression factor, and it counts declined calls too (see Commit).
-	Draws
-	// SettlesAtReset: a charge can be settled; it sits at the end of the
-	// state charged (a window's end, a bucket's TAT): the call's time plus
-	// the ResetAfter after it. SettlesAtCall: it sits at the call's time.
-	SettlesAtReset
-	SettlesAtCall
-	Settles = SettlesAtReset | SettlesAtCall
+	Draws          // a call needs a uniform draw; declined calls count too (see Commit)
+	SettlesAtReset // a charge can be settled; it sits at the state's end (window end, TAT)
+	SettlesAtCall  // a charge can be settled; it sits at the call's time
+	Settles        = SettlesAtReset | SettlesAtCall
 )
 
 // Rules are what the kit reads of an algorithm, a custom one's too (see
-// Of). The methods never change s but in Derive and Share. Implementations
-// are stateless, safe for concurrent use.
+// Of). Only Derive and Share change s. Implementations are stateless, safe
+// for concurrent use.
 type Rules interface {
 	Caps() Caps
-	// Validate returns the first parameter at fault, in the order ratekit
-	// reports them; shadow: the limit is in shadow mode.
-	Validate(s *Spec, shadow bool) Fault
-	Derive(s *Spec)          // sets the derived values (Interval, Hard)
-	Describe(s *Spec) string // Limit.String but for the block
-	Args(s *Spec) [3]int64   // the three parameters the Redis engine sends
-	// Header returns the quota and window RateLimit-Policy describes (a
-	// window of 0: none).
+	Validate(s *Spec, shadow bool) Fault // the first fault, in ratekit's order
+	Derive(s *Spec)                      // sets the derived values (Interval, Hard)
+	Describe(s *Spec) string             // Limit.String but for the block
+	Args(s *Spec) [3]int64               // the three parameters the Redis engine sends
+	// Header returns the quota and window RateLimit-Policy describes (0: none).
 	Header(s *Spec) (quota int64, window time.Duration)
-	// Share makes s one of n instances' share, or reports false (s is then
-	// unchanged).
-	Share(s *Spec, n int64) bool
+	Share(s *Spec, n int64) bool // makes s one of n instances' share, or reports false
 }
 
 // An Algorithm is a built-in algorithm (see Lookup): its Rules and the
@@ -107,27 +87,22 @@ type Rules interface {
 type Algorithm interface {
 	Rules
 	// Decide decides c against the live state e (nil: none), which it never
-	// changes, writing the limit's result to *r; when c charges and the
-	// limit admits (Draws: when c charges) it writes the state to store to
-	// *next. Both are zero on entry.
+	// changes, into *r and, when c charges and the limit admits (Draws: when
+	// c charges), the state to store into *next. Both are zero on entry.
 	Decide(s *Spec, e *State, c Call, r *Result, next *State)
-	// Commit reports whether to store next once the call's outcome is
-	// known: when admitted, but for Draws (see Caps).
+	// Commit reports whether to store next once the call's outcome is known.
 	Commit(next *State, admitted bool, cost int64) bool
-	// End is where a charge made at now sits in the state next it left
-	// (Receipt.Ends), for a Settles algorithm.
+	// End is where a charge made at now sits in next (Receipt.Ends).
 	End(s *Spec, next *State, now int64) int64
 	// GiveBack gives back n units of a charge that sits at *end in the live
 	// state e, as far as e still holds them.
 	GiveBack(s *Spec, e *State, end *int64, n, now int64)
 	// Extra returns e (nil: none live) with n more units of a charge that
-	// sat at end, where it held held, charged at now past the limit if need
-	// be; and where the charge then sits and how much of it e holds.
+	// sat at end and held held, past the limit if need be, and where the
+	// charge then sits and how much of it the state holds.
 	Extra(s *Spec, e *State, end, held, n, now int64) (next State, at, holds int64)
-	// Release drops lease from the live state e; Renew extends it by one
-	// lease from now, reporting whether e held it (Holds).
-	Release(e *State, lease int64)
-	Renew(s *Spec, e *State, lease, now int64) bool
+	Release(e *State, lease int64)                  // drops lease from the live state e
+	Renew(s *Spec, e *State, lease, now int64) bool // extends lease by one from now, if e holds it
 }
 
 // base is what an algorithm does unless its file says otherwise: so many
@@ -144,8 +119,7 @@ func (base) Args(s *Spec) [3]int64 { return [3]int64{s.Quota, s.Window.Milliseco
 
 func (base) Header(s *Spec) (int64, time.Duration) { return s.Quota, s.Window }
 
-// Share divides the quota, at least 1, and sets the rate to it, as the
-// constructors of counted limits do.
+// Share divides the quota (at least 1) and sets the rate to it.
 func (base) Share(s *Spec, n int64) bool {
 	s.Quota = max(s.Quota/n, 1)
 	s.Rate = float64(s.Quota)

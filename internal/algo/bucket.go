@@ -9,9 +9,9 @@ import (
 	"github.com/ratekit/ratekit/internal/bounds"
 )
 
-// The bucket algorithms share one arithmetic, GCRA's: a theoretical arrival
-// time (TAT) that each request moves by the emission interval. They differ
-// in name (and keys) only, but for LeakyBucket's queue mode.
+// The bucket algorithms share GCRA's arithmetic: a theoretical arrival time
+// (TAT) that each request moves by the emission interval; LeakyBucket alone
+// may queue.
 const (
 	GCRA        = "gcra"
 	TokenBucket = "token"
@@ -35,8 +35,7 @@ func (*bucket) Validate(s *Spec, _ bool) Fault {
 }
 
 // Derive sets the emission interval: period/rate rounded up to whole
-// microseconds, so the rate carries a fixed error below one microsecond per
-// request and never drifts.
+// microseconds, an error below 1 µs per request that never drifts.
 func (*bucket) Derive(s *Spec) {
 	s.Interval = 0
 	if !(s.Rate > 0) {

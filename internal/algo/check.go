@@ -7,12 +7,10 @@ import (
 	"github.com/ratekit/ratekit/internal/bounds"
 )
 
-// A Fault names a limit's parameter at fault and why; the zero Fault is
-// none.
+// A Fault names a limit's parameter at fault and why; the zero Fault is none.
 type Fault struct{ Field, Reason string }
 
-// A check keeps the first Fault of a limit's checks: each check records its
-// fault unless one is kept already.
+// A check keeps the first Fault of a limit's checks.
 type check struct{ Fault }
 
 func (c *check) fail(bad bool, field, format string, args ...any) {
@@ -26,8 +24,8 @@ func (c *check) count(field string, n int64) {
 	c.fail(n < 1 || n > bounds.MaxQuota, field, "must be between 1 and 2^53-1 (got %d)", n)
 }
 
-// logCount checks the count of a limit that keeps one entry per request or
-// slot, a kind of limit: 1 to MaxLogQuota.
+// logCount checks the count of a kind of limit that keeps one entry per
+// request or slot: 1 to MaxLogQuota.
 func (c *check) logCount(field, kind string, n int64) {
 	c.fail(n < 1 || n > bounds.MaxLogQuota, field, "must be between 1 and %d for %s (got %d)", bounds.MaxLogQuota, kind, n)
 }
@@ -46,8 +44,7 @@ type takes struct {
 	factor, queue, params bool
 }
 
-// modifiers checks s's block and the modifiers of t: first of all of a
-// limit's parameters.
+// modifiers checks s's block and the modifiers of t, before any other field.
 func (c *check) modifiers(s *Spec, t takes) {
 	if s.Block != 0 {
 		c.window("block", s.Block)
@@ -64,8 +61,7 @@ func (c *check) modifiers(s *Spec, t takes) {
 	}
 }
 
-// counted checks the modifiers of t, the count field and the window: the
-// rules of a limit of so many per window.
+// counted checks a limit of so many per window: modifiers, count, window.
 func counted(s *Spec, t takes, field string) check {
 	var c check
 	c.modifiers(s, t)

@@ -64,9 +64,8 @@ func (*fixed) Extra(s *Spec, e *State, end, held, n, now int64) (State, int64, i
 }
 
 // sameWindow reports whether a window ending at endMS is the one a receipt
-// records ending at endUS: two windows of one subject end at least a
-// window apart, and the Redis engine reads a window's end to the
-// millisecond, so the ends match within half a window.
+// records ending at endUS: within half a window, since two windows of one
+// subject end a window apart and the engine reads an end to the ms.
 func sameWindow(s *Spec, endMS, endUS int64) bool {
 	d := endMS*1000 - endUS
 	return max(d, -d) < s.Window.Microseconds()/2

@@ -9,9 +9,8 @@ import (
 // lease of Window, renewed while its request runs.
 const InFlight = "inflight"
 
-// RetryInFlight is the RetryAfter of a denial by an InFlight limit: a slot
-// comes back when a request ends, which no store can foresee, and 1 s is
-// the shortest Retry-After.
+// RetryInFlight is the RetryAfter of a denial by an InFlight limit: when a
+// slot comes back no store can foresee, and 1 s is the shortest Retry-After.
 const RetryInFlight = time.Second
 
 // minLease is the shortest lease: renewals every quarter of it must have
@@ -40,9 +39,8 @@ func (*inFlight) Describe(s *Spec) string {
 // Header: slots, not requests per window.
 func (*inFlight) Header(s *Spec) (int64, time.Duration) { return s.Quota, 0 }
 
-// Decide: see algorithms.inflight in the engine. e.Log holds the leases as
-// pairs: expiry µs, lease id. An admitted call takes one slot whatever its
-// cost; a reserve takes one whatever its cost (0 too).
+// Decide: see algorithms.inflight in the engine. An admitted charge (a
+// reserve of cost 0 too) takes one slot whatever its cost.
 func (*inFlight) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
 	live := int64(0)
 	for i := 0; e != nil && i < len(e.Log); i += 2 {

@@ -1,5 +1,7 @@
 package algo
 
+import "slices"
+
 // SlidingLog keeps one entry per admitted request and counts them exactly
 // in the window (now-window, now].
 const SlidingLog = "log"
@@ -22,11 +24,8 @@ func (*slidingLog) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
 	from := nowUS - windowUS
 	var in []int64
 	if e != nil {
-		for i, t := range e.Log {
-			if t > from {
-				in = e.Log[i:]
-				break
-			}
+		if i := slices.IndexFunc(e.Log, func(t int64) bool { return t > from }); i >= 0 {
+			in = e.Log[i:]
 		}
 	}
 	count := int64(len(in))
@@ -74,11 +73,7 @@ func (*slidingLog) Extra(s *Spec, e *State, end, held, n, now int64) (next State
 	start := now - s.Window.Microseconds()
 	next.ExpireMS = now/1000 + s.Window.Milliseconds()
 	if e != nil {
-		for _, t := range e.Log {
-			if t > start {
-				next.Log = append(next.Log, t)
-			}
-		}
+		next.Log = slices.DeleteFunc(slices.Clone(e.Log), func(t int64) bool { return t <= start })
 	}
 	moved := int64(0)
 	if end > start {

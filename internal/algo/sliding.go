@@ -43,84 +43,124 @@ func (*sliding) Args(s *Spec) [3]int64 {
 	return [3]int64{s.Quota, s.Window.Milliseconds(), s.Precision.Milliseconds()}
 }
 
-// Decide: see lua/sliding.lua in store/redisengine. With now in bucket c, the
-// window start lies in bucket o: buckets o+1..c count in full, bucket o by
-// its overlap. Estimates are compared multiplied by width, in integers.
-func (*sliding) Decide(s *Spec, e *State, call Call, r *Result, next *State) {
-	quota, windowMS, width := s.Quota, s.Window.Milliseconds(), s.Precision.Milliseconds()
-	cost, nowMS := call.Cost, call.Now/1000
-	c := nowMS / width
-	o := c - windowMS/width
-	counts := map[int64]int64{}
-	newest, full := int64(-1), int64(0)
+// A slide is a window of buckets at nowMS (see lua/sliding.lua in
+// store/redisengine): now lies in bucket c, the window starts x ms into
+// bucket o, which counts by its overlap; estimates are integers times width.
+type slide struct {
+	width, windowMS, nowMS, c, o, x int64
+	buckets                         []Bucket        // the state's
+	counts                          map[int64]int64 // the live buckets' counts, by index
+	full                            int64
+	oldest, newest                  int64 // of the buckets that count; -1: none
+	fullA, oldA, nowA               int64 // suppressed: the admitted of o+1..c, of o, of c
+}
+
+// slideOf reads the live buckets of e (nil: none) for the limit s at nowMS.
+func slideOf(s *Spec, e *State, nowMS int64) slide {
+	width, windowMS := s.Precision.Milliseconds(), s.Window.Milliseconds()
+	w := slide{width: width, windowMS: windowMS, nowMS: nowMS, c: nowMS / width, x: nowMS % width,
+		counts: map[int64]int64{}, oldest: -1, newest: -1}
+	w.o = w.c - windowMS/width
 	if e != nil {
-		for _, b := range e.Buckets {
-			if b.Idx >= o && b.Idx <= c && b.N > 0 {
-				counts[b.Idx] = b.N
-				if b.Idx > o {
-					full += b.N
-				}
-				newest = max(newest, b.Idx)
+		w.buckets = e.Buckets
+	}
+	for _, b := range w.buckets {
+		if b.Idx < w.o || b.Idx > w.c {
+			continue
+		}
+		if b.Idx == w.o {
+			w.oldA = b.A
+		} else {
+			w.full, w.fullA = w.full+b.N, w.fullA+b.A
+		}
+		if b.Idx == w.c {
+			w.nowA = b.A
+		}
+		if b.N > 0 {
+			w.counts[b.Idx] = b.N
+			if w.oldest < 0 || b.Idx < w.oldest {
+				w.oldest = b.Idx
 			}
+			w.newest = max(w.newest, b.Idx)
 		}
 	}
-	x := nowMS % width
-	scaled := full*width + counts[o]*(width-x)
-	r.Remaining = max((quota*width-scaled)/width, 0)
-	if newest >= 0 {
-		r.ResetAfter = ms((newest+1)*width + windowMS - nowMS)
+	return w
+}
+
+// scaled is the window's estimate, times width.
+func (w *slide) scaled() int64 { return w.full*w.width + w.counts[w.o]*(w.width-w.x) }
+
+// ttl is the ms a state charged now lives.
+func (w *slide) ttl() int64 { return (w.c+1)*w.width + w.windowMS - w.nowMS }
+
+// resetAfter is when the newest bucket that counts leaves the window.
+func (w *slide) resetAfter() time.Duration {
+	if w.newest < 0 {
+		return 0
 	}
-	need := (quota - cost) * width
+	return ms((w.newest+1)*w.width + w.windowMS - w.nowMS)
+}
+
+// next returns the live buckets but c's, then c with count n, admitted a.
+func (w *slide) next(n, a int64) State {
+	next := State{ExpireMS: w.nowMS + w.ttl(), Buckets: make([]Bucket, 0, len(w.buckets)+1)}
+	for _, b := range w.buckets {
+		if b.Idx >= w.o && b.Idx != w.c {
+			next.Buckets = append(next.Buckets, b)
+		}
+	}
+	next.Buckets = append(next.Buckets, Bucket{Idx: w.c, N: n, A: a})
+	return next
+}
+
+// Decide: see lua/sliding.lua in store/redisengine.
+func (*sliding) Decide(s *Spec, e *State, call Call, r *Result, next *State) {
+	quota, cost := s.Quota, call.Cost
+	w := slideOf(s, e, call.Now/1000)
+	scaled := w.scaled()
+	r.Remaining = max((quota*w.width-scaled)/w.width, 0)
+	r.ResetAfter = w.resetAfter()
+	need := (quota - cost) * w.width
 	if scaled > 0 && !(call.Charge && cost <= quota && scaled <= need) { // a charge reports the state after it
-		r.EffectiveWindow = ms(slideWindow(counts, o, c, full, x, r.Remaining, quota, width, windowMS, nowMS))
+		r.EffectiveWindow = ms(w.effective(r.Remaining, quota))
 	}
 	if cost > quota {
 		r.Unsatisfiable = true
 		return
 	}
 	if scaled > need {
-		r.RetryAfter = ms(slideRetry(counts, o, full, x, need, width, windowMS, nowMS))
+		r.RetryAfter = ms(w.retry(w.full, need))
 		return
 	}
 	r.Allowed = true
 	if !call.Charge {
 		return
 	}
-	ttl := (c+1)*width + windowMS - nowMS
-	r.Remaining = (quota*width - scaled - cost*width) / width
-	r.ResetAfter = ms(ttl)
-	*next = State{ExpireMS: nowMS + ttl}
-	if e != nil {
-		for _, b := range e.Buckets {
-			if b.Idx >= o && b.Idx != c {
-				next.Buckets = append(next.Buckets, b)
-			}
-		}
-	}
-	next.Buckets = append(next.Buckets, Bucket{Idx: c, N: counts[c] + cost})
-	counts[c] += cost // the state after the charge, for its effective window
-	r.EffectiveWindow = ms(slideWindow(counts, o, c, full+cost, x, r.Remaining, quota, width, windowMS, nowMS))
+	r.Remaining = (quota*w.width - scaled - cost*w.width) / w.width
+	r.ResetAfter = ms(w.ttl())
+	*next = w.next(w.counts[w.c]+cost, 0)
+	w.counts[w.c] += cost // the state after the charge, for its effective window
+	w.full += cost
+	r.EffectiveWindow = ms(w.effective(r.Remaining, quota))
 }
 
-// slideWindow returns the ms until one more request could pass if the r
-// remaining ones were sent now (see slide_window in the engine): the
-// effective window of RateLimit. counts is left as it was.
-func slideWindow(counts map[int64]int64, o, c, full, x, r, quota, width, windowMS, nowMS int64) int64 {
-	counts[c] += r
-	defer func() { counts[c] -= r }()
-	return slideRetry(counts, o, full+r, x, (quota-1)*width, width, windowMS, nowMS)
+// effective returns the ms until one more request could pass if the r
+// remaining ones were sent now (slide_window in the engine).
+func (w *slide) effective(r, quota int64) int64 {
+	w.counts[w.c] += r
+	defer func() { w.counts[w.c] -= r }()
+	return w.retry(w.full+r, (quota-1)*w.width)
 }
 
-// slideRetry returns the ms until a bucketed window estimate leaves room
-// (see slide_retry in the engine): with the window start sliding forward
-// bucket by bucket from x in bucket o, the first moment
-// full*width + counts[b]*(width-x) <= need. full sums buckets o+1..c.
-func slideRetry(counts map[int64]int64, o, full, x, need, width, windowMS, nowMS int64) int64 {
-	for b := o; ; b, x = b+1, 0 {
-		if b > o {
-			full -= counts[b]
+// retry returns the ms until the estimate, with full counting the buckets
+// after o, leaves need of room (slide_retry in the engine).
+func (w *slide) retry(full, need int64) int64 {
+	width := w.width
+	for b, x := w.o, w.x; ; b, x = b+1, 0 {
+		if b > w.o {
+			full -= w.counts[b]
 		}
-		n, room := counts[b], need-full*width
+		n, room := w.counts[b], need-full*width
 		if room < 0 {
 			continue
 		}
@@ -129,7 +169,7 @@ func slideRetry(counts map[int64]int64, o, full, x, need, width, windowMS, nowMS
 			at = max(x, width-room/n)
 		}
 		if at < width {
-			return b*width + at + windowMS - nowMS
+			return b*width + at + w.windowMS - w.nowMS
 		}
 	}
 }
@@ -149,28 +189,23 @@ func (*sliding) GiveBack(s *Spec, e *State, end *int64, n, _ int64) {
 // Extra moves what e still holds of the charge to now, with the n more, so
 // that the charge sits in one place.
 func (*sliding) Extra(s *Spec, e *State, end, held, n, now int64) (next State, _, _ int64) {
-	width, windowMS := s.Precision.Milliseconds(), s.Window.Milliseconds()
-	c, from := now/1000/width, end/1000/width
-	o := c - windowMS/width
-	next.ExpireMS = (c+1)*width + windowMS
-	moved := int64(0)
-	if e != nil {
-		for _, b := range e.Buckets {
-			if b.Idx >= o {
-				next.Buckets = append(next.Buckets, b)
-			}
+	w := slideOf(s, e, now/1000)
+	from, moved := end/1000/w.width, int64(0)
+	next.ExpireMS = w.nowMS + w.ttl()
+	for _, b := range w.buckets {
+		if b.Idx < w.o {
+			continue
 		}
-	}
-	for k := range next.Buckets {
-		if b := &next.Buckets[k]; b.Idx == from {
+		if b.Idx == from {
 			moved = min(held, b.N)
 			b.N -= moved
 		}
+		next.Buckets = append(next.Buckets, b)
 	}
-	if k := len(next.Buckets) - 1; k >= 0 && next.Buckets[k].Idx == c {
+	if k := len(next.Buckets) - 1; k >= 0 && next.Buckets[k].Idx == w.c {
 		next.Buckets[k].N += moved + n
 	} else {
-		next.Buckets = append(next.Buckets, Bucket{Idx: c, N: moved + n})
+		next.Buckets = append(next.Buckets, Bucket{Idx: w.c, N: moved + n})
 	}
 	return next, now, moved + n
 }

@@ -39,101 +39,51 @@ func (*suppressed) Describe(s *Spec) string {
 
 func (*suppressed) Args(s *Spec) [3]int64 { return [3]int64{s.Quota, s.Hard, s.Window.Milliseconds()} }
 
-// Decide: see algorithms.suppressed in the engine. When charging it writes,
-// admitting or not, the state with the call counted (see Commit), and the
-// result describes the window after the count.
+// Decide: see algorithms.suppressed in the engine. A charge writes the state
+// with the call counted, admitted or not (see Commit), and reports after it.
 func (*suppressed) Decide(s *Spec, e *State, call Call, r *Result, next *State) {
 	soft, hard, cost := s.Quota, s.Hard, call.Cost
-	windowMS, width := s.Window.Milliseconds(), s.Precision.Milliseconds()
-	nowMS := call.Now / 1000
-	c := nowMS / width
-	o := c - windowMS/width
-	x := nowMS % width
-	counts := map[int64]int64{}
-	var full, fullA, oldA, admittedNow int64
-	oldest, newest := int64(-1), int64(-1)
-	var buckets []Bucket
-	if e != nil {
-		buckets = e.Buckets
-	}
-	for _, b := range buckets {
-		if b.Idx < o || b.Idx > c {
-			continue
-		}
-		if b.Idx == c {
-			admittedNow = b.A
-		}
-		if b.N > 0 {
-			counts[b.Idx] = b.N
-			if b.Idx > o {
-				full += b.N
-			}
-			if oldest < 0 || b.Idx < oldest {
-				oldest = b.Idx
-			}
-			newest = max(newest, b.Idx)
-		}
-		if b.A > 0 {
-			if b.Idx > o {
-				fullA += b.A
-			} else {
-				oldA = b.A
-			}
-		}
-	}
-	scaled := full*width + counts[o]*(width-x)
-	scaledA := fullA*width + oldA*(width-x)
+	w := slideOf(s, e, call.Now/1000)
+	width := w.width
+	scaled, scaledA := w.scaled(), w.fullA*width+w.oldA*(width-w.x)
 	cw := cost * width
-	reset := func() {
-		if newest >= 0 {
-			r.ResetAfter = ms((newest+1)*width + windowMS - nowMS)
-		}
-	}
 	if cost > hard {
 		r.Remaining, r.Unsatisfiable = max((soft*width-scaled)/width, 0), true
-		reset()
+		r.ResetAfter = w.resetAfter()
 		return
 	}
 	r.Allowed = true
 	if scaledA+cw > hard*width {
 		r.Allowed, r.Suppression = false, 1
 	} else if scaled+cw > soft*width {
-		from := c
-		if oldest >= 0 {
-			from = oldest
+		from := w.c
+		if w.oldest >= 0 {
+			from = w.oldest
 		}
-		span := min(max(nowMS-from*width, width), windowMS)
-		p := float64(soft*width) * float64(span) / (float64(scaled+cw) * float64(windowMS))
-		p *= float64(soft*width) * float64(span) / (float64(max(scaledA+cw, width)) * float64(windowMS))
+		span := min(max(w.nowMS-from*width, width), w.windowMS)
+		p := float64(soft*width) * float64(span) / (float64(scaled+cw) * float64(w.windowMS))
+		p *= float64(soft*width) * float64(span) / (float64(max(scaledA+cw, width)) * float64(w.windowMS))
 		r.Suppression = max(0, 1-p)
 		if float64(call.Draw)/(1<<53) >= p {
 			r.Allowed = false
 		}
 	}
 	if call.Charge {
-		counts[c] += cost
-		full, scaled, newest = full+cost, scaled+cw, c
+		w.counts[w.c] += cost
+		w.full, scaled, w.newest = w.full+cost, scaled+cw, w.c
 	}
 	r.Remaining = max((soft*width-scaled)/width, 0)
-	reset()
+	r.ResetAfter = w.resetAfter()
 	if !r.Allowed {
 		if cost > soft {
 			r.RetryAfter = r.ResetAfter
 		} else {
-			r.RetryAfter = ms(slideRetry(counts, o, full, x, (soft-cost)*width, width, windowMS, nowMS))
+			r.RetryAfter = ms(w.retry(w.full, (soft-cost)*width))
 		}
 	}
-	if !call.Charge {
-		return
+	if call.Charge {
+		*next = w.next(w.counts[w.c], w.nowA)
 	}
-	ttl := (c+1)*width + windowMS - nowMS
-	*next = State{ExpireMS: nowMS + ttl, Buckets: make([]Bucket, 0, len(buckets)+1)}
-	for _, b := range buckets {
-		if b.Idx >= o && b.Idx != c {
-			next.Buckets = append(next.Buckets, b)
-		}
-	}
-	next.Buckets = append(next.Buckets, Bucket{Idx: c, N: counts[c], A: admittedNow})
 }
 
 // Commit stores a charging call's count whatever its outcome, counting it

@@ -1,9 +1,7 @@
 package algo
 
 // Lookup returns the built-in algorithm named name: the one list of the
-// kit's algorithms. Adding one is a file beside this one (its rules and
-// arithmetic), a Lua file in store/redisengine (the same arithmetic) and a
-// line here.
+// kit's algorithms.
 func Lookup(name string) (Algorithm, bool) {
 	switch name {
 	case FixedWindow:

@@ -1,6 +1,5 @@
-// Package bounds holds the limits on numbers and names that every package
-// of the kit checks alike: the bounds of every number a limit or a call
-// carries, and the checks built on them.
+// Package bounds holds the bounds on the numbers and names of limits and
+// calls that every package of the kit checks alike.
 package bounds
 
 import (

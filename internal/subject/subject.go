@@ -7,17 +7,13 @@ import (
 	"unsafe"
 )
 
-// MaxRaw is the longest subject kept as it is; a longer one is held as its
-// digest. 64 bytes covers IPv6 addresses, UUIDs and most API keys and user
-// IDs, so the common case costs no hashing and no allocation.
+// MaxRaw is the longest subject kept as it is (IPv6 addresses, UUIDs, most
+// API keys and user IDs); a longer one is held as its digest.
 const MaxRaw = 64
 
 // Key returns the form in which the state of key is held: key itself when it
-// is at most MaxRaw bytes, else its SHA-256 zero-padded to MaxRaw+1 bytes
-// (one allocation), so that a long subject costs a fixed size and the holder
-// never keeps the caller's string alive (it must copy a short key it keeps).
-// A digest form is longer than any raw subject, so the two never share
-// state; two long subjects share it only if their SHA-256 digests collide.
+// is at most MaxRaw bytes (the holder copies it to keep it), else its SHA-256
+// zero-padded to MaxRaw+1 bytes, a length no raw subject has.
 func Key(key string) string {
 	if len(key) <= MaxRaw {
 		return key

@@ -13,43 +13,35 @@ import (
 type pending struct {
 	res  algo.Result
 	next algo.State
-	// keep reports that an admitted call stores next: every limit when
-	// the call charges a cost above 0, the Holds limits alone for a
-	// reserve of cost 0.
-	keep bool
+	keep bool // an admitted call stores next: a charge above 0, or a Holds limit's reserve
 }
 
 // decide checks the limits of p for key and, when charge is set and every
-// limit admits cost, charges them all, writing the Decision to d (left zero
-// on an error) and, given rc, the charge's Receipt to rc. A charging call
-// takes a slot in each Holds limit whatever its cost (0 too); its other
-// limits are charged only a cost above 0. A call with one limit allocates
-// nothing once its subject has state.
-func (s *Store) decide(d *ratekit.Decision, key string, p *prepared, cost int64, charge bool, rc *ratekit.Receipt) error {
+// limit admits cost, charges them all, writing the charge's Receipt to rc
+// when given. A charge takes a slot in each Holds limit whatever its cost (0
+// too); other limits are charged only a cost above 0.
+func (p *prepared) decide(key string, cost int64, charge bool, rc *ratekit.Receipt) (ratekit.Decision, error) {
 	if key == "" {
-		return ratekit.ErrEmptyKey
+		return ratekit.Decision{}, ratekit.ErrEmptyKey
 	}
 	if err := store.CheckCost(cost); err != nil {
-		return err
+		return ratekit.Decision{}, err
 	}
 	if p.err != nil {
-		return p.err
+		return ratekit.Decision{}, p.err
 	}
-	if len(p.rules) == 1 {
+	if len(p.rules) == 1 { // allocates nothing once the subject has state
 		var st [1]ratekit.LimitState
-		s.run(key, p, cost, charge, st[:], rc)
-		*d = store.Single(st[0])
-	} else {
-		states := make([]ratekit.LimitState, len(p.rules))
-		s.run(key, p, cost, charge, states, rc)
-		*d = store.Combine(states)
+		p.s.run(key, p, cost, charge, st[:], rc)
+		return store.Single(st[0]), nil
 	}
-	return nil
+	states := make([]ratekit.LimitState, len(p.rules))
+	p.s.run(key, p, cost, charge, states, rc)
+	return store.Combine(states), nil
 }
 
 // run is decide under the shard's lock, writing each limit's state to
-// states. What the call would store goes to the shard's scratch (pend), so
-// that the algorithms' writes cost no allocation per call.
+// states; what the call would store goes to the shard's scratch (pend).
 func (s *Store) run(key string, pr *prepared, cost int64, charge bool, states []ratekit.LimitState, rc *ratekit.Receipt) {
 	rules := pr.rules
 	hold := charge // slots are taken whatever the cost
@@ -82,13 +74,11 @@ func (s *Store) run(key string, pr *prepared, cost int64, charge bool, states []
 	switch {
 	case !hold:
 	case allowed:
-		if missing(slots, rules, p) > 0 { // a subject with state for every limit needs no room
-			if !s.room(sh, sub, rules, p, nowMS) {
-				refuse(states, sh, nowMS)
-				return
-			}
-			slots = sh.subjects[sub]
+		if !s.room(sh, sub, rules, p, nowMS) {
+			refuse(states, sh, nowMS)
+			return
 		}
+		slots = sh.subjects[sub] // room may sweep or evict
 		for i := range p {
 			if r := &rules[i]; p[i].keep && (r.caps&algo.Draws == 0 || r.alg.Commit(&p[i].next, true, cost)) {
 				slots = sh.setState(sub, slots, r.spec.ID, &p[i].next, states[i].Remaining == 0)
@@ -132,16 +122,13 @@ func (s *Store) run(key string, pr *prepared, cost int64, charge bool, states []
 	}
 }
 
-// checkLimit decides one limit, r with its pending p, writing its state to
-// st and, when p keeps it and the limit admits the call, the state to store
-// to p.next; it returns sub's slots as they then are. Blocks work as in the
-// engine: a live block denies, for the longer of the block and what the
-// counters say; a charging call's denial (not an unsatisfiable one, nor one
-// by a draw) by a limit with a block starts the block.
+// checkLimit decides the limit r into p and st and returns sub's slots as
+// they then are. As in the engine, a live block denies for the longer of the
+// block and what the counters say, and a charging call's denial (not an
+// unsatisfiable one, nor one by a draw) starts the limit's block.
 func (s *Store) checkLimit(sh *shard, sub string, slots []slot, r *rule, p *pending, st *ratekit.LimitState, c algo.Call) []slot {
 	nowMS := c.Now / 1000
-	i := find(slots, r.spec.ID)
-	e := live(slots, i, nowMS)
+	i, e := live(slots, r.spec.ID, nowMS)
 	block := r.spec.Block.Milliseconds()
 	if block > 0 && i >= 0 && slots[i].blockMS > nowMS {
 		left := ms(slots[i].blockMS - nowMS)

@@ -11,19 +11,14 @@ import (
 )
 
 const (
-	// evictScan is how many subjects of a shard a full store looks at for
-	// state to evict, starting where Go's map iteration starts (at random).
-	evictScan = 64
-	// compactMin is the peak size below which a map is never rebuilt: a
-	// small map costs little, and rebuilding it would churn.
-	compactMin = 256
+	evictScan  = 64  // how many subjects of a shard a full store looks at for state to evict
+	compactMin = 256 // the peak size below which a map is never rebuilt: it costs little
 )
 
-// A slot is one limit's state and block for one subject: a subject's slots,
-// one per limit ID, are its value in the shard's map, so that a call hashes
-// its subject once and updates its slots in place. The state and the block
-// are each an entry (see WithMaxEntries); like a Redis key, each lives
-// through its expiry millisecond.
+// A slot is one limit's state and block for one subject; a subject's slots
+// are its value in the shard's map. The state and the block are each an
+// entry (see WithMaxEntries) and, like Redis keys, live through their expiry
+// millisecond.
 type slot struct {
 	id      string     // the limit's Spec().ID
 	state   algo.State // the limit's state, when has
@@ -54,17 +49,18 @@ func find(slots []slot, id string) int {
 	return -1
 }
 
-// live returns the state of slots[i] (i < 0: none) if it lives at nowMS.
-func live(slots []slot, i int, nowMS int64) *algo.State {
+// live returns the index of the slot of id in slots (-1: none) and its
+// state if it lives at nowMS.
+func live(slots []slot, id string, nowMS int64) (int, *algo.State) {
+	i := find(slots, id)
 	if i >= 0 && slots[i].has && slots[i].state.ExpireMS >= nowMS {
-		return &slots[i].state
+		return i, &slots[i].state
 	}
-	return nil
+	return i, nil
 }
 
-// slotOf returns sub's slots, updated as they are in sh, and the index of
-// the slot of id among them, adding an empty slot when there is none; slots
-// are sub's slots as the caller last read them. The caller holds sh.mu.
+// slotOf returns sub's slots (as the caller last read them), updated as they
+// are in sh, and the index of the slot of id, adding one if need be.
 func (sh *shard) slotOf(sub string, slots []slot, id string) ([]slot, int) {
 	if i := find(slots, id); i >= 0 {
 		return slots, i
@@ -74,15 +70,12 @@ func (sh *shard) slotOf(sub string, slots []slot, id string) ([]slot, int) {
 		sh.peakSubjects = max(sh.peakSubjects, len(sh.subjects)+1)
 	}
 	slots = append(slots, slot{id: id})
-	// A copy of sub: Go stores the key of every map assignment, and a
-	// caller's subject can be part of a larger string (a request body).
-	sh.subjects[strings.Clone(sub)] = slots
+	sh.subjects[strings.Clone(sub)] = slots // sub may be part of a larger string (a request body)
 	return slots, len(slots) - 1
 }
 
 // setState stores *e as the state of id for sub, full when it leaves
-// nothing, and returns sub's slots as they now are. The caller has counted
-// a new entry (see admit).
+// nothing, and returns sub's slots; the caller has counted a new entry.
 func (sh *shard) setState(sub string, slots []slot, id string, e *algo.State, full bool) []slot {
 	slots, i := sh.slotOf(sub, slots, id)
 	sl := &slots[i]
@@ -176,10 +169,8 @@ func (s *Store) sweep(sh *shard, nowMS int64) int {
 	return before - sh.held - len(sh.reps)
 }
 
-// rebuilt returns m, or a copy of it when it holds a quarter or less of its
-// peak (of at least compactMin), with the peak of the map returned: Go maps
-// never shrink, and a rebuild's cost is amortized over the inserts that
-// built the peak.
+// rebuilt returns m and its peak, or, Go maps never shrinking, a copy of m
+// once it holds a quarter or less of a peak of at least compactMin.
 func rebuilt[K comparable, V any](m map[K]V, peak int) (map[K]V, int) {
 	if peak < compactMin || len(m) > peak/4 {
 		return m, peak
@@ -241,10 +232,9 @@ func (s *Store) reserve(n int) bool {
 	return true
 }
 
-// evict drops up to n limit states of subjects of sh other than sub, among
-// the first evictScan subjects map iteration gives, those that expire
-// first, and returns how many it dropped. It never drops a block, a state
-// that denies (full) or a reputation (see WithMaxEntries).
+// evict drops up to n limit states of sh's first evictScan subjects (map
+// order) but sub, those that expire first, and returns how many it dropped;
+// never a block, a denying state (full) or a reputation.
 func (s *Store) evict(sh *shard, sub string, n int) int {
 	type victim struct {
 		sub, id  string

@@ -17,7 +17,7 @@ func Counted(s *Store) (counted int64, held int) {
 }
 
 // SweeperDone returns a channel closed when s's sweeper has returned.
-func SweeperDone(s *Store) <-chan struct{} { return s.sweeper.done }
+func SweeperDone(s *Store) <-chan struct{} { return s.sweeperDone }
 
 // ShardOf returns the index of the shard that holds key's state.
 func ShardOf(s *Store, key string) int {

@@ -10,9 +10,8 @@ import (
 	"github.com/ratekit/ratekit/store"
 )
 
-// Prepare implements ratekit.Store: it checks limits as one call's set and
-// returns their prepared form, a store.Settler. Limits of an algorithm
-// memstore cannot run (a custom one) make every Take, Peek and Reserve fail.
+// Prepare implements ratekit.Store, returning a store.Settler. Limits of an
+// algorithm memstore cannot run (a custom one) make every decision fail.
 func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 	if err := store.CheckLimits(limits); err != nil {
 		return nil, err
@@ -50,14 +49,12 @@ type rule struct {
 
 var _ store.Settler = (*prepared)(nil)
 
-func (p *prepared) Take(_ context.Context, key string, cost int64) (d ratekit.Decision, err error) {
-	err = p.s.decide(&d, key, p, cost, cost > 0, nil)
-	return d, err
+func (p *prepared) Take(_ context.Context, key string, cost int64) (ratekit.Decision, error) {
+	return p.decide(key, cost, cost > 0, nil)
 }
 
-func (p *prepared) Peek(_ context.Context, key string) (d ratekit.Decision, err error) {
-	err = p.s.decide(&d, key, p, 1, false, nil)
-	return d, err
+func (p *prepared) Peek(_ context.Context, key string) (ratekit.Decision, error) {
+	return p.decide(key, 1, false, nil)
 }
 
 func (p *prepared) Reset(_ context.Context, key string) error {
@@ -73,32 +70,28 @@ func (p *prepared) Reset(_ context.Context, key string) error {
 }
 
 // Reserve is Take, with the Receipt of an admitted charge in the Decision.
-func (p *prepared) Reserve(_ context.Context, key string, cost int64) (d ratekit.Decision, err error) {
+func (p *prepared) Reserve(_ context.Context, key string, cost int64) (ratekit.Decision, error) {
 	var rc ratekit.Receipt
-	err = p.s.decide(&d, key, p, cost, true, &rc)
+	d, err := p.decide(key, cost, true, &rc)
 	if rc.At != 0 { // charged
 		d.Receipt = &rc
 	}
 	return d, err
 }
 
-// Settle moves the charge recorded by rc to cost in every limit and
-// releases rc's lease, at once, and updates rc. Each limit holds at most one
-// quota (a bucket's burst) of a call's charge; a refund gives back only
-// what rc records the limit holds (Held), as far as the limit's state still
-// has it, so a settlement never gives back another call's charge.
-// lua/settle.lua in store/redisengine holds the same rules.
+// Settle moves the charge recorded by rc to cost in every limit, releases
+// rc's lease, and updates rc. A refund gives back only what rc records a
+// limit holds (Held, at most one quota) as far as its state still has it,
+// never another call's charge; lua/settle.lua in store/redisengine mirrors it.
 func (p *prepared) Settle(_ context.Context, key string, rc *ratekit.Receipt, cost int64) error {
-	sub, sh, nowUS, err := p.s.lockReceipt(key, len(p.rules), rc, cost)
+	sub, sh, nowUS, lease, err := p.lockReceipt(key, rc, cost)
 	if err != nil {
 		return err
 	}
 	defer sh.mu.Unlock()
-	lease, _ := strconv.ParseInt(rc.Lease, 10, 64) // matches no lease unless this store's
 	for i := range p.rules {
 		r := &p.rules[i]
-		slots := sh.subjects[sub]
-		e := live(slots, find(slots, r.spec.ID), nowUS/1000)
+		_, e := live(sh.subjects[sub], r.spec.ID, nowUS/1000)
 		switch {
 		case r.caps&algo.Holds != 0:
 			if e != nil && lease != 0 {
@@ -130,37 +123,36 @@ func (p *prepared) Settle(_ context.Context, key string, rc *ratekit.Receipt, co
 // Renew extends rc's lease in every Holds limit by one lease from now, and
 // reports whether every one still held it.
 func (p *prepared) Renew(_ context.Context, key string, rc *ratekit.Receipt) (bool, error) {
-	sub, sh, nowUS, err := p.s.lockReceipt(key, len(p.rules), rc, 0) // CheckReceipt checks rc, its cost included
+	sub, sh, nowUS, lease, err := p.lockReceipt(key, rc, 0) // CheckReceipt checks rc, its cost included
 	if err != nil {
 		return false, err
 	}
 	defer sh.mu.Unlock()
-	lease, _ := strconv.ParseInt(rc.Lease, 10, 64)
 	held := true
 	for i := range p.rules {
 		if r := &p.rules[i]; r.caps&algo.Holds != 0 {
-			slots := sh.subjects[sub]
-			e := live(slots, find(slots, r.spec.ID), nowUS/1000)
+			_, e := live(sh.subjects[sub], r.spec.ID, nowUS/1000)
 			held = e != nil && r.alg.Renew(&r.spec, e, lease, nowUS) && held
 		}
 	}
 	return held, nil
 }
 
-// lockReceipt checks the arguments of a Settle or Renew call about a receipt
-// of n limits, reads the clock and locks the subject's shard; the caller
-// unlocks sh.mu.
-func (s *Store) lockReceipt(key string, n int, rc *ratekit.Receipt, cost int64) (sub string, sh *shard, nowUS int64, err error) {
+// lockReceipt checks the arguments of a Settle or Renew call, reads the
+// clock and locks the subject's shard, which the caller unlocks; lease is
+// rc's, 0 unless this store's.
+func (p *prepared) lockReceipt(key string, rc *ratekit.Receipt, cost int64) (sub string, sh *shard, nowUS, lease int64, err error) {
 	if key == "" {
-		return "", nil, 0, ratekit.ErrEmptyKey
+		return "", nil, 0, 0, ratekit.ErrEmptyKey
 	}
 	if err := store.CheckCost(cost); err != nil {
-		return "", nil, 0, err
+		return "", nil, 0, 0, err
 	}
-	if err := store.CheckReceipt(rc, n); err != nil {
-		return "", nil, 0, err
+	if err := store.CheckReceipt(rc, len(p.rules)); err != nil {
+		return "", nil, 0, 0, err
 	}
-	nowUS = s.clock()
-	sub, sh = s.lock(key)
-	return sub, sh, nowUS, nil
+	lease, _ = strconv.ParseInt(rc.Lease, 10, 64)
+	nowUS = p.s.clock()
+	sub, sh = p.s.lock(key)
+	return sub, sh, nowUS, lease, nil
 }

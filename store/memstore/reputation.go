@@ -49,7 +49,7 @@ func (s *Store) ResetReputation(_ context.Context, tenant string, p reputation.P
 }
 
 // reputation mirrors lua/reputation.lua of store/redisengine operation for
-// operation, so that both stores compute bit-identical scores.
+// operation (hence the explicit float64 roundings): bit-identical scores.
 func (s *Store) reputation(tenant string, p reputation.Policy, mode repMode) (reputation.Reputation, error) {
 	if tenant == "" {
 		return reputation.Reputation{}, ratekit.ErrEmptyKey

@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"context"
 	"errors"
 	"hash/maphash"
 	"math"
@@ -23,48 +24,40 @@ const (
 // full store (see WithMaxEntries); rate-limit calls are denied instead.
 var ErrFull = errors.New("ratekit: memstore: the store is full (WithMaxEntries)")
 
-// Store is an in-process ratekit.Store and store.Settler; it also
-// implements reputation.Store.
-//
-// The zero value is not usable: build a Store with New. A Store is safe for
-// concurrent use; each call locks the one shard (of 64) that holds its
-// subject, so the limits of one call are decided atomically. New starts a
-// background sweeper (see the package documentation); Close stops it, as
-// does the garbage collector once the Store is unreachable.
+// Store is an in-process ratekit.Store and store.Settler, and a
+// reputation.Store. The zero value is not usable: build a Store with New. A
+// Store is safe for concurrent use; a call locks the one shard (of 64) of its
+// subject. Close stops its background sweeper, as does the garbage collector
+// once the Store is unreachable.
 type Store struct {
-	now        func() time.Time // WithClock's clock; without it, the wall clock
-	ownClock   bool             // WithClock: the sweeper does not call now
-	seenMS     atomic.Int64     // with ownClock, the latest ms read from now
-	random     func() float64   // uniform draws in [0, 1) for Suppressed limits
-	seed       maphash.Seed
-	maxEntries int64         // WithMaxEntries (DefaultMaxEntries); 0: unbounded
-	count      atomic.Int64  // entries and reputations held, as admit counts them
-	sweepEvery time.Duration // the background sweeper's period, in real time
-	kick       chan struct{} // asks the sweeper for an early sweep
-	sweeper    *stopper
-	leases     atomic.Int64 // the last InFlight lease id handed out
-	shards     [numShards]shard
+	now         func() time.Time // WithClock's clock; without it, the wall clock
+	ownClock    bool             // WithClock: the sweeper does not call now
+	seenMS      atomic.Int64     // with ownClock, the latest ms read from now
+	random      func() float64   // uniform draws in [0, 1) for Suppressed limits
+	seed        maphash.Seed
+	maxEntries  int64              // WithMaxEntries (DefaultMaxEntries); 0: unbounded
+	count       atomic.Int64       // entries and reputations held, as admit counts them
+	sweepEvery  time.Duration      // the background sweeper's period, in real time
+	kick        chan struct{}      // asks the sweeper for an early sweep
+	stopSweeper context.CancelFunc // stops the background sweeper (Close, or the cleanup)
+	sweeperDone chan struct{}      // closed when it has returned
+	leases      atomic.Int64       // the last InFlight lease id handed out
+	shards      [numShards]shard
 }
 
-// A shard is one of a Store's 64 locks and the state it guards; mu guards
-// the rest.
+// A shard is one of a Store's 64 locks (mu) and the state it guards.
 type shard struct {
-	mu       sync.Mutex
-	subjects map[string][]slot     // limit state, by subject (see slot)
-	reps     map[entryKey]repState // reputations, by tenant and policy ID
-	held     int                   // the entries in subjects' slots (see slot)
-	pend     []pending             // the scratch of the call that holds mu (see run)
-	// nextSweepMS is the earliest store time at which a call sweeps the
-	// shard again; minExpireMS is at most the expiry of every entry and
-	// reputation in it, so that a sweep before then has nothing to drop.
-	nextSweepMS, minExpireMS int64
-	// peakSubjects and peakReps are the largest sizes of the maps since
-	// they were built (see sweep).
-	peakSubjects, peakReps int
+	mu                     sync.Mutex
+	subjects               map[string][]slot     // limit state, by subject (see slot)
+	reps                   map[entryKey]repState // reputations, by tenant and policy ID
+	held                   int                   // the entries in subjects' slots (see slot)
+	pend                   []pending             // the scratch of the call that holds mu (see run)
+	nextSweepMS            int64                 // when a call sweeps the shard again (store clock)
+	minExpireMS            int64                 // at most every expiry in the shard: a sweep before it drops nothing
+	peakSubjects, peakReps int                   // the maps' largest sizes since they were built (see rebuilt)
 }
 
-// entryKey identifies a reputation's state for one tenant (as returned by
-// subject.Key).
+// entryKey identifies a reputation's state for one tenant (subject.Key's).
 type entryKey struct {
 	subject, id string
 }
@@ -76,22 +69,17 @@ type optionFunc func(*Store)
 
 func (f optionFunc) apply(s *Store) { f(s) }
 
-// WithClock makes the store read time from now instead of time.Now. Tests use
-// it to step time deterministically.
-//
-// The background sweeper never calls now (a test's clock is often not safe
-// for concurrent use): it still runs every second of real time, but drops
-// only what has expired by the latest time the store has read from now, in
-// a call or in Sweep. After stepping such a clock, call Sweep to drop what
-// has expired at once.
+// WithClock makes the store read time from now instead of time.Now, for
+// tests. The background sweeper never calls now (a test's clock is often not
+// safe for concurrent use): it drops what has expired by the latest time a
+// call or Sweep read from now, so call Sweep after stepping the clock.
 func WithClock(now func() time.Time) Option {
 	return optionFunc(func(s *Store) { s.now, s.ownClock = now, true })
 }
 
-// WithRandom sets the source of the uniform draws in [0, 1) that decide
-// calls of Suppressed limits in their probabilistic range (default
-// math/rand/v2's Float64); it must be safe for concurrent use. Given the same
-// draws and clock, memstore and redisstore decide alike.
+// WithRandom sets the source, safe for concurrent use, of the uniform draws
+// in [0, 1) of Suppressed limits (default math/rand/v2's Float64). Given the
+// same draws and clock, memstore and redisstore decide alike.
 func WithRandom(f func() float64) Option {
 	return optionFunc(func(s *Store) {
 		if f != nil {
@@ -110,17 +98,14 @@ const DefaultMaxEntries = 1 << 18
 // one subject, one active block, or one reputation policy's state for one
 // tenant; Len counts them.
 //
-// A call that would add an entry to a full store first drops the expired
-// entries of its subject's shard, then evicts the admitting limit states of
-// other subjects of that shard that expire first: never a block, a state
-// that denies or a reputation. An eviction so lets a subject pass at most
-// quota−1 more requests in that window (an InFlight limit: as many more in
-// flight). When nothing can be evicted, the call is denied, with nothing
-// charged and a Retry-After of at most a second, whatever the error policy
-// (a lockout's attempt too), and the background sweeper is woken; a
-// reputation call fails with ErrFull. A block that a denial starts is stored
-// even past the bound (blocks can at most double n); only a declined call's
-// count on a Suppressed limit with no state yet is dropped when full.
+// A call that would add an entry to a full store first sweeps its subject's
+// shard, then evicts the admitting limit states there that expire first
+// (never a block, a denying state or a reputation), which lets their subject
+// pass at most quota−1 more requests in that window. When nothing can be
+// evicted, the call is denied with nothing charged and a Retry-After of at
+// most a second, whatever the error policy; a reputation call fails with
+// ErrFull. Blocks are stored even past the bound (they can at most double
+// n). See docs/architecture.md#memstore.
 func WithMaxEntries(n int) Option {
 	return optionFunc(func(s *Store) { s.maxEntries = int64(max(n, 0)) })
 }
@@ -145,8 +130,8 @@ func New(opts ...Option) *Store {
 
 var _ store.NonBlocking = (*Store)(nil)
 
-// NonBlocking implements store.NonBlocking: a call waits for nothing but
-// its shard's lock, held by other calls for their own computation only.
+// NonBlocking implements store.NonBlocking: a call waits only for its
+// shard's lock.
 func (s *Store) NonBlocking() bool { return true }
 
 // Len returns the number of entries the store holds, as WithMaxEntries
@@ -162,8 +147,8 @@ func (s *Store) Len() int {
 	return n
 }
 
-// clock reads the store's clock, in µs: the wall clock, or WithClock's, then
-// recording the latest ms read for the sweeper.
+// clock reads the store's clock in µs, recording WithClock's latest ms for
+// the sweeper.
 func (s *Store) clock() int64 {
 	if !s.ownClock {
 		return wallclock.UnixMicro() // BenchmarkAllow: time.Now reads two clocks, ~13% of a decision (CPU time)

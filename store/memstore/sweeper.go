@@ -11,10 +11,9 @@ import (
 // for (see WithMaxEntries).
 const kickGap = 10 * time.Millisecond
 
-// Sweep drops the state that has expired by the store's clock, in every
-// shard, and gives back the memory of maps that have shrunk, as the
-// background sweeper does every second; e.g. after stepping a fake clock
-// (WithClock).
+// Sweep drops the state that has expired by the store's clock and gives back
+// the memory of maps that have shrunk, as the background sweeper does every
+// second; e.g. after stepping a fake clock (WithClock).
 func (s *Store) Sweep() {
 	s.sweepAll(s.clock() / 1000)
 }
@@ -29,31 +28,23 @@ func (s *Store) sweepAll(nowMS int64) {
 }
 
 // Close stops the background sweeper and waits for it to return. It is
-// idempotent and always returns nil. The store stays usable: expired state
-// is then dropped only as calls pass (each call sweeps its shard at most once
-// a second of the store's clock) or by Sweep.
+// idempotent and always returns nil. The store stays usable: calls still
+// sweep their shard, at most once a second of the store's clock.
 func (s *Store) Close() error {
-	if s.sweeper != nil { // not the zero Store
-		s.sweeper.stop()
-		<-s.sweeper.done
+	if s.stopSweeper != nil { // not the zero Store
+		s.stopSweeper()
+		<-s.sweeperDone
 	}
 	return nil
 }
 
-// stopper stops a sweeper, by Close or by the store's cleanup.
-type stopper struct {
-	stop context.CancelFunc
-	done chan struct{} // closed when the sweeper has returned
-}
-
-// startSweeper starts s's background sweeper. The goroutine holds s only
-// weakly, and a cleanup stops it when s becomes unreachable, so a store
-// dropped without Close does not leak it.
+// startSweeper starts s's background sweeper, which holds s only weakly: a
+// cleanup stops it once s is unreachable.
 func startSweeper(s *Store) {
 	ctx, stop := context.WithCancel(context.Background())
-	s.sweeper = &stopper{stop: stop, done: make(chan struct{})}
+	s.stopSweeper, s.sweeperDone = stop, make(chan struct{})
 	runtime.AddCleanup(s, func(stop context.CancelFunc) { stop() }, stop)
-	go sweepLoop(ctx, weak.Make(s), s.sweeper.done, s.kick, s.sweepEvery)
+	go sweepLoop(ctx, weak.Make(s), s.sweeperDone, s.kick, s.sweepEvery)
 }
 
 func sweepLoop(ctx context.Context, ws weak.Pointer[Store], done chan<- struct{}, kick <-chan struct{}, every time.Duration) {
