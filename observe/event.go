@@ -19,13 +19,12 @@ const (
 	Released                    // no decision: an admitted request gave back (or lapsed) its InFlight slots
 )
 
-var outcomeNames = [...]string{"allowed", "denied", "shadow_denied", "error", "invalid", "released"} // by Outcome
-
 // String returns the outcome's label: "allowed", "denied", "shadow_denied",
 // "error", "invalid" or "released" ("unknown" for any other value).
 func (o Outcome) String() string {
-	if int(o) < len(outcomeNames) {
-		return outcomeNames[o]
+	names := [...]string{"allowed", "denied", "shadow_denied", "error", "invalid", "released"} // by Outcome
+	if int(o) < len(names) {
+		return names[o]
 	}
 	return "unknown"
 }
