@@ -17,18 +17,6 @@ import (
 // without braces), so "{subject}" routes as its keys do.
 func ProbeSubject(i int) string { return "ratekit-ping-" + strconv.Itoa(i) }
 
-// probeLimits returns the limits of Probe, quota 1 in one second: a fixed
-// window with a block, a sliding window, a log and a GCRA, so that its calls
-// run every command of a decision.
-func probeLimits() []ratekit.Limit {
-	return []ratekit.Limit{
-		ratekit.FixedWindow(1, time.Second).Named("ping-fixed").Block(time.Second),
-		ratekit.SlidingWindow(1, time.Second).Named("ping-sliding"),
-		ratekit.SlidingLog(1, time.Second).Named("ping-log"),
-		ratekit.GCRA(1, time.Second, 1).Named("ping-gcra"),
-	}
-}
-
 // A ProbeStore is a store Probe can try: both stores of the kit.
 type ProbeStore = ratekit.Store
 
@@ -50,9 +38,15 @@ func (e *Engine) Probe(ctx context.Context, s ProbeStore, subject string) error 
 	return nil
 }
 
-// probe makes Probe's calls.
+// probe makes Probe's calls, on limits of quota 1 in one second that run
+// every command of a decision.
 func probe(ctx context.Context, s ProbeStore, subject string) error {
-	p, err := s.Prepare(probeLimits())
+	p, err := s.Prepare([]ratekit.Limit{
+		ratekit.FixedWindow(1, time.Second).Named("ping-fixed").Block(time.Second),
+		ratekit.SlidingWindow(1, time.Second).Named("ping-sliding"),
+		ratekit.SlidingLog(1, time.Second).Named("ping-log"),
+		ratekit.GCRA(1, time.Second, 1).Named("ping-gcra"),
+	})
 	if err != nil {
 		return err
 	}

@@ -32,27 +32,16 @@ func (e *Engine) lease(sh *shape) string {
 // it makes the Receipt of an admitted charge and learns Redis's clock.
 func (e *Engine) parseReserve(reply any, sh *shape, cost int64, lease string, sent int64) (ratekit.Decision, error) {
 	n := len(sh.limits)
-	var at any
-	switch r := reply.(type) {
-	case []int64:
-		if len(r) != replyFields*n+1 {
-			return ratekit.Decision{}, e.errorf("unexpected reserve reply of %d integers for %d limits", len(r), n)
-		}
-		at, reply = r[replyFields*n], r[:replyFields*n]
-	case []any:
-		if len(r) <= replyFields*n {
-			return ratekit.Decision{}, e.errorf("unexpected reserve reply of %d elements for %d limits", len(r), n)
-		}
-		at, reply = r[replyFields*n], append(r[:replyFields*n:replyFields*n], r[replyFields*n+1:]...)
-	default:
-		return ratekit.Decision{}, e.errorf("unexpected reserve reply %T", reply)
+	ints, factors, err := e.integers(reply, replyFields*n+1, n, "reserve")
+	if err != nil {
+		return ratekit.Decision{}, err
 	}
-	us, ok := at.(int64)
-	if !ok || us <= 0 {
-		return ratekit.Decision{}, e.errorf("reserve reply's time %v is not a positive integer", at)
+	us := ints[replyFields*n]
+	if us <= 0 {
+		return ratekit.Decision{}, e.errorf("reserve reply's time %d is not positive", us)
 	}
 	e.offset.observe(sent, us)
-	d, err := e.parseDecision(reply, sh.limits)
+	d, err := e.decision(ints[:replyFields*n], factors, sh.limits)
 	if err != nil || !d.Allowed { // a reserve of cost 0 has a receipt too: it may be settled upward
 		return d, err
 	}
@@ -111,23 +100,6 @@ func (p *prepared) settle(ctx context.Context, key string, rc *ratekit.Receipt, 
 	if mode == "settle" {
 		n *= 2 // an end and a held per limit
 	}
-	switch r := reply.(type) {
-	case []int64:
-		if len(r) == n {
-			return r, nil
-		}
-	case []any:
-		if len(r) == n {
-			out := make([]int64, n)
-			for i, v := range r {
-				x, ok := v.(int64)
-				if !ok {
-					return nil, e.errorf("%s reply element %d is %T, want an integer", mode, i, v)
-				}
-				out[i] = x
-			}
-			return out, nil
-		}
-	}
-	return nil, e.errorf("unexpected %s reply %T for %d limits", mode, reply, n)
+	r, _, err := e.integers(reply, n, 0, mode)
+	return r, err
 }

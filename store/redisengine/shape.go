@@ -33,7 +33,7 @@ func (e *Engine) newShape(limits []ratekit.Limit) (*shape, error) {
 	for i, l := range limits {
 		sp := algo.Spec(l.Spec())
 		_, builtin := algo.Lookup(sp.Algorithm)
-		if !builtin && !e.custom[sp.Algorithm] {
+		if _, custom := e.custom[sp.Algorithm]; !builtin && !custom {
 			return nil, e.errorf("algorithm %q is not supported", sp.Algorithm)
 		}
 		r := algo.Of(sp.Algorithm)
