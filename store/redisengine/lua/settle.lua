@@ -4,7 +4,7 @@
 -- no lease). Its contract is docs/architecture.md, "The settle program".
 
 local function settle(keys, args)
-  start(keys, args)
+  KEYS, ARGV, now = keys, args, nil
   local mode, was, to = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
   lease = ARGV[4]
   if lease == '' then lease = nil end
