@@ -60,44 +60,19 @@ func validatePrefix(p string) error {
 
 // keys returns the keys of one call for tag t: a state key per limit,
 // <prefix>:{<tag>}:<id>, then a block key (":block" added) per limit with a
-// block, in limit order. They are substrings of one string, so a call costs
-// one allocation for its keys (and one for the slice when there are several).
+// block, in limit order; in cmd's room when they fit.
 func (e *Engine) keys(t string, sh *shape, cmd *Command) []string {
-	n := 0
-	for _, id := range sh.ids {
-		n += len(e.prefix) + len(t) + len(id) + 4
-	}
-	n += len(sh.blocks) * len(":block")
-	for _, i := range sh.blocks {
-		n += len(e.prefix) + len(t) + len(sh.ids[i]) + 4
-	}
-	buf := make([]byte, 0, n)
-	var ends [16]int
-	out := ends[:0]
-	add := func(id string, block bool) {
-		buf = append(append(append(append(append(buf, e.prefix...), ":{"...), t...), "}:"...), id...)
-		if block {
-			buf = append(buf, ":block"...)
-		}
-		out = append(out, len(buf))
-	}
-	for _, id := range sh.ids {
-		add(id, false)
-	}
-	for _, i := range sh.blocks {
-		add(sh.ids[i], true)
-	}
-	all := string(buf)
 	var keys []string
-	if cmd != nil && len(out) <= len(cmd.k) {
-		keys = cmd.k[:len(out)]
+	if n := len(sh.ids) + len(sh.blocks); cmd != nil && n <= len(cmd.k) {
+		keys = cmd.k[:0]
 	} else {
-		keys = make([]string, len(out))
+		keys = make([]string, 0, n)
 	}
-	from := 0
-	for i, end := range out {
-		keys[i] = all[from:end]
-		from = end
+	for _, id := range sh.ids {
+		keys = append(keys, e.prefix+":{"+t+"}:"+id)
+	}
+	for _, i := range sh.blocks {
+		keys = append(keys, e.prefix+":{"+t+"}:"+sh.ids[i]+":block")
 	}
 	return keys
 }
