@@ -45,8 +45,7 @@ type Engine struct {
 	src        *sources
 	lastPolicy atomic.Pointer[compiledPolicy] // the last reputation policy used
 
-	leaseOnce   sync.Once    // makes leasePrefix
-	leasePrefix string       // random, per engine: leases from other engines never collide
+	leasePrefix string       // random: leases from other engines never collide
 	leases      atomic.Int64 // the last lease number handed out
 	offset      *offsets     // Redis's clock against the engine's, for reserve deadlines
 
@@ -57,7 +56,8 @@ type Engine struct {
 
 // New returns an Engine, or an error for a bad prefix or custom algorithm.
 func New(o Options) (*Engine, error) {
-	e := &Engine{name: o.Name, prefix: o.Prefix, random: o.Random, explainer: o.Explain, custom: maps.Clone(o.Algorithms), offset: newOffsets(nil)}
+	e := &Engine{name: o.Name, prefix: o.Prefix, random: o.Random, explainer: o.Explain, custom: maps.Clone(o.Algorithms),
+		leasePrefix: fmt.Sprintf("%016x:", rand.Uint64()), offset: newOffsets(nil)}
 	if e.name == "" {
 		e.name = "redisengine"
 	}

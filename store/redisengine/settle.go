@@ -2,8 +2,6 @@ package redisengine
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"strconv"
 	"time"
 
@@ -12,18 +10,11 @@ import (
 	"github.com/ratekit/ratekit/store"
 )
 
-// lease returns a new lease name when sh has a Holds limit: the
-// engine's random prefix and a count, unique across the instances that
-// share a Redis; "" otherwise.
+// lease returns a new lease name when sh has a Holds limit, else "".
 func (e *Engine) lease(sh *shape) string {
 	if sh.all&algo.Holds == 0 {
 		return ""
 	}
-	e.leaseOnce.Do(func() {
-		var b [8]byte
-		_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-		e.leasePrefix = hex.EncodeToString(b[:]) + ":"
-	})
 	return e.leasePrefix + strconv.FormatInt(e.leases.Add(1), 10)
 }
 
