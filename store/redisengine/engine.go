@@ -37,21 +37,20 @@ type Options struct {
 // a Redis client is only its Conn. Build it with New; the zero Engine is not
 // usable. It is safe for concurrent use, and may serve several Conns.
 type Engine struct {
-	name       string
-	prefix     string
-	custom     map[string]string // Options.Algorithms
-	random     func() float64
-	explainer  func(ctx context.Context, start time.Time, err error) error
-	src        *sources
-	lastPolicy atomic.Pointer[compiledPolicy] // the last reputation policy used
+	name      string
+	prefix    string
+	custom    map[string]string // Options.Algorithms
+	random    func() float64
+	explainer func(ctx context.Context, start time.Time, err error) error
+	src       *sources
 
 	leasePrefix string       // random: leases from other engines never collide
 	leases      atomic.Int64 // the last lease number handed out
 	offset      *offsets     // Redis's clock against the engine's, for reserve deadlines
 
-	mode   atomic.Int32 // modeUnknown, modeFunctions or modeScripts
-	loadMu sync.Mutex   // one FUNCTION LOAD at a time
-	loads  atomic.Int64 // loads done, so callers that waited skip theirs
+	scripts atomic.Bool  // the server has no Functions, or refuses them: run scripts
+	loadMu  sync.Mutex   // one FUNCTION LOAD at a time
+	loads   atomic.Int64 // loads done, so callers that waited skip theirs
 }
 
 // New returns an Engine, or an error for a bad prefix or custom algorithm.

@@ -91,13 +91,3 @@ func (e *Engine) Keys(subject string, limits []ratekit.Limit) ([]string, error) 
 	}
 	return e.keys(t, sh, nil), nil
 }
-
-// subjectKey returns <prefix>:{<tag of subject>}:<id>, the key of a
-// reputation.
-func (e *Engine) subjectKey(subject, id string) (string, error) {
-	t, err := Tag(subject)
-	if err != nil {
-		return "", err
-	}
-	return e.prefix + ":{" + t + "}:" + id, nil
-}

@@ -12,15 +12,15 @@ import (
 // in one call (lua/reputation.lua): mode is "violation", "good", "get" (no
 // write) or "reset" (which returns the zero Reputation).
 func (e *Engine) Reputation(ctx context.Context, c Conn, tenant string, p reputation.Policy, mode string) (reputation.Reputation, error) {
-	cp, err := e.policy(p)
+	if err := p.Validate(); err != nil {
+		return reputation.Reputation{}, err
+	}
+	key, err := e.ReputationKey(tenant, p)
 	if err != nil {
 		return reputation.Reputation{}, err
 	}
-	key, err := e.subjectKey(tenant, cp.id)
-	if err != nil {
-		return reputation.Reputation{}, err
-	}
-	cmd := &Command{head: []string{mode}, static: cp.args}
+	cmd := &Command{head: []string{mode, fmtFloat(p.Penalty), itoa(p.Established), fmtFloat(p.GoodStep),
+		fmtFloat(p.SlowStep), fmtFloat(p.HourlyRecovery), itoa(p.Quiet.Microseconds())}}
 	cmd.k[0] = key
 	cmd.Keys = cmd.k[:1]
 	reply, err := e.run(ctx, c, progReputation, cmd)
@@ -34,29 +34,11 @@ func (e *Engine) Reputation(ctx context.Context, c Conn, tenant string, p reputa
 // <prefix>:{<tag>}:<name>:reputation:<fingerprint>: in the tenant's cluster
 // slot, beside its limits' keys.
 func (e *Engine) ReputationKey(tenant string, p reputation.Policy) (string, error) {
-	return e.subjectKey(tenant, p.ID())
-}
-
-// compiledPolicy is a validated policy with its ID and script arguments.
-type compiledPolicy struct {
-	p    reputation.Policy
-	id   string
-	args []string
-}
-
-// policy returns p compiled, which the engine keeps for the next call: a
-// service with one policy validates it and prepares its arguments once.
-func (e *Engine) policy(p reputation.Policy) (*compiledPolicy, error) {
-	if c := e.lastPolicy.Load(); c != nil && c.p == p {
-		return c, nil
+	t, err := Tag(tenant)
+	if err != nil {
+		return "", err
 	}
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	c := &compiledPolicy{p: p, id: p.ID(), args: []string{fmtFloat(p.Penalty), itoa(p.Established), fmtFloat(p.GoodStep),
-		fmtFloat(p.SlowStep), fmtFloat(p.HourlyRecovery), itoa(p.Quiet.Microseconds())}}
-	e.lastPolicy.Store(c)
-	return c, nil
+	return e.prefix + ":{" + t + "}:" + p.ID(), nil
 }
 
 // fmtFloat is the shortest decimal that Lua's tonumber reads back as f.

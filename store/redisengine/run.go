@@ -8,13 +8,6 @@ import (
 	"time"
 )
 
-// How the engine runs its programs on a server.
-const (
-	modeUnknown   = iota // not yet asked: try FCALL
-	modeFunctions        // FCALL; FUNCTION LOAD where the function is missing
-	modeScripts          // EVALSHA; EVAL where the script is missing (no Functions)
-)
-
 // attempts bounds how often run sends a call that provably did not run.
 const attempts = 3
 
@@ -57,12 +50,11 @@ func (e *Engine) run(ctx context.Context, c Conn, prog int, cmd *Command) (any, 
 // found", NOSCRIPT, an unknown FCALL and OOM (docs/architecture.md,
 // "Functions, and scripts where Redis has none").
 func (e *Engine) once(ctx context.Context, c Conn, prog int, cmd *Command) (any, error) {
-	if e.mode.Load() != modeScripts {
+	if !e.scripts.Load() {
 		loads := e.loads.Load()
 		cmd.Name, cmd.Script = "FCALL", e.src.functions[prog]
 		reply, err := c.Eval(ctx, cmd)
 		if err == nil {
-			e.mode.CompareAndSwap(modeUnknown, modeFunctions)
 			return reply, nil
 		}
 		_, isReply := replyMsg(err)
@@ -80,10 +72,10 @@ func (e *Engine) once(ctx context.Context, c Conn, prog int, cmd *Command) (any,
 			case !unsupported(lerr):
 				return nil, lerr
 			default:
-				e.mode.Store(modeScripts)
+				e.scripts.Store(true)
 			}
 		case unsupported(err):
-			e.mode.Store(modeScripts)
+			e.scripts.Store(true)
 		case !replyHas(err, "OOM "):
 			return nil, err
 		}
