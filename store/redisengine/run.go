@@ -31,8 +31,14 @@ func (e *RunError) Unwrap() error { return e.Err }
 func (e *Engine) run(ctx context.Context, c Conn, prog int, cmd *Command) (any, error) {
 	var err error
 	for attempt := range attempts {
-		if attempt > 0 && !pause(ctx, time.Duration(attempt)*10*time.Millisecond) {
-			return nil, &RunError{Err: err, Ended: true}
+		if attempt > 0 {
+			t := time.NewTimer(time.Duration(attempt) * 10 * time.Millisecond)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return nil, &RunError{Err: err, Ended: true}
+			}
 		}
 		var reply any
 		if reply, err = e.once(ctx, c, prog, cmd); err == nil {
@@ -126,16 +132,4 @@ func neverRan(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &ns) || errors.As(err, &op) && op.Op == "dial" ||
 		replyHas(err, "LOADING", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN", "BUSY ")
-}
-
-// pause waits d unless ctx ends first; it reports whether it waited.
-func pause(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

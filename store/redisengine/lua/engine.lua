@@ -21,15 +21,13 @@ end
 
 -- finish adds the call's time for a reserve, then any suppression factors.
 local function finish(reply, n, reserve, factors)
-  local at = 0
+  local at = 7 * n
   if reserve then
-    at = 1
-    reply[7 * n + 1] = clock()
+    at = at + 1
+    reply[at] = clock()
   end
-  if factors then
-    for i = 1, n do
-      reply[7 * n + at + i] = string.format('%.17g', factors[i] or 0)
-    end
+  for i = 1, factors and n or 0 do
+    reply[at + i] = string.format('%.17g', factors[i] or 0)
   end
   return reply
 end
