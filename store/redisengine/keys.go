@@ -61,18 +61,18 @@ func validatePrefix(p string) error {
 // keys returns the keys of one call for tag t: a state key per limit,
 // <prefix>:{<tag>}:<id>, then a block key (":block" added) per limit with a
 // block, in limit order; in cmd's room when they fit.
-func (e *Engine) keys(t string, sh *shape, cmd *Command) []string {
+func (e *Engine) keys(t string, p *prepared, cmd *Command) []string {
 	var keys []string
-	if n := len(sh.ids) + len(sh.blocks); cmd != nil && n <= len(cmd.k) {
+	if n := len(p.ids) + len(p.blocks); cmd != nil && n <= len(cmd.k) {
 		keys = cmd.k[:0]
 	} else {
 		keys = make([]string, 0, n)
 	}
-	for _, id := range sh.ids {
+	for _, id := range p.ids {
 		keys = append(keys, e.prefix+":{"+t+"}:"+id)
 	}
-	for _, i := range sh.blocks {
-		keys = append(keys, e.prefix+":{"+t+"}:"+sh.ids[i]+":block")
+	for _, i := range p.blocks {
+		keys = append(keys, e.prefix+":{"+t+"}:"+p.ids[i]+":block")
 	}
 	return keys
 }
@@ -85,9 +85,9 @@ func (e *Engine) Keys(subject string, limits []ratekit.Limit) ([]string, error) 
 	if err != nil {
 		return nil, err
 	}
-	sh, err := e.newShape(limits)
+	p, err := e.prepare(nil, limits)
 	if err != nil {
 		return nil, err
 	}
-	return e.keys(t, sh, nil), nil
+	return e.keys(t, p, nil), nil
 }

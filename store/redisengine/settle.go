@@ -10,19 +10,19 @@ import (
 	"github.com/ratekit/ratekit/store"
 )
 
-// lease returns a new lease name when sh has a Holds limit, else "".
-func (e *Engine) lease(sh *shape) string {
-	if sh.all&algo.Holds == 0 {
+// lease returns a new lease name when p has a Holds limit, else "".
+func (p *prepared) lease() string {
+	if p.all&algo.Holds == 0 {
 		return ""
 	}
-	return e.leasePrefix + strconv.FormatInt(e.leases.Add(1), 10)
+	return p.e.leasePrefix + strconv.FormatInt(p.e.leases.Add(1), 10)
 }
 
 // parseReserve reads the reply of a reserve call sent at sent (the engine's
 // time): the decision and, after its integers, the call's time, from which
 // it makes the Receipt of an admitted charge and learns Redis's clock.
-func (e *Engine) parseReserve(reply any, sh *shape, cost int64, lease string, sent int64) (ratekit.Decision, error) {
-	n := len(sh.limits)
+func (p *prepared) parseReserve(reply any, cost int64, lease string, sent int64) (ratekit.Decision, error) {
+	e, n := p.e, len(p.limits)
 	ints, factors, err := e.integers(reply, replyFields*n+1, n, "reserve")
 	if err != nil {
 		return ratekit.Decision{}, err
@@ -32,7 +32,7 @@ func (e *Engine) parseReserve(reply any, sh *shape, cost int64, lease string, se
 		return ratekit.Decision{}, e.errorf("reserve reply's time %d is not positive", us)
 	}
 	e.offset.observe(sent, us)
-	d, err := e.decision(ints[:replyFields*n], factors, sh.limits)
+	d, err := e.decision(ints[:replyFields*n], factors, p.limits)
 	if err != nil || !d.Allowed { // a reserve of cost 0 has a receipt too: it may be settled upward
 		return d, err
 	}
@@ -45,7 +45,7 @@ func (e *Engine) parseReserve(reply any, sh *shape, cost int64, lease string, se
 		if d.States != nil {
 			reset = d.States[i].ResetAfter
 		}
-		switch c := sh.caps[i]; {
+		switch c := p.caps[i]; {
 		case c&algo.SettlesAtReset != 0:
 			rc.Ends[i], rc.Held[i] = us+reset.Microseconds(), cost
 		case c&algo.SettlesAtCall != 0:
@@ -60,7 +60,7 @@ func (e *Engine) parseReserve(reply any, sh *shape, cost int64, lease string, se
 // and returns its integers: each limit's end and held (settle), or whether
 // it holds its lease (renew).
 func (p *prepared) settle(ctx context.Context, key string, rc *ratekit.Receipt, mode string, cost int64) (_ []int64, err error) {
-	e, sh, n := p.e, p.sh, len(p.sh.limits)
+	e, n := p.e, len(p.limits)
 	start := time.Now()
 	defer func() { err = e.explain(ctx, start, err) }()
 	if err := store.CheckReceipt(rc, n); err != nil {
@@ -75,7 +75,7 @@ func (p *prepared) settle(ctx context.Context, key string, rc *ratekit.Receipt, 
 	}
 	args := make([]string, 0, 4+3*n)
 	args = append(args, mode, itoa(rc.Cost), itoa(cost), rc.Lease)
-	args = append(args, sh.static...)
+	args = append(args, p.static...)
 	for _, end := range rc.Ends {
 		args = append(args, itoa(end))
 	}
@@ -83,7 +83,7 @@ func (p *prepared) settle(ctx context.Context, key string, rc *ratekit.Receipt, 
 		args = append(args, itoa(held))
 	}
 	cmd := &Command{head: args, ints: true}
-	cmd.Keys = e.keys(t, sh, cmd)
+	cmd.Keys = e.keys(t, p, cmd)
 	reply, err := e.run(ctx, p.c, progSettle, cmd)
 	if err != nil {
 		return nil, err
