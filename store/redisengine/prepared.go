@@ -90,9 +90,7 @@ func (p *prepared) Reset(ctx context.Context, key string) error {
 }
 
 // Reserve is Take that records what an admitted call charged in
-// Decision.Receipt (see store.Settler): the call's time comes back with
-// the decision, in the same round trip, and each InFlight limit takes a
-// lease named by the engine.
+// Decision.Receipt, in the same round trip; see store.Settler.
 func (p *prepared) Reserve(ctx context.Context, key string, cost int64) (ratekit.Decision, error) {
 	return p.decide(ctx, key, cost, "take", true)
 }
@@ -121,17 +119,11 @@ func (p *prepared) Renew(ctx context.Context, key string, rc *ratekit.Receipt) (
 	if err != nil {
 		return false, err
 	}
-	for _, h := range held {
-		if h != 1 {
-			return false, nil
-		}
-	}
-	return true, nil
+	return !slices.ContainsFunc(held, func(h int64) bool { return h != 1 }), nil
 }
 
-// decide makes one call of the engine's decide program in mode ("take",
-// "peek"; a charging call of a set with an InFlight limit, or a receipt's,
-// is a "reserve") and reads its reply.
+// decide makes one call of the decide program in mode, "take" or "peek" (a
+// "reserve" for a receipt, or to take an InFlight limit's lease).
 func (p *prepared) decide(ctx context.Context, key string, cost int64, mode string, receipt bool) (_ ratekit.Decision, err error) {
 	start := time.Now()
 	if err := store.CheckCost(cost); err != nil {

@@ -26,13 +26,13 @@ type ProbeStore = ratekit.Store
 // with its fix; the store prefixes its name.
 func (e *Engine) Probe(ctx context.Context, s ProbeStore, subject string) error {
 	err := probe(ctx, s, subject)
+	if err == nil {
+		return nil
+	}
 	if hint := permissionHint(err, e.prefix); hint != "" {
 		return fmt.Errorf("Redis refuses the store's calls: %s (%w)", hint, err)
 	}
-	if err != nil {
-		return fmt.Errorf("a probe decision failed: %w", err)
-	}
-	return nil
+	return fmt.Errorf("a probe decision failed: %w", err)
 }
 
 // probe makes Probe's calls, on limits of quota 1 in one second that run
@@ -78,9 +78,6 @@ const Commands = "GET SET DEL PTTL PEXPIRE INCRBY DECRBY TOUCH TIME HGET HGETALL
 // permissionHint returns how to fix err when it is Redis's access control
 // refusing a call to a store whose keys start with prefix, else "".
 func permissionHint(err error, prefix string) string {
-	if err == nil {
-		return ""
-	}
 	msg := err.Error()
 	switch {
 	case keyRefusal(msg):

@@ -73,11 +73,9 @@ func (e *Engine) parseReputation(reply any) (reputation.Reputation, error) {
 	return r, nil
 }
 
-// Extras implements reputation.Store with an Engine and a Conn, so that a
-// client module gets it by embedding Extras in its store; errors go
-// through the Engine's Options.Explain. An Extras is a plain value, safe
-// for concurrent use when its Engine and Conn are; the zero Extras is not
-// usable.
+// Extras implements reputation.Store with an Engine and a Conn, for a store
+// to embed; errors go through Options.Explain. It is safe for concurrent use
+// when its Engine and Conn are; the zero Extras is not usable.
 type Extras struct {
 	Engine *Engine
 	Conn   Conn

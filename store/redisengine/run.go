@@ -63,10 +63,7 @@ func (e *Engine) once(ctx context.Context, c Conn, prog int, cmd *Command) (any,
 		if err == nil {
 			return reply, nil
 		}
-		_, isReply := replyMsg(err)
 		switch {
-		case !isReply:
-			return nil, err
 		case notFound(err):
 			switch lerr := e.load(ctx, c, loads); {
 			case lerr == nil:
@@ -82,7 +79,7 @@ func (e *Engine) once(ctx context.Context, c Conn, prog int, cmd *Command) (any,
 			}
 		case unsupported(err):
 			e.scripts.Store(true)
-		case !replyHas(err, "OOM "):
+		case !replyHas(err, "OOM "): // not a reply that proves the call did not run
 			return nil, err
 		}
 	}

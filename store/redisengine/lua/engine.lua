@@ -1,7 +1,6 @@
 -- ratekit engine: decide(keys, args) decides every limit of one subject in
--- one atomic call, through algorithms[name] only. Its contract (KEYS, ARGV,
--- the reply, an algorithm's answer, the two phases, takers) is
--- docs/architecture.md, "The decide program"; internal/algo mirrors the arithmetic.
+-- one atomic call, through algorithms[name] only. Its contract is
+-- docs/architecture.md, "The decide program".
 
 -- the tables lent to each limit's algorithm (one: to a call of one limit),
 -- and their answers: kept, so that a call makes no table but its reply.

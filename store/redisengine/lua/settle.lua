@@ -1,7 +1,6 @@
--- ratekit settle: settle(keys, args) moves an admitted call's charge after
--- the fact, releases its in-flight leases, or renews them, in one atomic
--- call, through each algorithm's settle and renew (none: left as it is, and
--- no lease). Its contract is docs/architecture.md, "The settle program".
+-- ratekit settle: settle(keys, args) moves an admitted call's charge, and
+-- releases or renews its leases, through each algorithm's settle and renew.
+-- Its contract is docs/architecture.md, "The settle program".
 
 local function settle(keys, args)
   KEYS, ARGV, now = keys, args, nil
