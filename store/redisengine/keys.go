@@ -26,10 +26,7 @@ func Tag(subject string) (string, error) {
 		return subject, nil
 	}
 	sum := sha256.Sum256([]byte(subject))
-	var buf [1 + 43]byte
-	buf[0] = '#'
-	base64.RawURLEncoding.Encode(buf[1:], sum[:])
-	return string(buf[:1+hashedTagLen]), nil
+	return "#" + base64.RawURLEncoding.EncodeToString(sum[:])[:hashedTagLen], nil
 }
 
 // safeTag reports whether s is printable ASCII without space, braces or '#'.

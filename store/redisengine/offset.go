@@ -52,11 +52,8 @@ func (o *offsets) local(t time.Time) int64 { return t.Sub(o.start).Microseconds(
 // 0 (no check) when ctx has none or the offset is unknown.
 func (o *offsets) deadline(ctx context.Context) int64 {
 	d, ok := ctx.Deadline()
-	if !ok {
-		return 0
-	}
 	est := o.est.Load()
-	if est == unknownOffset {
+	if !ok || est == unknownOffset {
 		return 0
 	}
 	by := o.local(d) + est + lateMargin.Microseconds()
