@@ -8,32 +8,25 @@ import (
 	"strings"
 )
 
-// A Conn is what the engine needs of a Redis client: send one script command,
-// and load a Functions library on every primary. Implementations must be
+// A Conn is what the engine needs of a Redis client. Implementations must be
 // safe for concurrent use.
 type Conn interface {
-	// Eval sends cmd (FCALL, EVALSHA or EVAL: see Command) to the node that
-	// serves cmd's keys, bounded by ctx, and returns its reply normalised:
-	// integers as int64, simple and bulk strings as string, arrays as []any
-	// of these, a null as nil. When cmd.IntegerReply() is true the reply is
-	// an array of integers, which the Conn may return as []int64 instead,
-	// without boxing each element. The command must never be sent twice (no
-	// client retries): once written, it may have run. An error reply of Redis
-	// is returned as a *ReplyError; a failure that proves the command was
-	// never written (a failed dial, no free connection) is wrapped with
-	// NotSent. Eval must not keep cmd, or pointers into it, after it returns.
+	// Eval sends cmd once (no client retries: once written, it may have
+	// run) to the node that serves its keys, bounded by ctx, and returns its
+	// reply normalised: integers as int64, strings as string, arrays as []any
+	// of these, a null as nil; a Conn may return an array of integers as
+	// []int64 when cmd.IntegerReply(). An error reply is a *ReplyError; a
+	// failure that proves cmd was never written is wrapped with NotSent.
+	// Eval must not keep cmd, or pointers into it, after it returns.
 	Eval(ctx context.Context, cmd *Command) (any, error)
-	// LoadLibrary runs FUNCTION LOAD REPLACE code on every primary node (one
-	// node for a standalone server), bounded by ctx. Error replies are
-	// *ReplyErrors, as for Eval.
+	// LoadLibrary runs FUNCTION LOAD REPLACE code on every primary node,
+	// bounded by ctx; error replies are *ReplyErrors.
 	LoadLibrary(ctx context.Context, code string) error
 }
 
-// A Command is one script call: Name is "FCALL" (Script names a function),
-// "EVALSHA" (Script is a SHA-1) or "EVAL" (Script is the source), then the
-// number of keys, the keys and the arguments. The engine builds it; a Conn
-// only reads it, until Eval returns, from the goroutine that called Eval.
-// The zero Command has no arguments.
+// A Command is one script call, which the engine builds and a Conn only
+// reads, until Eval returns, from the goroutine that called Eval. The zero
+// Command has no arguments.
 type Command struct {
 	// Name is the command: FCALL, EVALSHA or EVAL.
 	Name string
@@ -51,18 +44,16 @@ type Command struct {
 	t      [1]string // room for tail
 }
 
-// IntegerReply reports whether the reply to c, unless it is an error reply,
-// is an array of integers: a Conn may then read it as []int64 (see
-// Conn.Eval).
+// IntegerReply reports whether the reply to c, unless an error reply, is an
+// array of integers, which a Conn may read as []int64.
 func (c *Command) IntegerReply() bool { return c.ints }
 
 // NumArgs returns the number of arguments after the keys.
 func (c *Command) NumArgs() int { return len(c.head) + len(c.static) + len(c.tail) }
 
-// Args yields a pointer to each argument after the keys, in order. The
-// strings stay unchanged until Eval returns, so a client that takes
-// arguments as values of type any can pass the pointers (go-redis writes a
-// *string as its string) without copying or boxing them.
+// Args yields a pointer to each argument after the keys, in order, unchanged
+// until Eval returns: go-redis writes a *string as its string, so nothing is
+// copied or boxed.
 func (c *Command) Args() iter.Seq[*string] {
 	return func(yield func(*string) bool) {
 		for _, part := range [...][]string{c.head, c.static, c.tail} {
@@ -82,10 +73,9 @@ func (c *Command) AppendArgs(dst []string) []string {
 	return append(dst, c.tail...)
 }
 
-// A ReplyError is an error reply of Redis (such as "NOSCRIPT No matching
-// script"), as a Conn reports it. Msg is the reply's text, which the engine
-// reads; Err, when set, is the client's own error for it, whose text Error
-// returns and which Unwrap returns. A ReplyError is not changed once made,
+// A ReplyError is an error reply of Redis, as a Conn reports it: Msg is the
+// reply's text, which the engine reads; Err, when set, is the client's own
+// error for it, which Error and Unwrap return. It is not changed once made,
 // so it may be shared.
 type ReplyError struct {
 	Msg string
@@ -103,10 +93,9 @@ func (e *ReplyError) Error() string {
 // Unwrap returns the client's error.
 func (e *ReplyError) Unwrap() error { return e.Err }
 
-// NotSent wraps err, a failure that proves a command never reached Redis
-// (a failed dial, a pool with no free connection), so that the engine may
-// send it again within its context. errors.Is and errors.As see err through
-// it, and its text is err's.
+// NotSent wraps err, a failure that proves a command never reached Redis (a
+// failed dial, no free connection), so that the engine may send it again.
+// Its text is err's, and it unwraps to err.
 func NotSent(err error) error {
 	if err == nil {
 		return nil

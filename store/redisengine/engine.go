@@ -3,8 +3,8 @@ package redisengine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,33 +33,30 @@ type Options struct {
 	Random func() float64
 }
 
-// An Engine decides rate limits in Redis through a Conn: it holds the Lua
-// programs, the key schema, the arguments prepared per set of limits and the
-// checks of every reply, so that a store for a Redis client is only its Conn.
-// Build it with New; the zero Engine is not usable. It is safe for
-// concurrent use, and one Engine may serve several Conns.
+// An Engine decides rate limits in Redis through a Conn, so that a store for
+// a Redis client is only its Conn. Build it with New; the zero Engine is not
+// usable. It is safe for concurrent use, and may serve several Conns.
 type Engine struct {
-	name       string
-	prefix     string
-	custom     map[string]bool
-	random     func() float64
-	explainer  func(ctx context.Context, start time.Time, err error) error
-	src        *sources
-	lastPolicy atomic.Pointer[compiledPolicy] // the last reputation policy used
+	name      string
+	prefix    string
+	custom    map[string]string // Options.Algorithms
+	random    func() float64
+	explainer func(ctx context.Context, start time.Time, err error) error
+	src       *sources
 
-	leaseOnce   sync.Once    // makes leasePrefix
-	leasePrefix string       // random, per engine: leases from other engines never collide
+	leasePrefix string       // random: leases from other engines never collide
 	leases      atomic.Int64 // the last lease number handed out
 	offset      *offsets     // Redis's clock against the engine's, for reserve deadlines
 
-	mode   atomic.Int32 // modeUnknown, modeFunctions or modeScripts
-	loadMu sync.Mutex   // one FUNCTION LOAD at a time
-	loads  atomic.Int64 // loads done, so callers that waited skip theirs
+	scripts atomic.Bool  // the server has no Functions, or refuses them: run scripts
+	loadMu  sync.Mutex   // one FUNCTION LOAD at a time
+	loads   atomic.Int64 // loads done, so callers that waited skip theirs
 }
 
 // New returns an Engine, or an error for a bad prefix or custom algorithm.
 func New(o Options) (*Engine, error) {
-	e := &Engine{name: o.Name, prefix: o.Prefix, random: o.Random, explainer: o.Explain, custom: map[string]bool{}, offset: newOffsets(nil)}
+	e := &Engine{name: o.Name, prefix: o.Prefix, random: o.Random, explainer: o.Explain, custom: maps.Clone(o.Algorithms),
+		leasePrefix: fmt.Sprintf("%016x:", rand.Uint64()), offset: newOffsets(nil)}
 	if e.name == "" {
 		e.name = "redisengine"
 	}
@@ -70,14 +67,11 @@ func New(o Options) (*Engine, error) {
 		e.random = rand.Float64
 	}
 	if err := validatePrefix(e.prefix); err != nil {
-		return nil, e.wrap(err)
+		return nil, e.errorf("%w", err)
 	}
 	src, err := buildSources(o.Algorithms)
 	if err != nil {
-		return nil, e.wrap(err)
-	}
-	for name := range o.Algorithms {
-		e.custom[name] = true
+		return nil, e.errorf("%w", err)
 	}
 	e.src = src
 	return e, nil
@@ -95,17 +89,3 @@ func (e *Engine) explain(ctx context.Context, start time.Time, err error) error 
 func (e *Engine) errorf(format string, args ...any) error {
 	return fmt.Errorf("ratekit: "+e.name+": "+format, args...)
 }
-
-// wrap prefixes err with "ratekit: <name>: ", once.
-func (e *Engine) wrap(err error) error {
-	msg := strings.TrimPrefix(err.Error(), "ratekit: ")
-	return &prefixed{msg: "ratekit: " + e.name + ": " + msg, err: err}
-}
-
-type prefixed struct {
-	msg string
-	err error
-}
-
-func (p *prefixed) Error() string { return p.msg }
-func (p *prefixed) Unwrap() error { return p.err }

@@ -26,10 +26,7 @@ func Tag(subject string) (string, error) {
 		return subject, nil
 	}
 	sum := sha256.Sum256([]byte(subject))
-	var buf [1 + 43]byte
-	buf[0] = '#'
-	base64.RawURLEncoding.Encode(buf[1:], sum[:])
-	return string(buf[:1+hashedTagLen]), nil
+	return "#" + base64.RawURLEncoding.EncodeToString(sum[:])[:hashedTagLen], nil
 }
 
 // safeTag reports whether s is printable ASCII without space, braces or '#'.
@@ -60,44 +57,19 @@ func validatePrefix(p string) error {
 
 // keys returns the keys of one call for tag t: a state key per limit,
 // <prefix>:{<tag>}:<id>, then a block key (":block" added) per limit with a
-// block, in limit order. They are substrings of one string, so a call costs
-// one allocation for its keys (and one for the slice when there are several).
-func (e *Engine) keys(t string, sh *shape, cmd *Command) []string {
-	n := 0
-	for _, id := range sh.ids {
-		n += len(e.prefix) + len(t) + len(id) + 4
-	}
-	n += len(sh.blocks) * len(":block")
-	for _, i := range sh.blocks {
-		n += len(e.prefix) + len(t) + len(sh.ids[i]) + 4
-	}
-	buf := make([]byte, 0, n)
-	var ends [16]int
-	out := ends[:0]
-	add := func(id string, block bool) {
-		buf = append(append(append(append(append(buf, e.prefix...), ":{"...), t...), "}:"...), id...)
-		if block {
-			buf = append(buf, ":block"...)
-		}
-		out = append(out, len(buf))
-	}
-	for _, id := range sh.ids {
-		add(id, false)
-	}
-	for _, i := range sh.blocks {
-		add(sh.ids[i], true)
-	}
-	all := string(buf)
+// block, in limit order; in cmd's room when they fit.
+func (e *Engine) keys(t string, p *prepared, cmd *Command) []string {
 	var keys []string
-	if cmd != nil && len(out) <= len(cmd.k) {
-		keys = cmd.k[:len(out)]
+	if n := len(p.ids) + len(p.blocks); cmd != nil && n <= len(cmd.k) {
+		keys = cmd.k[:0]
 	} else {
-		keys = make([]string, len(out))
+		keys = make([]string, 0, n)
 	}
-	from := 0
-	for i, end := range out {
-		keys[i] = all[from:end]
-		from = end
+	for _, id := range p.ids {
+		keys = append(keys, e.prefix+":{"+t+"}:"+id)
+	}
+	for _, i := range p.blocks {
+		keys = append(keys, e.prefix+":{"+t+"}:"+p.ids[i]+":block")
 	}
 	return keys
 }
@@ -110,19 +82,9 @@ func (e *Engine) Keys(subject string, limits []ratekit.Limit) ([]string, error) 
 	if err != nil {
 		return nil, err
 	}
-	sh, err := e.newShape(limits)
+	p, err := e.prepare(nil, limits)
 	if err != nil {
 		return nil, err
 	}
-	return e.keys(t, sh, nil), nil
-}
-
-// subjectKey returns <prefix>:{<tag of subject>}:<id>, the key of a
-// reputation.
-func (e *Engine) subjectKey(subject, id string) (string, error) {
-	t, err := Tag(subject)
-	if err != nil {
-		return "", err
-	}
-	return e.prefix + ":{" + t + "}:" + id, nil
+	return e.keys(t, p, nil), nil
 }

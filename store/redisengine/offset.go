@@ -9,30 +9,21 @@ import (
 	"time"
 )
 
-// A reserve call carries its caller's deadline into Redis, on Redis's clock,
-// and Redis takes nothing for a call it runs past it, so that a call given up
-// by its caller takes no slot that nobody holds (docs/architecture.md, "A
-// reserve past its deadline takes nothing").
+// A reserve call carries its caller's deadline on Redis's clock, and Redis
+// takes nothing for a call it runs past it (docs/architecture.md, "A reserve
+// past its deadline takes nothing").
 const (
-	// offsetPeriod is how long a sample of the offset counts: the estimate is
-	// the least sample of the current period and the one before it.
-	offsetPeriod = time.Second
-	// lateMargin is added to every deadline sent, for the clocks' drift
-	// between samples (1,000 ppm over two periods).
-	lateMargin = 2 * time.Millisecond
+	offsetPeriod  = time.Second          // the estimate is the least sample of this period and the one before
+	lateMargin    = 2 * time.Millisecond // added to deadlines: the clocks' drift over two periods
+	unknownOffset = math.MinInt64        // no estimate yet
 )
 
-// unknownOffset marks an estimate not made yet.
-const unknownOffset = math.MinInt64
-
-// offsets estimates how far Redis's clock is ahead of the engine's (µs, on
-// Go's monotonic clock, counted from start) from the time every reserve
-// reply carries: a sample, Redis's time minus the time the call was sent, is
-// an upper bound of the offset, and the least recent one is the estimate.
-// It is safe for concurrent use.
+// offsets estimates how far Redis's clock is ahead of the engine's (µs since
+// start, on Go's monotonic clock) from the time each reserve reply carries,
+// an upper bound of the offset. It is safe for concurrent use.
 type offsets struct {
 	start time.Time        // the engine's epoch: local times are µs since start
-	clock func() time.Time // the engine's clock in tests; nil: time.Now
+	clock func() time.Time // time.Now, or a test's clock
 
 	est  atomic.Int64 // min(cur, prev), or unknownOffset
 	ends atomic.Int64 // local µs at which the current period ends; 0: no sample yet
@@ -43,44 +34,33 @@ type offsets struct {
 }
 
 func newOffsets(clock func() time.Time) *offsets {
-	o := &offsets{clock: clock, start: time.Now()}
-	if clock != nil {
-		o.start = clock()
+	if clock == nil {
+		clock = time.Now
 	}
+	o := &offsets{clock: clock, start: clock()}
 	o.est.Store(unknownOffset)
 	return o
 }
 
-// now returns the engine's time: µs since start, read from the monotonic
-// clock alone (time.Since reads one clock where time.Now reads two).
-func (o *offsets) now() int64 {
-	if o.clock != nil {
-		return o.local(o.clock())
-	}
-	return time.Since(o.start).Microseconds()
-}
+// now returns the engine's time: µs since start.
+func (o *offsets) now() int64 { return o.local(o.clock()) }
 
 // local returns t as the engine's time: µs since start.
 func (o *offsets) local(t time.Time) int64 { return t.Sub(o.start).Microseconds() }
 
-// deadline returns the argument of a reserve call: ctx's deadline on Redis's
-// clock (µs) plus lateMargin, or 0 (no check) when ctx has none or no reply
-// has shown the offset yet.
+// deadline returns ctx's deadline on Redis's clock (µs) plus lateMargin, or
+// 0 (no check) when ctx has none or the offset is unknown.
 func (o *offsets) deadline(ctx context.Context) int64 {
 	d, ok := ctx.Deadline()
-	if !ok {
-		return 0
-	}
 	est := o.est.Load()
-	if est == unknownOffset {
+	if !ok || est == unknownOffset {
 		return 0
 	}
 	by := o.local(d) + est + lateMargin.Microseconds()
 	return min(max(by, 1), 1<<53-1) // Lua's numbers are exact below 2^53
 }
 
-// observe takes the sample of a reply that carries Redis's time at (µs) to
-// a call sent at local, the engine's time.
+// observe takes the sample of a call sent at local that Redis ran at at.
 func (o *offsets) observe(local, at int64) {
 	sample := at - local
 	if local < o.ends.Load() && sample >= o.cur.Load() {
@@ -108,8 +88,7 @@ func (o *offsets) observe(local, at int64) {
 }
 
 // reset forgets the estimate, which a call refused as late while its caller
-// still waited proved too small: calls send no deadline until the next
-// sample.
+// still waited proved too small.
 func (o *offsets) reset() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -117,10 +96,10 @@ func (o *offsets) reset() {
 	o.ends.Store(0)
 }
 
-// reserveLate answers a reserve call, cmd, that Redis refused as late (err)
-// and so wrote nothing: a context.DeadlineExceeded when ctx's deadline has
-// passed; else the estimate of Redis's clock was too small, and the call is
-// sent again, once, without a deadline (*sent becomes the time of sending).
+// reserveLate answers a reserve call, cmd, that Redis refused as late (err),
+// writing nothing: a context.DeadlineExceeded when ctx's deadline has passed;
+// else the estimate was too small, and cmd is sent again, once, without a
+// deadline (*sent becomes the time of sending).
 func (e *Engine) reserveLate(ctx context.Context, c Conn, cmd *Command, err error, sent *int64) (any, error) {
 	if d, ok := ctx.Deadline(); !ok || ctx.Err() != nil || e.offset.now() >= e.offset.local(d) {
 		var reply *ReplyError
@@ -133,9 +112,8 @@ func (e *Engine) reserveLate(ctx context.Context, c Conn, cmd *Command, err erro
 	return e.run(ctx, c, progDecide, cmd)
 }
 
-// A lateError is the failure of a reserve call that Redis ran after its
-// caller's deadline and refused: it took nothing. It is a
-// context.DeadlineExceeded; it unwraps to Redis's reply.
+// A lateError is a reserve call Redis refused as late: a
+// context.DeadlineExceeded that unwraps to Redis's reply.
 type lateError struct{ reply *ReplyError }
 
 func (e *lateError) Error() string        { return e.reply.Error() }

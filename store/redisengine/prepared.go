@@ -2,6 +2,8 @@ package redisengine
 
 import (
 	"context"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/ratekit/ratekit"
@@ -13,18 +15,53 @@ import (
 // their arguments and key shapes made once, so a call only adds its
 // subject and cost. A store's Prepare is this with its own Conn.
 func (e *Engine) Prepare(c Conn, limits []ratekit.Limit) (ratekit.Prepared, error) {
-	sh, err := e.newShape(limits)
+	p, err := e.prepare(c, limits)
 	if err != nil {
 		return nil, err
 	}
-	return &prepared{e: e, c: c, sh: sh}, nil
+	return p, nil
 }
 
-// prepared is one set of limits of an Engine on a Conn.
+// prepared is a set of limits prepared on an Engine for a Conn: what every
+// call sends, made once: their IDs (for the keys), the argument of each
+// limit ("<algorithm> <p1> <p2> <p3> <block ms>"), the limits with a block
+// and what each algorithm can do.
 type prepared struct {
-	e  *Engine
-	c  Conn
-	sh *shape
+	e      *Engine
+	c      Conn
+	limits []ratekit.Limit
+	ids    []string
+	static []string
+	blocks []int       // indexes of the limits with a block, in order
+	caps   []algo.Caps // each limit's
+	all    algo.Caps   // every limit's: Draws, a call needs a draw; Holds, a charging call names its lease
+	ints   bool        // the reply holds integers only: no limit can report a suppression factor
+}
+
+func (e *Engine) prepare(c Conn, limits []ratekit.Limit) (*prepared, error) {
+	if err := store.CheckLimits(limits); err != nil {
+		return nil, err
+	}
+	n := len(limits)
+	p := &prepared{e: e, c: c, limits: slices.Clone(limits), ids: make([]string, n), static: make([]string, 0, n), caps: make([]algo.Caps, n), ints: true}
+	for i, l := range limits {
+		sp := algo.Spec(l.Spec())
+		_, builtin := algo.Lookup(sp.Algorithm)
+		if _, custom := e.custom[sp.Algorithm]; !builtin && !custom {
+			return nil, e.errorf("algorithm %q is not supported", sp.Algorithm)
+		}
+		r := algo.Of(sp.Algorithm)
+		args := r.Args(&sp)
+		p.ids[i] = sp.ID
+		p.static = append(p.static, sp.Algorithm+" "+itoa(args[0])+" "+itoa(args[1])+" "+itoa(args[2])+" "+itoa(sp.Block.Milliseconds()))
+		if sp.Block > 0 {
+			p.blocks = append(p.blocks, i)
+		}
+		p.caps[i] = r.Caps()
+		p.all |= p.caps[i]
+		p.ints = p.ints && builtin && p.caps[i]&algo.Draws == 0 // a custom algorithm may report a factor
+	}
+	return p, nil
 }
 
 var _ store.Settler = (*prepared)(nil)
@@ -47,15 +84,13 @@ func (p *prepared) Reset(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	cmd := &Command{Keys: p.e.keys(t, p.sh, nil), head: []string{"0", "reset"}}
+	cmd := &Command{Keys: p.e.keys(t, p, nil), head: []string{"0", "reset"}}
 	_, err = p.e.run(ctx, p.c, progDecide, cmd)
 	return p.e.explain(ctx, start, err)
 }
 
 // Reserve is Take that records what an admitted call charged in
-// Decision.Receipt (see store.Settler): the call's time comes back with
-// the decision, in the same round trip, and each InFlight limit takes a
-// lease named by the engine.
+// Decision.Receipt, in the same round trip; see store.Settler.
 func (p *prepared) Reserve(ctx context.Context, key string, cost int64) (ratekit.Decision, error) {
 	return p.decide(ctx, key, cost, "take", true)
 }
@@ -70,7 +105,7 @@ func (p *prepared) Settle(ctx context.Context, key string, rc *ratekit.Receipt, 
 	if err != nil {
 		return err
 	}
-	for i := range p.sh.ids {
+	for i := range p.ids {
 		rc.Ends[i], rc.Held[i] = r[2*i], r[2*i+1]
 	}
 	rc.Cost = cost
@@ -84,60 +119,56 @@ func (p *prepared) Renew(ctx context.Context, key string, rc *ratekit.Receipt) (
 	if err != nil {
 		return false, err
 	}
-	for _, h := range held {
-		if h != 1 {
-			return false, nil
-		}
-	}
-	return true, nil
+	return !slices.ContainsFunc(held, func(h int64) bool { return h != 1 }), nil
 }
 
-// decide makes one call of the engine's decide program in mode ("take",
-// "peek"; a charging call of a set with an InFlight limit, or a receipt's,
-// is a "reserve") and reads its reply.
+// decide makes one call of the decide program in mode, "take" or "peek" (a
+// "reserve" for a receipt, or to take an InFlight limit's lease).
 func (p *prepared) decide(ctx context.Context, key string, cost int64, mode string, receipt bool) (_ ratekit.Decision, err error) {
 	start := time.Now()
 	if err := store.CheckCost(cost); err != nil {
 		return ratekit.Decision{}, err
 	}
-	e, c, sh := p.e, p.c, p.sh
+	e := p.e
 	defer func() { err = e.explain(ctx, start, err) }()
 	t, err := Tag(key)
 	if err != nil {
 		return ratekit.Decision{}, err
 	}
-	cmd := &Command{static: sh.static, ints: sh.ints}
-	cmd.Keys = e.keys(t, sh, cmd)
+	cmd := &Command{static: p.static, ints: p.ints}
+	cmd.Keys = e.keys(t, p, cmd)
 	cmd.h[0], cmd.h[1] = itoa(cost), mode
 	cmd.head = cmd.h[:2]
 	var lease string
 	var sent int64
-	reserve := receipt || mode == "take" && cost > 0 && sh.all&algo.Holds != 0
+	reserve := receipt || mode == "take" && cost > 0 && p.all&algo.Holds != 0
 	if reserve {
 		// a call that takes leases names them, says when it charged, and
 		// takes nothing once its caller has given up (see reserveLate)
-		lease = e.lease(sh)
+		lease = p.lease()
 		sent = e.offset.now()
 		cmd.h[1], cmd.h[2], cmd.h[3] = "reserve", lease, itoa(e.offset.deadline(ctx))
 		cmd.head = cmd.h[:]
 	}
-	if sh.all&algo.Draws != 0 {
+	if p.all&algo.Draws != 0 {
 		cmd.t[0] = itoa(store.DrawBits(e.random()))
 		cmd.tail = cmd.t[:]
 	}
-	reply, err := e.run(ctx, c, progDecide, cmd)
+	reply, err := e.run(ctx, p.c, progDecide, cmd)
 	if receipt && err != nil && replyHas(err, "LATE ") {
-		reply, err = e.reserveLate(ctx, c, cmd, err, &sent)
+		reply, err = e.reserveLate(ctx, p.c, cmd, err, &sent)
 	}
 	if err != nil {
 		return ratekit.Decision{}, err
 	}
 	if !reserve {
-		return e.parseDecision(reply, sh.limits)
+		return e.parseDecision(reply, p.limits)
 	}
-	d, err := e.parseReserve(reply, sh, cost, lease, sent)
+	d, err := p.parseReserve(reply, cost, lease, sent)
 	if !receipt {
 		d.Receipt = nil // a Take holds no receipt, as memstore's
 	}
 	return d, err
 }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

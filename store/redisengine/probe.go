@@ -12,47 +12,38 @@ import (
 	"github.com/ratekit/ratekit/store"
 )
 
-// ProbeSubject returns the i-th subject a store's Ping may decide about (a
-// store picks one per master). A probe subject is its own hash tag (short,
-// without braces), so "{subject}" routes as its keys do.
+// ProbeSubject returns the i-th subject a store's Ping may decide about (one
+// per master); it is its own hash tag, so "{subject}" routes as its keys do.
 func ProbeSubject(i int) string { return "ratekit-ping-" + strconv.Itoa(i) }
-
-// probeLimits returns the limits of Probe, quota 1 in one second: a fixed
-// window with a block, a sliding window, a log and a GCRA, so that its calls
-// run every command of a decision.
-func probeLimits() []ratekit.Limit {
-	return []ratekit.Limit{
-		ratekit.FixedWindow(1, time.Second).Named("ping-fixed").Block(time.Second),
-		ratekit.SlidingWindow(1, time.Second).Named("ping-sliding"),
-		ratekit.SlidingLog(1, time.Second).Named("ping-log"),
-		ratekit.GCRA(1, time.Second, 1).Named("ping-gcra"),
-	}
-}
 
 // A ProbeStore is a store Probe can try: both stores of the kit.
 type ProbeStore = ratekit.Store
 
-// Probe tries, for a store's Ping, every kind of call the engine makes
-// about subject through s, a store on e: a Reserve and its refund, three
-// Takes (one admits, one denies and starts a block, one meets it), a Peek
-// and a Reset; its keys live a second at most. A refusal by Redis's access
-// control comes back with its fix, e.g. "Redis refuses the store's calls:
-// the Redis user may not use the store's keys: allow them with the key
-// pattern ~ratekit:* (…)"; the store prefixes its name.
+// Probe tries, for a store's Ping, every kind of call the engine makes about
+// subject through s, a store on e: a Reserve and its refund, three Takes
+// (admitted, denied into a block, blocked), a Peek and a Reset; its keys
+// live a second at most. A refusal by Redis's access control comes back
+// with its fix; the store prefixes its name.
 func (e *Engine) Probe(ctx context.Context, s ProbeStore, subject string) error {
 	err := probe(ctx, s, subject)
+	if err == nil {
+		return nil
+	}
 	if hint := permissionHint(err, e.prefix); hint != "" {
 		return fmt.Errorf("Redis refuses the store's calls: %s (%w)", hint, err)
 	}
-	if err != nil {
-		return fmt.Errorf("a probe decision failed: %w", err)
-	}
-	return nil
+	return fmt.Errorf("a probe decision failed: %w", err)
 }
 
-// probe makes Probe's calls.
+// probe makes Probe's calls, on limits of quota 1 in one second that run
+// every command of a decision.
 func probe(ctx context.Context, s ProbeStore, subject string) error {
-	p, err := s.Prepare(probeLimits())
+	p, err := s.Prepare([]ratekit.Limit{
+		ratekit.FixedWindow(1, time.Second).Named("ping-fixed").Block(time.Second),
+		ratekit.SlidingWindow(1, time.Second).Named("ping-sliding"),
+		ratekit.SlidingLog(1, time.Second).Named("ping-log"),
+		ratekit.GCRA(1, time.Second, 1).Named("ping-gcra"),
+	})
 	if err != nil {
 		return err
 	}
@@ -85,12 +76,8 @@ func probe(ctx context.Context, s ProbeStore, subject string) error {
 const Commands = "GET SET DEL PTTL PEXPIRE INCRBY DECRBY TOUCH TIME HGET HGETALL HMGET HSET HKEYS HDEL HINCRBY ZADD ZCOUNT ZRANGE ZRANGEBYSCORE ZREM ZREMRANGEBYSCORE ZSCORE"
 
 // permissionHint returns how to fix err when it is Redis's access control
-// (7.0, 7.2 and later) refusing a call of the engine, for a store whose keys
-// start with prefix, or "" when it is something else.
+// refusing a call to a store whose keys start with prefix, else "".
 func permissionHint(err error, prefix string) string {
-	if err == nil {
-		return ""
-	}
 	msg := err.Error()
 	switch {
 	case keyRefusal(msg):
@@ -104,9 +91,8 @@ func permissionHint(err error, prefix string) string {
 	return ""
 }
 
-// keyRefusal reports whether msg is Redis refusing a key to the user:
-// "NOPERM this user has no permissions to access one of the keys used as
-// arguments" (7.0), "NOPERM No permissions to access a key" (7.2 and later).
+// keyRefusal reports whether msg is Redis refusing a key to the user (the
+// texts of 7.0 and of 7.2 and later).
 func keyRefusal(msg string) bool {
 	return strings.Contains(msg, "NOPERM") &&
 		(strings.Contains(msg, "one of the keys") || strings.Contains(msg, "access a key"))

@@ -11,40 +11,52 @@ import (
 // replyFields is the number of integers the engine returns per limit.
 const replyFields = 7
 
-// parseDecision checks the engine's reply element by element and turns it
-// into a Decision: one state per limit, combined as store.Combine does (a
-// call about one limit makes no States slice). A reply of any other shape is
-// an error, never a panic.
-func (e *Engine) parseDecision(reply any, limits []ratekit.Limit) (ratekit.Decision, error) {
-	n := len(limits)
-	if ints, ok := reply.([]int64); ok { // read by a Conn as integers (Command.IntegerReply)
-		if len(ints) != replyFields*n {
-			return ratekit.Decision{}, e.errorf("unexpected reply of %d integers for %d limits", len(ints), n)
+// integers checks that reply is n integers, or (as []any) n integers then m
+// more elements, and returns the integers and those elements. A reply of
+// any other shape is an error, never a panic.
+func (e *Engine) integers(reply any, n, m int, what string) ([]int64, []any, error) {
+	switch r := reply.(type) {
+	case []int64: // read by a Conn as integers (Command.IntegerReply)
+		if len(r) == n {
+			return r, nil, nil
 		}
-		return combine(limits, func(i int) (ratekit.LimitState, error) {
-			return e.state([replyFields]int64(ints[replyFields*i:]), limits[i])
-		})
+	case []any:
+		if len(r) == n || m > 0 && len(r) == n+m {
+			ints := make([]int64, n)
+			for i := range ints {
+				v, ok := r[i].(int64)
+				if !ok {
+					return nil, nil, e.errorf("%s reply element %d is %T, want an integer", what, i, r[i])
+				}
+				ints[i] = v
+			}
+			return ints, r[n:], nil
+		}
 	}
-	vals, ok := reply.([]any)
-	factors := ok && len(vals) == (replyFields+1)*n // suppression factors follow the integers
-	if !ok || len(vals) != replyFields*n && !factors {
-		return ratekit.Decision{}, e.errorf("unexpected reply %T of %d elements for %d limits", reply, len(vals), n)
-	}
-	return combine(limits, func(i int) (ratekit.LimitState, error) {
-		return e.parseState(vals, i, n, limits[i], factors)
-	})
+	return nil, nil, e.errorf("unexpected %s reply %T for %d integers", what, reply, n)
 }
 
-// combine makes the Decision of limits from the state of each, which
-// state(i) returns.
-func combine(limits []ratekit.Limit, state func(i int) (ratekit.LimitState, error)) (ratekit.Decision, error) {
+// parseDecision checks the reply of a decide call and turns it into a
+// Decision.
+func (e *Engine) parseDecision(reply any, limits []ratekit.Limit) (ratekit.Decision, error) {
+	ints, factors, err := e.integers(reply, replyFields*len(limits), len(limits), "decide")
+	if err != nil {
+		return ratekit.Decision{}, err
+	}
+	return e.decision(ints, factors, limits)
+}
+
+// decision makes the Decision of limits from their integers and, when any
+// limit reports one, a suppression factor each, combined as store.Combine
+// does (a call about one limit makes no States slice).
+func (e *Engine) decision(ints []int64, factors []any, limits []ratekit.Limit) (ratekit.Decision, error) {
 	if len(limits) == 1 {
-		st, err := state(0)
+		st, err := e.state(ints, factors, 0, limits[0])
 		return store.Single(st), err
 	}
 	states := make([]ratekit.LimitState, len(limits))
-	for i := range limits {
-		st, err := state(i)
+	for i, l := range limits {
+		st, err := e.state(ints, factors, i, l)
 		if err != nil {
 			return ratekit.Decision{}, err
 		}
@@ -53,38 +65,14 @@ func combine(limits []ratekit.Limit, state func(i int) (ratekit.LimitState, erro
 	return store.Combine(states), nil
 }
 
-// parseState checks and reads the part of the reply vals about limit i, l,
-// of n.
-func (e *Engine) parseState(vals []any, i, n int, l ratekit.Limit, factors bool) (ratekit.LimitState, error) {
-	var f [replyFields]int64
-	for j := range f {
-		n, ok := vals[replyFields*i+j].(int64)
-		if !ok {
-			return ratekit.LimitState{}, e.errorf("reply element %d is %T, want an integer", replyFields*i+j, vals[replyFields*i+j])
-		}
-		f[j] = n
-	}
-	st, err := e.state(f, l)
-	if err != nil || !factors {
-		return st, err
-	}
-	el := vals[replyFields*n+i]
-	str, ok := el.(string)
-	x, err := strconv.ParseFloat(str, 64)
-	if !ok || err != nil || !(x >= 0 && x <= 1) {
-		return ratekit.LimitState{}, e.errorf("suppression factor %v for limit %q is not a number in [0, 1]", el, l.Name())
-	}
-	st.Suppression = x
-	return st, nil
-}
-
-// state checks the seven integers f of limit l's reply and turns them into
-// its state.
-func (e *Engine) state(f [replyFields]int64, l ratekit.Limit) (ratekit.LimitState, error) {
+// state checks the seven integers of limit i, l, and its factor if there
+// are factors, and turns them into its state.
+func (e *Engine) state(ints []int64, factors []any, i int, l ratekit.Limit) (ratekit.LimitState, error) {
+	f := ints[replyFields*i : replyFields*(i+1)]
 	if f[0] != 0 && f[0] != 1 || f[1] < 0 || f[2] < 0 || f[3] < 0 || f[5] < 0 || f[6] < 0 || f[4] < 0 || f[4] > 7 || f[0] == 1 && f[4] != 0 { // flags: 1 unsatisfiable, 2 blocked, 4 declined by a draw
 		return ratekit.LimitState{}, e.errorf("reply %v for limit %q is out of range", f, l.Name())
 	}
-	return ratekit.LimitState{
+	st := ratekit.LimitState{
 		Limit:           l,
 		Allowed:         f[0] == 1,
 		Remaining:       f[1],
@@ -94,5 +82,14 @@ func (e *Engine) state(f [replyFields]int64, l ratekit.Limit) (ratekit.LimitStat
 		Unsatisfiable:   f[4]&1 != 0,
 		Blocked:         f[4]&2 != 0,
 		Delay:           time.Duration(f[5]) * time.Microsecond,
-	}, nil
+	}
+	if len(factors) > 0 {
+		str, ok := factors[i].(string)
+		x, err := strconv.ParseFloat(str, 64)
+		if !ok || err != nil || !(x >= 0 && x <= 1) {
+			return ratekit.LimitState{}, e.errorf("suppression factor %v for limit %q is not a number in [0, 1]", factors[i], l.Name())
+		}
+		st.Suppression = x
+	}
+	return st, nil
 }

@@ -12,15 +12,15 @@ import (
 // in one call (lua/reputation.lua): mode is "violation", "good", "get" (no
 // write) or "reset" (which returns the zero Reputation).
 func (e *Engine) Reputation(ctx context.Context, c Conn, tenant string, p reputation.Policy, mode string) (reputation.Reputation, error) {
-	cp, err := e.policy(p)
+	if err := p.Validate(); err != nil {
+		return reputation.Reputation{}, err
+	}
+	key, err := e.ReputationKey(tenant, p)
 	if err != nil {
 		return reputation.Reputation{}, err
 	}
-	key, err := e.subjectKey(tenant, cp.id)
-	if err != nil {
-		return reputation.Reputation{}, err
-	}
-	cmd := &Command{head: []string{mode}, static: cp.args}
+	cmd := &Command{head: []string{mode, fmtFloat(p.Penalty), itoa(p.Established), fmtFloat(p.GoodStep),
+		fmtFloat(p.SlowStep), fmtFloat(p.HourlyRecovery), itoa(p.Quiet.Microseconds())}}
 	cmd.k[0] = key
 	cmd.Keys = cmd.k[:1]
 	reply, err := e.run(ctx, c, progReputation, cmd)
@@ -34,29 +34,11 @@ func (e *Engine) Reputation(ctx context.Context, c Conn, tenant string, p reputa
 // <prefix>:{<tag>}:<name>:reputation:<fingerprint>: in the tenant's cluster
 // slot, beside its limits' keys.
 func (e *Engine) ReputationKey(tenant string, p reputation.Policy) (string, error) {
-	return e.subjectKey(tenant, p.ID())
-}
-
-// compiledPolicy is a validated policy with its ID and script arguments.
-type compiledPolicy struct {
-	p    reputation.Policy
-	id   string
-	args []string
-}
-
-// policy returns p compiled, which the engine keeps for the next call: a
-// service with one policy validates it and prepares its arguments once.
-func (e *Engine) policy(p reputation.Policy) (*compiledPolicy, error) {
-	if c := e.lastPolicy.Load(); c != nil && c.p == p {
-		return c, nil
+	t, err := Tag(tenant)
+	if err != nil {
+		return "", err
 	}
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	c := &compiledPolicy{p: p, id: p.ID(), args: []string{fmtFloat(p.Penalty), itoa(p.Established), fmtFloat(p.GoodStep),
-		fmtFloat(p.SlowStep), fmtFloat(p.HourlyRecovery), itoa(p.Quiet.Microseconds())}}
-	e.lastPolicy.Store(c)
-	return c, nil
+	return e.prefix + ":{" + t + "}:" + p.ID(), nil
 }
 
 // fmtFloat is the shortest decimal that Lua's tonumber reads back as f.
@@ -89,4 +71,46 @@ func (e *Engine) parseReputation(reply any) (reputation.Reputation, error) {
 		r.Updated = time.UnixMicro(n[3])
 	}
 	return r, nil
+}
+
+// Extras implements reputation.Store with an Engine and a Conn, for a store
+// to embed; errors go through Options.Explain. It is safe for concurrent use
+// when its Engine and Conn are; the zero Extras is not usable.
+type Extras struct {
+	Engine *Engine
+	Conn   Conn
+}
+
+var _ reputation.Store = Extras{}
+
+// RecordViolation implements reputation.Store.
+func (x Extras) RecordViolation(ctx context.Context, tenant string, p reputation.Policy) (reputation.Reputation, error) {
+	return x.reputation(ctx, tenant, p, "violation")
+}
+
+// RecordGood implements reputation.Store.
+func (x Extras) RecordGood(ctx context.Context, tenant string, p reputation.Policy) (reputation.Reputation, error) {
+	return x.reputation(ctx, tenant, p, "good")
+}
+
+// Reputation implements reputation.Store.
+func (x Extras) Reputation(ctx context.Context, tenant string, p reputation.Policy) (reputation.Reputation, error) {
+	return x.reputation(ctx, tenant, p, "get")
+}
+
+// ResetReputation implements reputation.Store.
+func (x Extras) ResetReputation(ctx context.Context, tenant string, p reputation.Policy) error {
+	_, err := x.reputation(ctx, tenant, p, "reset")
+	return err
+}
+
+// ReputationKey is Engine.ReputationKey.
+func (x Extras) ReputationKey(tenant string, p reputation.Policy) (string, error) {
+	return x.Engine.ReputationKey(tenant, p)
+}
+
+func (x Extras) reputation(ctx context.Context, tenant string, p reputation.Policy, mode string) (reputation.Reputation, error) {
+	start := time.Now()
+	r, err := x.Engine.Reputation(ctx, x.Conn, tenant, p, mode)
+	return r, x.Engine.explain(ctx, start, err)
 }

@@ -8,20 +8,12 @@ import (
 	"time"
 )
 
-// How the engine runs its programs on a server.
-const (
-	modeUnknown   = iota // not yet asked: try FCALL
-	modeFunctions        // FCALL; FUNCTION LOAD where the function is missing
-	modeScripts          // EVALSHA; EVAL where the script is missing (no Functions)
-)
-
 // attempts bounds how often run sends a call that provably did not run.
 const attempts = 3
 
 // A RunError is the failure of a call the engine gave up on: Err is the last
-// failure; Ended reports that ctx ended before another attempt could be
-// sent. Its text is Err's; it unwraps to Err. A RunError is not changed once
-// made, so it may be shared.
+// failure; Ended reports that ctx ended before another attempt. Its text is
+// Err's. It is not changed once made, so it may be shared.
 type RunError struct {
 	Err   error
 	Ended bool
@@ -33,50 +25,45 @@ func (e *RunError) Error() string { return e.Err.Error() }
 // Unwrap returns Err.
 func (e *RunError) Unwrap() error { return e.Err }
 
-// run runs program prog with cmd's keys and arguments through c. A failure
-// that proves the call never ran (see neverRan) is tried again, at most
-// attempts times in all, 10 and then 20 ms apart, never past ctx; any other
-// failure may have come after the call ran. Errors are *RunErrors.
+// run runs program prog with cmd through c, sending it again, 10 and then 20
+// ms later within ctx, while a failure proves it never ran (neverRan).
+// Errors are *RunErrors.
 func (e *Engine) run(ctx context.Context, c Conn, prog int, cmd *Command) (any, error) {
 	var err error
-	ended := false
 	for attempt := range attempts {
-		if attempt > 0 && !pause(ctx, time.Duration(attempt)*10*time.Millisecond) {
-			ended = true
-			break
+		if attempt > 0 {
+			t := time.NewTimer(time.Duration(attempt) * 10 * time.Millisecond)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return nil, &RunError{Err: err, Ended: true}
+			}
 		}
 		var reply any
-		reply, err = e.once(ctx, c, prog, cmd)
-		if err == nil {
+		if reply, err = e.once(ctx, c, prog, cmd); err == nil {
 			return reply, nil
 		}
 		if !neverRan(err) {
 			break
 		}
 	}
-	return nil, &RunError{Err: err, Ended: ended}
+	return nil, &RunError{Err: err}
 }
 
-// once sends the call once, as a function where the server has Functions,
-// else as a script, and answers on the spot the replies that prove it did
-// not run (docs/architecture.md, "Functions, and scripts where Redis has
-// none"): "Function not found" by loading the library and calling again, as
-// a script if it was flushed again meanwhile; NOSCRIPT by EVAL; an unknown
-// FCALL by scripts from then on; OOM by the script, which decides a denial
-// without a write.
+// once sends the call as a function where the server has Functions, else as
+// a script, and answers the replies that prove it did not run: "Function not
+// found", NOSCRIPT, an unknown FCALL and OOM (docs/architecture.md,
+// "Functions, and scripts where Redis has none").
 func (e *Engine) once(ctx context.Context, c Conn, prog int, cmd *Command) (any, error) {
-	if e.mode.Load() != modeScripts {
+	if !e.scripts.Load() {
 		loads := e.loads.Load()
 		cmd.Name, cmd.Script = "FCALL", e.src.functions[prog]
 		reply, err := c.Eval(ctx, cmd)
 		if err == nil {
-			e.mode.CompareAndSwap(modeUnknown, modeFunctions)
 			return reply, nil
 		}
-		_, isReply := replyMsg(err)
 		switch {
-		case !isReply:
-			return nil, err
 		case notFound(err):
 			switch lerr := e.load(ctx, c, loads); {
 			case lerr == nil:
@@ -84,16 +71,15 @@ func (e *Engine) once(ctx context.Context, c Conn, prog int, cmd *Command) (any,
 				if !notFound(err) {
 					return reply, err
 				}
-				// Flushed again since the load: this call runs as a
-				// script, which carries its own source.
+				// flushed again since the load: run the script
 			case !unsupported(lerr):
 				return nil, lerr
 			default:
-				e.mode.Store(modeScripts)
+				e.scripts.Store(true)
 			}
 		case unsupported(err):
-			e.mode.Store(modeScripts)
-		case !replyHas(err, "OOM "):
+			e.scripts.Store(true)
+		case !replyHas(err, "OOM "): // not a reply that proves the call did not run
 			return nil, err
 		}
 	}
@@ -114,8 +100,8 @@ func notFound(err error) bool {
 	return ok && strings.Contains(msg, "Function not found")
 }
 
-// load loads the library on every primary unless another call did since
-// loads (the count of loads when the caller's FCALL was sent).
+// load loads the library unless another call did since loads, the count
+// when the caller's FCALL was sent.
 func (e *Engine) load(ctx context.Context, c Conn, loads int64) error {
 	e.loadMu.Lock()
 	defer e.loadMu.Unlock()
@@ -129,33 +115,18 @@ func (e *Engine) load(ctx context.Context, c Conn, loads int64) error {
 	return nil
 }
 
-// unsupported reports whether err says the server has no Functions, or
-// refuses them to this user: the engine then runs scripts. A refusal of the
-// keys is not one: scripts would be refused them too.
+// unsupported reports whether err says the server has no Functions or
+// refuses them to this user (not the keys, which scripts would be refused).
 func unsupported(err error) bool {
 	msg, ok := replyMsg(err)
 	return ok && (strings.HasPrefix(msg, "ERR unknown command") || strings.HasPrefix(msg, "ERR unknown subcommand") ||
 		strings.HasPrefix(msg, "NOPERM") && !keyRefusal(msg))
 }
 
-// neverRan reports whether err proves that Redis did not run the call: the
-// client says it never sent it (NotSent), a dial failed, or a node answered
-// that it could not take commands.
+// neverRan reports whether err proves that Redis did not run the call.
 func neverRan(err error) bool {
 	var ns *notSent
 	var op *net.OpError
 	return errors.As(err, &ns) || errors.As(err, &op) && op.Op == "dial" ||
 		replyHas(err, "LOADING", "TRYAGAIN", "CLUSTERDOWN", "MASTERDOWN", "BUSY ")
-}
-
-// pause waits d unless ctx ends first; it reports whether it waited.
-func pause(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

@@ -2,8 +2,6 @@ package redisengine
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"strconv"
 	"time"
 
@@ -12,47 +10,29 @@ import (
 	"github.com/ratekit/ratekit/store"
 )
 
-// lease returns a new lease name when sh has a Holds limit: the
-// engine's random prefix and a count, unique across the instances that
-// share a Redis; "" otherwise.
-func (e *Engine) lease(sh *shape) string {
-	if sh.all&algo.Holds == 0 {
+// lease returns a new lease name when p has a Holds limit, else "".
+func (p *prepared) lease() string {
+	if p.all&algo.Holds == 0 {
 		return ""
 	}
-	e.leaseOnce.Do(func() {
-		var b [8]byte
-		_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-		e.leasePrefix = hex.EncodeToString(b[:]) + ":"
-	})
-	return e.leasePrefix + strconv.FormatInt(e.leases.Add(1), 10)
+	return p.e.leasePrefix + strconv.FormatInt(p.e.leases.Add(1), 10)
 }
 
 // parseReserve reads the reply of a reserve call sent at sent (the engine's
 // time): the decision and, after its integers, the call's time, from which
 // it makes the Receipt of an admitted charge and learns Redis's clock.
-func (e *Engine) parseReserve(reply any, sh *shape, cost int64, lease string, sent int64) (ratekit.Decision, error) {
-	n := len(sh.limits)
-	var at any
-	switch r := reply.(type) {
-	case []int64:
-		if len(r) != replyFields*n+1 {
-			return ratekit.Decision{}, e.errorf("unexpected reserve reply of %d integers for %d limits", len(r), n)
-		}
-		at, reply = r[replyFields*n], r[:replyFields*n]
-	case []any:
-		if len(r) <= replyFields*n {
-			return ratekit.Decision{}, e.errorf("unexpected reserve reply of %d elements for %d limits", len(r), n)
-		}
-		at, reply = r[replyFields*n], append(r[:replyFields*n:replyFields*n], r[replyFields*n+1:]...)
-	default:
-		return ratekit.Decision{}, e.errorf("unexpected reserve reply %T", reply)
+func (p *prepared) parseReserve(reply any, cost int64, lease string, sent int64) (ratekit.Decision, error) {
+	e, n := p.e, len(p.limits)
+	ints, factors, err := e.integers(reply, replyFields*n+1, n, "reserve")
+	if err != nil {
+		return ratekit.Decision{}, err
 	}
-	us, ok := at.(int64)
-	if !ok || us <= 0 {
-		return ratekit.Decision{}, e.errorf("reserve reply's time %v is not a positive integer", at)
+	us := ints[replyFields*n]
+	if us <= 0 {
+		return ratekit.Decision{}, e.errorf("reserve reply's time %d is not positive", us)
 	}
 	e.offset.observe(sent, us)
-	d, err := e.parseDecision(reply, sh.limits)
+	d, err := e.decision(ints[:replyFields*n], factors, p.limits)
 	if err != nil || !d.Allowed { // a reserve of cost 0 has a receipt too: it may be settled upward
 		return d, err
 	}
@@ -65,7 +45,7 @@ func (e *Engine) parseReserve(reply any, sh *shape, cost int64, lease string, se
 		if d.States != nil {
 			reset = d.States[i].ResetAfter
 		}
-		switch c := sh.caps[i]; {
+		switch c := p.caps[i]; {
 		case c&algo.SettlesAtReset != 0:
 			rc.Ends[i], rc.Held[i] = us+reset.Microseconds(), cost
 		case c&algo.SettlesAtCall != 0:
@@ -80,7 +60,7 @@ func (e *Engine) parseReserve(reply any, sh *shape, cost int64, lease string, se
 // and returns its integers: each limit's end and held (settle), or whether
 // it holds its lease (renew).
 func (p *prepared) settle(ctx context.Context, key string, rc *ratekit.Receipt, mode string, cost int64) (_ []int64, err error) {
-	e, sh, n := p.e, p.sh, len(p.sh.limits)
+	e, n := p.e, len(p.limits)
 	start := time.Now()
 	defer func() { err = e.explain(ctx, start, err) }()
 	if err := store.CheckReceipt(rc, n); err != nil {
@@ -95,7 +75,7 @@ func (p *prepared) settle(ctx context.Context, key string, rc *ratekit.Receipt, 
 	}
 	args := make([]string, 0, 4+3*n)
 	args = append(args, mode, itoa(rc.Cost), itoa(cost), rc.Lease)
-	args = append(args, sh.static...)
+	args = append(args, p.static...)
 	for _, end := range rc.Ends {
 		args = append(args, itoa(end))
 	}
@@ -103,7 +83,7 @@ func (p *prepared) settle(ctx context.Context, key string, rc *ratekit.Receipt, 
 		args = append(args, itoa(held))
 	}
 	cmd := &Command{head: args, ints: true}
-	cmd.Keys = e.keys(t, sh, cmd)
+	cmd.Keys = e.keys(t, p, cmd)
 	reply, err := e.run(ctx, p.c, progSettle, cmd)
 	if err != nil {
 		return nil, err
@@ -111,23 +91,6 @@ func (p *prepared) settle(ctx context.Context, key string, rc *ratekit.Receipt, 
 	if mode == "settle" {
 		n *= 2 // an end and a held per limit
 	}
-	switch r := reply.(type) {
-	case []int64:
-		if len(r) == n {
-			return r, nil
-		}
-	case []any:
-		if len(r) == n {
-			out := make([]int64, n)
-			for i, v := range r {
-				x, ok := v.(int64)
-				if !ok {
-					return nil, e.errorf("%s reply element %d is %T, want an integer", mode, i, v)
-				}
-				out[i] = x
-			}
-			return out, nil
-		}
-	}
-	return nil, e.errorf("unexpected %s reply %T for %d limits", mode, reply, n)
+	r, _, err := e.integers(reply, n, 0, mode)
+	return r, err
 }

@@ -6,11 +6,12 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strings"
 
-	"github.com/ratekit/ratekit/store"
+	"github.com/ratekit/ratekit/internal/algo"
 )
 
 // The engine's Lua: the prelude, the built-in algorithms and the programs.
@@ -25,25 +26,6 @@ func luaFile(name string) string {
 		panic(err) // embedded: a missing file is a build mistake
 	}
 	return strings.TrimRight(string(b), "\n") + "\n"
-}
-
-// builtinSource returns the built-in algorithms' Lua: every file of lua/
-// but the prelude and the programs, in name order (one source, one SHA).
-// Adding an algorithm's Lua is adding its file.
-func builtinSource() string {
-	names, err := fs.Glob(luaFiles, "lua/*.lua") // sorted
-	if err != nil {
-		panic(err) // a constant, valid pattern
-	}
-	var b strings.Builder
-	for _, n := range names {
-		switch name := strings.TrimSuffix(path.Base(n), ".lua"); name {
-		case "prelude", "engine", "settle", "reputation":
-		default:
-			b.WriteString(luaFile(name))
-		}
-	}
-	return b.String()
 }
 
 // script is one Lua script: its source and SHA-1, for EVALSHA and EVAL.
@@ -72,26 +54,28 @@ type sources struct {
 // algorithms, or versions of the kit, never replace each other's library.
 func buildSources(custom map[string]string) (*sources, error) {
 	preludeSrc, decideSrc, settleSrc, reputationSrc := luaFile("prelude"), luaFile("engine"), luaFile("settle"), luaFile("reputation")
-	algorithms := preludeSrc + builtinSource()
-	if len(custom) > 0 {
-		names := make([]string, 0, len(custom))
-		for name := range custom {
-			names = append(names, name)
+	// Then every other file of lua/, an algorithm, in name order, and the
+	// custom algorithms by name: one set of algorithms, one source, one SHA.
+	var b strings.Builder
+	b.WriteString(preludeSrc)
+	files, _ := fs.Glob(luaFiles, "lua/*.lua") // sorted; the pattern is valid
+	for _, f := range files {
+		switch name := strings.TrimSuffix(path.Base(f), ".lua"); name {
+		case "prelude", "engine", "settle", "reputation": // not algorithms
+		default:
+			b.WriteString(luaFile(name))
 		}
-		slices.Sort(names) // one source, one SHA, whatever the map order
-		var b strings.Builder
-		b.WriteString(algorithms)
-		for _, name := range names {
-			if err := store.CheckAlgorithmName(name); err != nil {
-				return nil, err
-			}
-			if strings.TrimSpace(custom[name]) == "" {
-				return nil, fmt.Errorf("custom algorithm %q has no source", name)
-			}
-			fmt.Fprintf(&b, "algorithms[%q] = custom(\n%s\n)\n", name, custom[name])
-		}
-		algorithms = b.String()
 	}
+	for _, name := range slices.Sorted(maps.Keys(custom)) {
+		if why := algo.CustomName(name); why != "" {
+			return nil, fmt.Errorf("algorithm name %q %s", name, why)
+		}
+		if strings.TrimSpace(custom[name]) == "" {
+			return nil, fmt.Errorf("custom algorithm %q has no source", name)
+		}
+		fmt.Fprintf(&b, "algorithms[%q] = custom(\n%s\n)\n", name, custom[name])
+	}
+	algorithms := b.String()
 	// A script calls its program with the script's KEYS and ARGV, which the
 	// prelude's upvalues of the same names hide.
 	asScript := func(body, program string) script {

@@ -1,15 +1,13 @@
 -- ratekit engine: decide(keys, args) decides every limit of one subject in
--- one atomic call, through algorithms[name] only. Its contract (KEYS, ARGV,
--- the reply, an algorithm's answer, the two phases, takers) is
--- docs/architecture.md, "The decide program"; internal/algo mirrors the arithmetic.
+-- one atomic call, through algorithms[name] only. Its contract is
+-- docs/architecture.md, "The decide program".
 
--- lent holds the table lent to each limit's algorithm, by limit index,
--- answers what each returned, one the table of a call of one limit: kept
--- while the library lives, so that a call makes no table but its reply.
+-- the tables lent to each limit's algorithm (one: to a call of one limit),
+-- and their answers: kept, so that a call makes no table but its reply.
 local lent, answers, one = {}, {}, {}
 
--- commit applies the write of answer r to key, told whether every limit
--- admitted the call, and then puts the state after it in reply at offset o.
+-- commit applies answer r's write to key (all: every limit admitted), then
+-- puts the state after it in reply at offset o.
 local function commit(key, r, all, reply, o)
   local write = writes[r.op]
   if not write then return redis.error_reply('ratekit: unknown write ' .. tostring(r.op)) end
@@ -20,26 +18,21 @@ local function commit(key, r, all, reply, o)
   end
 end
 
--- finish ends the reply of n limits: the call's time for a reserve, then
--- the suppression factors, if any limit has one.
+-- finish adds the call's time for a reserve, then any suppression factors.
 local function finish(reply, n, reserve, factors)
-  local at = 0
+  local at = 7 * n
   if reserve then
-    at = 1
-    reply[7 * n + 1] = clock()
+    at = at + 1
+    reply[at] = clock()
   end
-  if factors then
-    for i = 1, n do
-      reply[7 * n + at + i] = string.format('%.17g', factors[i] or 0)
-    end
+  for i = 1, factors and n or 0 do
+    reply[at + i] = string.format('%.17g', factors[i] or 0)
   end
   return reply
 end
 
--- decide's hottest lines read the caches of num and spec before calling
--- them: a Lua call costs more than a table read.
 local function decide(keys, args)
-  KEYS, ARGV, now = keys, args, nil -- start(keys, args)
+  KEYS, ARGV, now = keys, args, nil
   local mode = ARGV[2]
   if mode == 'reset' then
     for i = 1, #KEYS do
@@ -52,8 +45,7 @@ local function decide(keys, args)
   lease = nil
   if reserve then
     base, lease = 4, ARGV[3]
-    -- first, before any write (a block too): a reserve past its deadline
-    -- takes nothing (not num: every deadline is a new string)
+    -- before any write: a reserve past its deadline takes nothing
     local by = tonumber(ARGV[4])
     if not by then return redis.error_reply('ratekit: malformed deadline ' .. tostring(ARGV[4])) end
     if by > 0 and clock() > by then
@@ -70,9 +62,7 @@ local function decide(keys, args)
   end
   if n < 1 then return redis.error_reply('ratekit: a call names no limit') end
   if n == 1 and sp and sp[5] == 0 then
-    -- one limit without a block, the most common call: its answer is the
-    -- reply, without the bookkeeping of several limits (an undo applies
-    -- only where another limit denies)
+    -- one limit without a block, the most common call: no bookkeeping
     local f = charge and sp[7] or sp[6]
     if not f then return redis.error_reply('ratekit: unknown algorithm ' .. tostring(sp[1])) end
     one.window, one.factor, one.op = false, false, false
@@ -91,24 +81,20 @@ local function decide(keys, args)
     return reply
   end
 
-  -- check phase: decide every limit, write nothing but blocks (and the
-  -- charges of takers)
-  for i = 1, n do -- every limit is well formed and its algorithm known before anything is written
+  -- every limit is well formed and its algorithm known before any write
+  for i = 1, n do
     local sp = spec(ARGV[i + base])
-    if not sp then
-      return redis.error_reply('ratekit: malformed limit ' .. tostring(ARGV[i + base]))
-    end
+    if not sp then return redis.error_reply('ratekit: malformed limit ' .. tostring(ARGV[i + base])) end
     if not sp[6] then return redis.error_reply('ratekit: unknown algorithm ' .. tostring(sp[1])) end
   end
+  -- check phase: decide every limit, write nothing but blocks and takers'
+  -- charges
   local reply, factors, all = { 0, 0, 0, 0, 0, 0, 0 }, nil, true
   local block_index = n
   for i = 1, n do
     local sp, key = spec(ARGV[i + base]), KEYS[i]
-    local r = lent[i]
-    if not r then
-      r = {}
-      lent[i] = r
-    end
+    local r = lent[i] or {}
+    lent[i] = r
     r.window, r.factor, r.op, r.undo = false, false, false, false
     local block_ms = sp[5]
     local bkey = nil

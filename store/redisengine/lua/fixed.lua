@@ -1,10 +1,7 @@
--- fixed: a fixed window. p1 quota, p2 window ms.
---
--- Redis keeps one counter per subject, its TTL set once, when the window
--- starts, and never moved: the window ends when its time is up, not when
--- its key is gone (a key lives through the millisecond its PTTL reads 0). A
--- call is admitted when count + cost <= quota; remaining is quota - count,
--- reset and retry-after the window's PTTL.
+-- fixed: a fixed window. p1 quota, p2 window ms. Redis keeps a counter per
+-- subject whose TTL, set when the window starts, ends the window (a key lives
+-- through the millisecond its PTTL reads 0). A call is admitted when count +
+-- cost <= quota; remaining is quota - count, reset and retry the PTTL.
 
 -- check: the window read (GET, PTTL) and decided, nothing written.
 local function check(r, key, quota, window_ms)
@@ -36,14 +33,13 @@ local function check(r, key, quota, window_ms)
 end
 
 -- over holds the keys whose last charge was denied on this node (at most
--- 4096): their next call reads first and writes nothing while the window
--- is full. It only orders the commands; the stored count decides.
+-- 4096): their next call reads first, to write nothing while the window is
+-- full.
 local over, over_n = {}, 0
 
 -- take: the charge written first (INCRBY), taken back at once on a denial;
 -- an admission's undo is DEL for a window the call began, else DECRBY. A
--- failed INCRBY (out of memory) leaves the decision to check: a denial
--- stands, an admission fails as its write did.
+-- failed INCRBY (out of memory) leaves the decision to check.
 local function take(r, key, quota, window_ms)
   if cost > quota then return check(r, key, quota, window_ms) end
   if over[key] then
@@ -62,8 +58,7 @@ local function take(r, key, quota, window_ms)
   end
   local ttl = redis.call('PTTL', key)
   if ttl <= 0 then
-    -- the window has ended (a key lives through the millisecond its PTTL
-    -- reads 0), or a counter has no TTL: a new window, as check says
+    -- the window has ended, or a counter has no TTL: a new window
     redis.call('SET', key, ARGV[1], 'PX', window_ms)
     r.allowed, r.remaining, r.reset, r.undo = true, quota - cost, window_ms * 1000, 'del'
     return r
@@ -80,11 +75,9 @@ local function take(r, key, quota, window_ms)
   return r
 end
 
--- settle: the charged window is the key's while its end, read to the ms,
--- is within half a window of e (the windows of a key end at least a window
--- apart). A give-back comes off its count (an emptied window is deleted: the
--- next charge starts one); an extra charge goes to it while it lives, else
--- to a new window.
+-- settle: the charged window is the key's while its end is within half a
+-- window of e. A give-back comes off its count (an emptied window is
+-- deleted); an extra charge goes to it while it lives, else to a new window.
 local function settle(key, quota, window_ms, _, was, to, e, held)
   local give, extra
   give, extra, held = moves(was, to, quota, held)

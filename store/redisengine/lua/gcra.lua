@@ -1,13 +1,10 @@
--- gcra, token and leaky: one arithmetic, the generic cell rate algorithm
--- (as go-redis/redis_rate). p1 interval µs (the time one unit takes to come
--- back), p2 burst, p3 max wait µs (0: meter; else queue mode).
---
--- Redis keeps one value, the theoretical arrival time tat (µs), with a TTL
--- to it: the bucket is full again at tat. A call is admitted when tat +
--- interval * cost - interval * burst <= now; remaining is what has come
--- back (now - tat + interval * burst) / interval, reset tat - now. In queue
--- mode an admitted request waits until max(tat, now), at most max wait.
--- A charge sets tat to max(tat, now) + interval * cost.
+-- gcra, token and leaky: the generic cell rate algorithm (as
+-- go-redis/redis_rate). p1 interval µs (for one unit to come back), p2
+-- burst, p3 max wait µs (0: meter; else queue mode). Redis keeps the
+-- theoretical arrival time tat (µs), when the bucket is full again, with a
+-- TTL to it. A call is admitted when tat + interval * (cost - burst) <= now;
+-- in queue mode it then waits until max(tat, now), at most max wait. A charge
+-- sets tat to max(tat, now) + interval * cost.
 
 -- at decides on stored, the key's value (a number or nil).
 local function at(r, stored, interval, burst, max_wait)
@@ -38,10 +35,9 @@ local function check(r, key, interval, burst, max_wait)
 end
 
 -- take: a missing key is a full bucket, which admits any cost up to burst:
--- SET NX GET writes that charge (undo DEL) in one command, or returns the
--- value of a key that exists, decided on as check does. SET NX GET needs
--- Redis 7 (redis.REDIS_VERSION_NUM); a failed SET (out of memory) leaves the
--- decision to check.
+-- SET NX GET (Redis 7) writes that charge (undo DEL), or returns the value of
+-- a key that exists, decided on as check does; a failed SET (out of memory)
+-- leaves the decision to check.
 local function take(r, key, interval, burst, max_wait)
   if cost > burst or not redis.REDIS_VERSION_NUM then return check(r, key, interval, burst, max_wait) end
   local now = clock()

@@ -1,11 +1,8 @@
--- inflight: requests in flight. p1 slots, p2 lease ms.
---
--- Redis keeps a sorted set of leases, member the lease (named by the
--- caller), score its expiry µs, with a TTL of one lease; a lease past its
--- expiry holds nothing. A call that takes (cost > 0) or reserves is
--- admitted while fewer than slots leases live; a reserve takes one slot
--- whatever its cost (0 too). A denial's retry is 1 s, as no one can tell
--- when a request ends.
+-- inflight: requests in flight. p1 slots, p2 lease ms. Redis keeps a sorted
+-- set of leases, score their expiry µs, with a TTL of one lease. A call that
+-- takes (cost > 0) or reserves is admitted while fewer than slots leases
+-- live, and takes one slot whatever its cost. A denial's retry is 1 s: no one
+-- can tell when a request ends.
 
 local function check(r, key, slots, lease_ms)
   local now = clock()
@@ -34,8 +31,8 @@ local function settle(key, slots, lease_ms, _, was, to, e, held)
   return e, held
 end
 
--- renew returns 1 when the call's lease is held, 0 when it lapsed (a lapsed
--- lease is never taken back: its slot may be another request's).
+-- renew returns 1 when the call's lease is held, 0 when it lapsed (and may
+-- be another request's slot).
 local function renew(key, slots, lease_ms)
   local now = clock()
   local score = lease and redis.call('ZSCORE', key, lease)

@@ -1,10 +1,7 @@
--- log: a sliding log. p1 quota, p2 window ms.
---
--- Redis keeps a sorted set of the admitted requests, score their time µs,
--- member "<µs>:<n>" with n counting the requests of that microsecond (1 ..
--- k), so every member is unique; its TTL is the window. The window is (now
--- - window, now]: a call is admitted when the entries in it plus cost are
--- at most quota.
+-- log: a sliding log. p1 quota, p2 window ms. Redis keeps a sorted set of
+-- the admitted requests, score their time µs, member "<µs>:<n>" (n counts the
+-- requests of that µs from 1), with the window as TTL. A call is admitted
+-- when the entries in (now - window, now] plus cost are at most quota.
 
 local function check(r, key, quota, window_ms)
   local now = clock()
@@ -38,8 +35,7 @@ local function check(r, key, quota, window_ms)
 end
 
 -- add trims a log to the window after from (µs), adds n entries at time at
--- (µs), numbered after the entries of that time (so the members at one
--- time are at:1 .. at:k), and sets the log's TTL to the window.
+-- (µs), numbered after those of that time, and sets the log's TTL.
 local function add(key, at, n, window_ms, from)
   redis.call('ZREMRANGEBYSCORE', key, '-inf', int(from))
   local seq = redis.call('ZCOUNT', key, int(at), int(at))
@@ -56,8 +52,8 @@ local function add(key, at, n, window_ms, from)
   redis.call('PEXPIRE', key, int(window_ms))
 end
 
--- drop removes up to n entries at time at (µs) from a log, those with the
--- highest numbers, so that the members at that time stay at:1 .. at:k.
+-- drop removes up to n entries at time at (µs), the highest numbered, so
+-- that the members at that time stay at:1 .. at:k.
 local function drop(key, at, n)
   local k = redis.call('ZCOUNT', key, int(at), int(at))
   local names = {}

@@ -1,18 +1,11 @@
--- ratekit prelude: what the engine's programs share, first of the files
--- source.go puts together (docs/architecture.md, "Functions, and scripts").
--- Every number stays below 2^53 and is written with int: tostring keeps 14
+-- ratekit prelude: what the engine's programs share (docs/architecture.md,
+-- "Functions, and scripts"). Numbers are written with int: tostring keeps 14
 -- digits.
 
--- the call's values, set by the program that runs: upvalues of every
--- algorithm, so nothing is made per call to hand them around. draw is the
--- uniform draw (k for k / 2^53) or nil, lease the in-flight lease or nil,
--- now Redis's time once read (see clock).
+-- the call's values, set by the program that runs, upvalues of every
+-- algorithm: draw is k for k / 2^53 or nil, lease the call's or nil, now
+-- Redis's time once read (see clock).
 local KEYS, ARGV, cost, charge, draw, now, lease
-
--- start begins a call of a program: Redis's clock is not read yet.
-local function start(keys, args)
-  KEYS, ARGV, now = keys, args, nil
-end
 
 -- clock returns Redis's time in µs, read once per call.
 local function clock()
@@ -27,8 +20,7 @@ local function int(x)
   return string.format('%d', x)
 end
 
--- num reads an argument as a number, parsed once per distinct string (at
--- most 4096 kept): tonumber runs strtod each time.
+-- num is tonumber cached per distinct string (at most 4096): strtod is slow.
 local nums, nums_n = {}, 0
 local function num(s)
   local v = nums[s]
@@ -40,9 +32,8 @@ local function num(s)
   return v
 end
 
--- algorithms holds each algorithm by name; writes each write an answer may
--- name as its op, called as writes[op](key, r, admitted); a write in always
--- is committed whether or not the call is admitted.
+-- algorithms by name; writes[op](key, r, admitted) by the op an answer
+-- names; a write in always is committed even when the call is denied.
 local algorithms, writes, always = {}, {}, {}
 
 function writes.incr(key) redis.call('INCRBY', key, ARGV[1]) end
@@ -50,8 +41,7 @@ function writes.decr(key) redis.call('DECRBY', key, ARGV[1]) end
 function writes.set(key, r) redis.call('SET', key, r.a, 'PX', int(r.b)) end
 function writes.del(key) redis.call('DEL', key) end
 
--- custom makes the algorithm of a custom decide function f, whose answer
--- may leave out delay and after_window (0 then).
+-- custom makes the algorithm of a custom decide function f.
 local function custom(f)
   return {
     decide = function(r, key, p1, p2, p3)
@@ -61,9 +51,8 @@ local function custom(f)
   }
 end
 
--- spec reads a limit's argument, as num does: { algorithm, p1, p2, p3,
--- block ms, its decide, its take (else decide) }, or nil for a string that
--- is not a limit (a draw). An unknown algorithm has no functions.
+-- spec reads a limit's argument, cached as num is: { algorithm, p1, p2, p3,
+-- block ms, decide, take or decide (none if unknown) }, or nil (a draw).
 local specs, specs_n = {}, 0
 local function spec(s)
   local sp = specs[s]
@@ -79,9 +68,8 @@ local function spec(s)
   return sp
 end
 
--- prune deletes the fields of the hash at key whose bucket is before
--- oldest, and any field that names no bucket. A field is its bucket's
--- number, or with tagged one letter and the number ('t12', 'a12').
+-- prune deletes the fields of the hash at key that name no bucket or one
+-- before oldest; with tagged a field is a letter and a number ('t12').
 local function prune(key, oldest, tagged)
   local fields = redis.call('HKEYS', key)
   for j = 1, #fields do
@@ -97,10 +85,10 @@ end
 -- bucket o by (width - x) / width. Estimates are compared multiplied by
 -- width, in integers.
 
--- slide_retry returns the µs until a bucketed window estimate leaves room:
--- with the window start sliding forward bucket by bucket (b) from x in bucket
--- o, the first moment full * width + counts[b] * (width - x) <= need. counts
--- is indexed by bucket - o; full sums the buckets o+1..c.
+-- slide_retry returns the µs until the estimate leaves room: the first moment
+-- full * width + counts[b] * (width - x) <= need as the window start slides
+-- bucket by bucket (b) from x in bucket o. counts is indexed by bucket - o;
+-- full sums the buckets o+1..c.
 local function slide_retry(counts, full, x, need, width, o, window_ms, now_ms)
   local b = 0
   while true do
@@ -117,9 +105,8 @@ local function slide_retry(counts, full, x, need, width, o, window_ms, now_ms)
   end
 end
 
--- slide_window returns the effective window (µs) of a bucketed window
--- estimate with r requests remaining: slide_retry for one more request after
--- r more in bucket c. counts is left as it was.
+-- slide_window returns the effective window (µs) with r requests remaining:
+-- slide_retry for one more after r more in bucket c.
 local function slide_window(counts, full, x, r, quota, width, o, c, window_ms, now_ms)
   local k = c - o
   local before = counts[k]
@@ -129,10 +116,9 @@ local function slide_window(counts, full, x, r, quota, width, o, c, window_ms, n
   return t
 end
 
--- moves splits the settling of a charge from cost was to cost to, in a
--- limit that holds at most quota of a charge and held of this one: it
--- returns what to give back (at most held), what to charge extra, and what
--- the limit holds once the give-back is made.
+-- moves splits a settle from cost was to cost to, in a limit that holds at
+-- most quota of a charge and held of this one: what to give back (at most
+-- held), what to charge extra, and what it holds after the give-back.
 local function moves(was, to, quota, held)
   was, to = math.min(was, quota), math.min(to, quota)
   if to < was then

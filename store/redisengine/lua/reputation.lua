@@ -1,19 +1,16 @@
 -- ratekit reputation: one tenant's score in [0, 1], read or updated in one
--- atomic call. store/memstore mirrors this arithmetic operation for
--- operation (see reputation.Policy for the formulas).
---
+-- atomic call; store/memstore mirrors the arithmetic (reputation.Policy).
 -- KEYS[1]   the tenant's hash: s (score, '%.17g'), v (violations), g (good
 --           requests), lv (last violation µs, 0: none), lu (last update µs)
 -- ARGV[1]   mode: 'violation', 'good', 'get' (no write) or 'reset'
 -- ARGV[2..7] policy: penalty, established, good step, slow step, hourly
 --           recovery (floats in shortest form), quiet µs (integer)
---
 -- Reply: score as a string ('%.17g': an integer reply would truncate it),
 -- violations, good, last violation µs, last update µs, ttl ms (0 for a
 -- tenant without state). Every write sets a TTL by the new score.
 
 local function reputation(keys, args)
-  start(keys, args)
+  KEYS, ARGV, now = keys, args, nil
   local key, mode = KEYS[1], ARGV[1]
   if mode == 'reset' then
     redis.call('DEL', key)

@@ -1,10 +1,9 @@
--- ratekit settle: settle(keys, args) moves an admitted call's charge after
--- the fact, releases its in-flight leases, or renews them, in one atomic
--- call, through each algorithm's settle and renew (none: left as it is, and
--- no lease). Its contract is docs/architecture.md, "The settle program".
+-- ratekit settle: settle(keys, args) moves an admitted call's charge, and
+-- releases or renews its leases, through each algorithm's settle and renew.
+-- Its contract is docs/architecture.md, "The settle program".
 
 local function settle(keys, args)
-  start(keys, args)
+  KEYS, ARGV, now = keys, args, nil
   local mode, was, to = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
   lease = ARGV[4]
   if lease == '' then lease = nil end

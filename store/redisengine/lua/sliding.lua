@@ -1,11 +1,8 @@
--- sliding: a sliding window estimated from buckets. p1 quota, p2 window
--- ms, p3 bucket width ms (a divisor of the window).
---
--- Redis keeps a hash of bucket index (ms / width) to count, its TTL to the
--- moment the newest bucket leaves the window. The estimate counts the
--- buckets inside the window, the oldest one weighted by its overlap (see
--- the prelude's bucketed windows); a call is admitted when the estimate
--- plus cost is at most quota.
+-- sliding: a sliding window estimated from buckets. p1 quota, p2 window ms,
+-- p3 bucket width ms (a divisor of the window). Redis keeps a hash of bucket
+-- index (ms / width) to count, its TTL to the moment the newest bucket
+-- leaves the window. A call is admitted when the estimate (the prelude's
+-- bucketed windows) plus cost is at most quota.
 
 local function check(r, key, quota, window_ms, width)
   local now_ms = math.floor(clock() / 1000)
@@ -54,8 +51,7 @@ function writes.hincr(key, r) -- HINCRBY bucket a by cost, PEXPIRE b ms, prune b
 end
 
 -- settle: a give-back comes off the charge's bucket (e's); an extra charge
--- prunes the window, and moves what the charge's bucket still holds of the
--- charge to bucket c, with the extra.
+-- moves what that bucket still holds of the charge to bucket c, with it.
 local function settle(key, quota, window_ms, width, was, to, e, held)
   local give, extra
   give, extra, held = moves(was, to, quota, held)

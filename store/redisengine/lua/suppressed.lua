@@ -1,15 +1,13 @@
 -- suppressed (trypema's suppressed strategy, see ratekit.Suppressed): p1
--- soft, p2 hard, p3 window ms.
---
--- Redis keeps a hash of two counts per bucket of the window (width
--- window/10, or the window): 't<bucket>' every call, 'a<bucket>' the
+-- soft, p2 hard, p3 window ms. Redis keeps a hash of two counts per bucket
+-- (width window/10, or the window): 't<bucket>' every call, 'a<bucket>' the
 -- admitted ones, its TTL to the moment the newest bucket leaves the window.
 -- Admit when the calls in the window, this one included, are at most soft;
 -- decline when the admitted ones would pass hard; else admit when draw /
 -- 2^53 < p = (soft / offered) × (soft / admitted), both counted in the
 -- window with this call and scaled to a whole window when the oldest call
 -- is younger than the window. Every call is counted (always.supp), and the
--- answer is the state after it is counted (against soft, on all calls).
+-- answer is the state after it is counted.
 
 local function check(r, key, soft, hard, window_ms)
   local width = window_ms
