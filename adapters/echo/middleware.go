@@ -1,3 +1,19 @@
+// Package ratekitecho puts ratekit's rate-limiting pipeline into Echo (v4):
+// Middleware answers exactly as ratekit.Middleware does on net/http (the
+// same headers, denials and error policies). ByIP keeps ratekit's trust
+// model and never calls c.RealIP, which ByFrameworkIP opts in to.
+//
+// The middleware writes a denial or a fail-closed error itself, bypassing
+// Echo's HTTPErrorHandler. With WithReturnError it returns an *echo.HTTPError
+// instead: Code is the status, Message the rendered JSON body (a
+// json.Marshaler), Internal wraps the *response.Error and any
+// underlying error; the rate-limit headers stay on the response.
+//
+// With InFlight limits, WithSettle or WithCountIf, an error the chain returns
+// goes to the HTTPErrorHandler inside the middleware, so a custom one should
+// return early when c.Response().Committed. The middleware is safe for
+// concurrent use. See docs/architecture.md#framework-adapters in the
+// repository.
 package ratekitecho
 
 import (
@@ -10,6 +26,7 @@ import (
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/adapter"
+	"github.com/ratekit/ratekit/clientip"
 	"github.com/ratekit/ratekit/response"
 )
 
@@ -84,3 +101,39 @@ type renderedBody []byte
 func (b renderedBody) MarshalJSON() ([]byte, error) { return b, nil }
 
 func (b renderedBody) String() string { return string(b) }
+
+// A KeyFunc names the subject an Echo request is counted against. An empty key
+// or an error goes to the key error policy; it never falls into one shared
+// bucket.
+type KeyFunc func(c echo.Context) (string, error)
+
+// FromHTTP adapts a net/http key function such as ratekit.ByHeader: it
+// applies key to c.Request(). FromHTTP(nil) is nil.
+func FromHTTP(key ratekit.KeyFunc) KeyFunc {
+	if key == nil {
+		return nil
+	}
+	return func(c echo.Context) (string, error) { return key(c.Request()) }
+}
+
+// ByIP keys requests by client IP address as ratekit.ByIP does, with its
+// explicit trust model: the socket peer unless clientip.TrustProxies or
+// clientip.TrustHops says which proxies to believe. It never calls
+// c.RealIP. It panics if opts are invalid, when the route is built.
+func ByIP(opts ...clientip.Option) KeyFunc { return FromHTTP(ratekit.ByIP(opts...)) }
+
+// ByHeader keys requests by the first value of header name, e.g. an API key.
+// A missing or empty header is ratekit.ErrEmptyKey.
+func ByHeader(name string) KeyFunc { return FromHTTP(ratekit.ByHeader(name)) }
+
+// Join keys requests by several key functions at once, as ratekit.Join does.
+func Join(keys ...KeyFunc) KeyFunc { return adapter.Join(keys...) }
+
+// ByFrameworkIP keys requests by c.RealIP(), grouped as ratekit.ByIP groups
+// addresses (IPv6 by /64). It opts in to Echo's client-IP resolution: use it
+// only when the Echo instance has an IPExtractor that trusts your proxies,
+// because without one RealIP returns the leftmost X-Forwarded-For value,
+// which any client can write. Prefer ByIP with clientip.TrustProxies.
+func ByFrameworkIP() KeyFunc {
+	return adapter.FrameworkIP[echo.Context, KeyFunc]("echo", func(c echo.Context) string { return c.RealIP() })
+}
