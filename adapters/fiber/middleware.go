@@ -90,29 +90,21 @@ func ByIP(opts ...clientip.Option) KeyFunc {
 		panic(err)
 	}
 	return func(c *fiber.Ctx) (string, error) {
-		return ip.KeyOf(peer(c), func(name string) []string { return headerValues(c, name) })
+		var peer string
+		if a, ok := c.Context().RemoteAddr().(*net.TCPAddr); ok {
+			peer = a.IP.String() // the bare IP: no port to format and parse again
+		} else {
+			peer = c.Context().RemoteAddr().String() // which the resolver rejects
+		}
+		return ip.KeyOf(peer, func(name string) []string {
+			raw := c.Request().Header.PeekAll(name) // copied out of fasthttp's buffers
+			out := make([]string, len(raw))
+			for i, v := range raw {
+				out[i] = string(v)
+			}
+			return out
+		})
 	}
-}
-
-// peer returns the socket peer's address: the bare IP of a TCP peer (no
-// port to format and parse again), else the address as fasthttp prints it,
-// which the client-IP resolver rejects rather than share one bucket.
-func peer(c *fiber.Ctx) string {
-	if a, ok := c.Context().RemoteAddr().(*net.TCPAddr); ok {
-		return a.IP.String()
-	}
-	return c.Context().RemoteAddr().String()
-}
-
-// headerValues returns every line of request header name, copied out of
-// fasthttp's buffers.
-func headerValues(c *fiber.Ctx, name string) []string {
-	raw := c.Request().Header.PeekAll(name)
-	out := make([]string, len(raw))
-	for i, v := range raw {
-		out[i] = string(v)
-	}
-	return out
 }
 
 // ByHeader keys requests by the first value of header name, e.g. an API key,
