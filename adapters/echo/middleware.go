@@ -60,8 +60,7 @@ func Middleware(l *ratekit.Limiter, key KeyFunc, opts ...Option) echo.Middleware
 			}
 			if cfg.ReturnError {
 				// The error handler owns the body and its content type; the
-				// response keeps the rate-limit headers, Retry-After and
-				// Cache-Control, which Render would set.
+				// response gets the Retry-After and Cache-Control Render would set.
 				response.SetRetry(h, time.Duration(v.Response.Context.RetryAfter)*time.Second)
 				body := g.Render(v.Response, http.Header{})
 				return &echo.HTTPError{Code: v.Response.Status, Message: renderedBody(body), Internal: errors.Join(v.Response, v.Err)}
