@@ -50,8 +50,7 @@ type mdFields [numFields]string
 const numFields = 7
 
 // fieldNames returns the headers mdFields keeps and their metadata names;
-// statusOf sets the last two. (A function: the table is no package
-// variable.)
+// statusOf sets the last two.
 func fieldNames() [numFields]struct{ header, md string } {
 	return [numFields]struct{ header, md string }{
 		{"X-Ratelimit-Limit", "x-ratelimit-limit"},
@@ -107,16 +106,15 @@ func (f *mdFields) metadata() metadata.MD {
 // refusal returns the status error of a verdict that does not pass, and
 // adds its trailers to fields.
 func refusal(v ratekit.Verdict, fields *mdFields) error {
-	e := v.Response
-	if e.Status != http.StatusTooManyRequests || v.Err != nil {
-		return statusOf(e, time.Duration(e.Context.RetryAfter)*time.Second, contextViolations(e.Context), false, fields)
+	if v.Response.Status != http.StatusTooManyRequests || v.Err != nil {
+		return errorStatus(v.Response, fields)
 	}
 	retry := v.Decision.RetryAfter
 	if v.Decision.Unsatisfiable {
 		retry = 0
 	}
 	violations, concurrent := decisionViolations(v.Decision)
-	return statusOf(e, retry, violations, concurrent, fields)
+	return statusOf(v.Response, retry, violations, concurrent, fields)
 }
 
 // Error returns the gRPC status error of a response.Error from elsewhere in
@@ -134,7 +132,7 @@ func Error(err error) error {
 	if !errors.As(err, &e) {
 		return status.Error(codes.Internal, "internal error")
 	}
-	return statusOf(e, time.Duration(e.Context.RetryAfter)*time.Second, contextViolations(e.Context), false, &mdFields{})
+	return errorStatus(e, &mdFields{})
 }
 
 // decisionViolations lists the limits that refused d: the binding one
@@ -159,19 +157,20 @@ func decisionViolations(d ratekit.Decision) (out []*errdetails.QuotaFailure_Viol
 	return out, concurrent
 }
 
-// contextViolations lists the limits a response.Details names; only the
-// binding one's quota is known.
-func contextViolations(c response.Details) []*errdetails.QuotaFailure_Violation {
-	if c.Policy == "" {
-		return nil
-	}
-	out := []*errdetails.QuotaFailure_Violation{{QuotaId: c.Policy, QuotaValue: c.Limit}}
-	for _, name := range c.Violated {
-		if name != c.Policy {
-			out = append(out, &errdetails.QuotaFailure_Violation{QuotaId: name})
+// errorStatus returns the status error of e as its response.Details tell
+// it: the retry time in whole seconds, and only the binding limit's quota.
+func errorStatus(e *response.Error, fields *mdFields) error {
+	c := e.Context
+	var violations []*errdetails.QuotaFailure_Violation
+	if c.Policy != "" {
+		violations = append(violations, &errdetails.QuotaFailure_Violation{QuotaId: c.Policy, QuotaValue: c.Limit})
+		for _, name := range c.Violated {
+			if name != c.Policy {
+				violations = append(violations, &errdetails.QuotaFailure_Violation{QuotaId: name})
+			}
 		}
 	}
-	return out
+	return statusOf(e, time.Duration(c.RetryAfter)*time.Second, violations, false, fields)
 }
 
 // statusOf returns the status error of e and adds retry-after and the
