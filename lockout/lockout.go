@@ -122,7 +122,6 @@ func New(s ratekit.Store, cfg Config) (*Lockout, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = ratekit.DefaultTimeout
 	}
-	cfg.Windows = append([]Window(nil), cfg.Windows...)
 	return &Lockout{cfg: cfg, limiter: l, limits: limits, prefix: cfg.Name + ":"}, nil
 }
 
@@ -217,16 +216,15 @@ func (lo *Lockout) do(ctx context.Context, key string, record bool) (Decision, e
 // decision describes rd, the Limiter's decision, in the lockout's terms.
 func (lo *Lockout) decision(rd ratekit.Decision) Decision {
 	d := Decision{Allowed: rd.Allowed, Counts: make([]int64, len(lo.limits))}
-	for i, w := range lo.cfg.Windows {
+	for i, l := range lo.limits {
 		left := rd.Remaining // one window: the Decision is its state
 		if rd.States != nil {
 			left = rd.States[i].Remaining
 		}
-		d.Counts[i] = w.Attempts - left
+		d.Counts[i] = l.Spec().Quota - left
 	}
 	if !rd.Allowed {
-		w := lo.cfg.Windows[lo.index(rd.Limit.Name())]
-		d.Scope, d.Limit, d.RetryAfter = w.Scope, w.Attempts, rd.RetryAfter
+		d.Scope, d.Limit, d.RetryAfter = rd.Limit.Name(), rd.Limit.Spec().Quota, rd.RetryAfter
 	}
 	return d
 }
@@ -244,17 +242,12 @@ func (lo *Lockout) event(d Decision, err error, key string, latency time.Duratio
 		e.Outcome, e.Quota = observe.Denied, d.Limit
 		return e
 	}
-	for i, w := range lo.cfg.Windows {
-		left := max(w.Attempts-d.Counts[i], 0)
-		if i == 0 || left*e.Quota < e.Remaining*w.Attempts {
-			e.Quota, e.Remaining = w.Attempts, left
+	for i, l := range lo.limits {
+		attempts := l.Spec().Quota
+		left := max(attempts-d.Counts[i], 0)
+		if i == 0 || left*e.Quota < e.Remaining*attempts {
+			e.Quota, e.Remaining = attempts, left
 		}
 	}
 	return e
-}
-
-// index returns the index of the window reported as scope (the first when
-// none is).
-func (lo *Lockout) index(scope string) int {
-	return max(slices.IndexFunc(lo.cfg.Windows, func(w Window) bool { return w.Scope == scope }), 0)
 }
