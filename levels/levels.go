@@ -44,10 +44,8 @@ type Config struct {
 	PerTenant []ratekit.Limit
 	// Endpoints limit each tenant per route (method and path).
 	Endpoints []Endpoint
-	// Reputation, when set, keeps tenants' reputations: a tenant whose
-	// request is denied by its tenant or endpoint limits gets a violation,
-	// an admitted request counts as good, and while the global limit is
-	// exceeded only tenants with a score of at least Threshold pass.
+	// Reputation, when set, keeps tenants' reputations and lets those of
+	// at least Threshold through while the global limit is exceeded (New).
 	Reputation reputation.Store
 	// Policy is the reputation arithmetic (zero value:
 	// reputation.DefaultPolicy()).
