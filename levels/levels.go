@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/reputation"
@@ -108,12 +109,9 @@ func New(cfg Config, opts ...ratekit.Option) (func(http.Handler) http.Handler, e
 	if lv.tenant, err = newGuard(cfg.PerTenant); err != nil {
 		return nil, err
 	}
-	tenantNames := map[string]bool{}
-	for _, l := range cfg.PerTenant {
-		tenantNames[l.Name()] = true
-	}
+	tenantLimits := slices.Clone(cfg.PerTenant) // and every endpoint's
 	for _, e := range cfg.Endpoints {
-		g, err := newGuard(append(append([]ratekit.Limit(nil), cfg.PerTenant...), e.Limits...))
+		g, err := newGuard(slices.Concat(cfg.PerTenant, e.Limits))
 		if err != nil {
 			return nil, err
 		}
@@ -124,12 +122,10 @@ func New(cfg Config, opts ...ratekit.Option) (func(http.Handler) http.Handler, e
 			return nil, err
 		}
 		lv.endpoints[e.Pattern] = g
-		for _, l := range e.Limits {
-			tenantNames[l.Name()] = true
-		}
+		tenantLimits = append(tenantLimits, e.Limits...)
 	}
 	for _, l := range cfg.Global {
-		if tenantNames[l.Name()] {
+		if slices.ContainsFunc(tenantLimits, func(t ratekit.Limit) bool { return t.Name() == l.Name() }) {
 			return nil, &ratekit.LimitError{Limit: l.Name(), Field: "name", Reason: "is used by a global and a tenant limit; name them apart"}
 		}
 	}

@@ -58,7 +58,7 @@ type Decision struct {
 	// config order; a window that denies counts its Attempts.
 	Counts []int64
 
-	attempt *ratekit.Reservation // the attempt Attempt recorded, for Refund; nil when none
+	attempt *ratekit.Reservation // Attempt's, for Refund; nil from Check
 }
 
 // A Lockout counts attempts in several windows at once, and blocks a subject
@@ -153,12 +153,9 @@ func (lo *Lockout) Check(ctx context.Context, key string) (Decision, error) {
 // like ratekit.Reservation.Settle it is not cut short by ctx's end. It does
 // nothing for a decision that recorded no attempt.
 func (lo *Lockout) Refund(ctx context.Context, d Decision) error {
-	if d.attempt == nil {
-		return nil
-	}
 	ctx, cancel := lo.bound(ctx)
 	defer cancel()
-	return d.attempt.Settle(ctx, 0)
+	return d.attempt.Settle(ctx, 0) // nothing for a nil Reservation or one that charged nothing
 }
 
 // Reset forgets key's attempts and blocks, e.g. after a successful login.
@@ -191,21 +188,20 @@ func (lo *Lockout) do(ctx context.Context, key string, record bool) (Decision, e
 	sctx, cancel := lo.bound(ctx)
 	defer cancel()
 	start := time.Now()
-	var d Decision
+	var res *ratekit.Reservation
+	var rd ratekit.Decision
 	var err error
 	if record {
-		var res *ratekit.Reservation
 		if res, err = lo.limiter.Reserve(sctx, lo.prefix+key, 1); err == nil {
-			d = lo.decision(res.Decision)
-			if res.Decision.Receipt != nil {
-				d.attempt = res
-			}
+			rd = res.Decision
 		}
 	} else {
-		var rd ratekit.Decision
-		if rd, err = lo.limiter.Peek(sctx, lo.prefix+key); err == nil {
-			d = lo.decision(rd)
-		}
+		rd, err = lo.limiter.Peek(sctx, lo.prefix+key)
+	}
+	var d Decision
+	if err == nil {
+		d = lo.decision(rd)
+		d.attempt = res
 	}
 	if obs != nil {
 		obs.Observe(ctx, lo.event(d, err, key, time.Since(start)))
