@@ -61,10 +61,8 @@ type Decision struct {
 	attempt *ratekit.Reservation // Attempt's, for Refund; nil from Check
 }
 
-// A Lockout counts attempts in several windows at once, and blocks a subject
-// whose attempts exceed a window's allowance for that window's block. Most
-// callers want Middleware, which counts failed attempts only. A Lockout is
-// safe for concurrent use; the zero value is not usable: build it with New.
+// A Lockout counts attempts in its windows (see the package doc). It is safe
+// for concurrent use; the zero value is not usable: build it with New.
 type Lockout struct {
 	cfg     Config
 	limiter *ratekit.Limiter
@@ -225,9 +223,8 @@ func (lo *Lockout) decision(rd ratekit.Decision) Decision {
 	return d
 }
 
-// event describes an Attempt or Check for observers: the binding window is
-// the one that denied, or the one with the smallest share of its attempts
-// left.
+// event describes an Attempt or Check for observers, binding the window that
+// denied, or the one with the smallest share of its attempts left.
 func (lo *Lockout) event(d Decision, err error, key string, latency time.Duration) observe.Event {
 	e := observe.Event{Policy: lo.cfg.Name, Cost: 1, Subject: key, Latency: latency, Err: err}
 	switch {
