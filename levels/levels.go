@@ -106,7 +106,7 @@ func New(cfg Config, opts ...ratekit.Option) (func(http.Handler) http.Handler, e
 	if lv.global, err = newGuard(cfg.Global); err != nil {
 		return nil, err
 	}
-	if lv.tenant, err = newGuard(cfg.PerTenant); err != nil {
+	if lv.endpoints[""], err = newGuard(cfg.PerTenant); err != nil {
 		return nil, err
 	}
 	tenantLimits := slices.Clone(cfg.PerTenant) // and every endpoint's
@@ -141,10 +141,9 @@ func New(cfg Config, opts ...ratekit.Option) (func(http.Handler) http.Handler, e
 type levels struct {
 	any       guard // the first guard built, for what does not depend on limits
 	key       ratekit.KeyFunc
-	global    guard          // nil without global limits
-	tenant    guard          // PerTenant alone; nil without them
-	routes    *http.ServeMux // Endpoints' patterns
-	endpoints map[string]guard
+	global    guard            // nil without global limits
+	routes    *http.ServeMux   // Endpoints' patterns
+	endpoints map[string]guard // by pattern; "": PerTenant alone, nil without them
 	rep       reputation.Store
 	policy    reputation.Policy
 	threshold float64

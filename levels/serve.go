@@ -15,10 +15,8 @@ func (lv *levels) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 	ctx := lv.any.Budget(r.Context())
 	tenant, kerr := lv.key(r)
 	cost := lv.any.Cost(r)
-	g := lv.tenant
-	if _, pattern := lv.routes.Handler(r); pattern != "" {
-		g = lv.endpoints[pattern]
-	}
+	_, pattern := lv.routes.Handler(r)
+	g := lv.endpoints[pattern]
 	if kerr != nil && g != nil { // the key error policy, before anything is charged
 		v := g.Check(ctx, tenant, kerr, cost, w.Header())
 		g.Report(r, v.Err)

@@ -88,7 +88,22 @@ func (s *Store) reputation(tenant string, p reputation.Policy, mode repMode) (re
 	case repGet:
 		return r.view(r.expireMS - nowMS), nil
 	case repViolation:
-		violation(&r, p, nowUS)
+		est := float64(p.Established)
+		base := p.Penalty * (1 - float64(0.5*(float64(min(r.good, p.Established))/est)))
+		r.violations++
+		esc := 1.0
+		switch {
+		case r.violations >= 10:
+			esc = 2
+		case r.violations >= 5:
+			esc = 1.5
+		}
+		rapid := 1.0
+		if r.lastViolationUS > 0 && nowUS-r.lastViolationUS < 1000000 {
+			rapid = 1.2
+		}
+		r.score = max(0, r.score-float64(float64(base*esc)*rapid))
+		r.lastViolationUS = nowUS
 	case repGood:
 		r.good++
 		step := p.GoodStep
@@ -115,25 +130,6 @@ func (s *Store) forgetRep(sh *shard, k entryKey) {
 	n := len(sh.reps)
 	delete(sh.reps, k)
 	s.count.Add(int64(len(sh.reps) - n))
-}
-
-func violation(r *repState, p reputation.Policy, nowUS int64) {
-	est := float64(p.Established)
-	base := p.Penalty * (1 - float64(0.5*(float64(min(r.good, p.Established))/est)))
-	r.violations++
-	esc := 1.0
-	switch {
-	case r.violations >= 10:
-		esc = 2
-	case r.violations >= 5:
-		esc = 1.5
-	}
-	rapid := 1.0
-	if r.lastViolationUS > 0 && nowUS-r.lastViolationUS < 1000000 {
-		rapid = 1.2
-	}
-	r.score = max(0, r.score-float64(float64(base*esc)*rapid))
-	r.lastViolationUS = nowUS
 }
 
 func (r repState) view(ttlMS int64) reputation.Reputation {
