@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/reputation"
@@ -44,10 +45,8 @@ type Config struct {
 	PerTenant []ratekit.Limit
 	// Endpoints limit each tenant per route (method and path).
 	Endpoints []Endpoint
-	// Reputation, when set, keeps tenants' reputations: a tenant whose
-	// request is denied by its tenant or endpoint limits gets a violation,
-	// an admitted request counts as good, and while the global limit is
-	// exceeded only tenants with a score of at least Threshold pass.
+	// Reputation, when set, keeps tenants' reputations and lets those of
+	// at least Threshold through while the global limit is exceeded (New).
 	Reputation reputation.Store
 	// Policy is the reputation arithmetic (zero value:
 	// reputation.DefaultPolicy()).
@@ -107,15 +106,12 @@ func New(cfg Config, opts ...ratekit.Option) (func(http.Handler) http.Handler, e
 	if lv.global, err = newGuard(cfg.Global); err != nil {
 		return nil, err
 	}
-	if lv.tenant, err = newGuard(cfg.PerTenant); err != nil {
+	if lv.endpoints[""], err = newGuard(cfg.PerTenant); err != nil {
 		return nil, err
 	}
-	tenantNames := map[string]bool{}
-	for _, l := range cfg.PerTenant {
-		tenantNames[l.Name()] = true
-	}
+	tenantLimits := slices.Clone(cfg.PerTenant) // and every endpoint's
 	for _, e := range cfg.Endpoints {
-		g, err := newGuard(append(append([]ratekit.Limit(nil), cfg.PerTenant...), e.Limits...))
+		g, err := newGuard(slices.Concat(cfg.PerTenant, e.Limits))
 		if err != nil {
 			return nil, err
 		}
@@ -126,12 +122,10 @@ func New(cfg Config, opts ...ratekit.Option) (func(http.Handler) http.Handler, e
 			return nil, err
 		}
 		lv.endpoints[e.Pattern] = g
-		for _, l := range e.Limits {
-			tenantNames[l.Name()] = true
-		}
+		tenantLimits = append(tenantLimits, e.Limits...)
 	}
 	for _, l := range cfg.Global {
-		if tenantNames[l.Name()] {
+		if slices.ContainsFunc(tenantLimits, func(t ratekit.Limit) bool { return t.Name() == l.Name() }) {
 			return nil, &ratekit.LimitError{Limit: l.Name(), Field: "name", Reason: "is used by a global and a tenant limit; name them apart"}
 		}
 	}
@@ -147,10 +141,9 @@ func New(cfg Config, opts ...ratekit.Option) (func(http.Handler) http.Handler, e
 type levels struct {
 	any       guard // the first guard built, for what does not depend on limits
 	key       ratekit.KeyFunc
-	global    guard          // nil without global limits
-	tenant    guard          // PerTenant alone; nil without them
-	routes    *http.ServeMux // Endpoints' patterns
-	endpoints map[string]guard
+	global    guard            // nil without global limits
+	routes    *http.ServeMux   // Endpoints' patterns
+	endpoints map[string]guard // by pattern; "": PerTenant alone, nil without them
 	rep       reputation.Store
 	policy    reputation.Policy
 	threshold float64

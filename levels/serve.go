@@ -15,10 +15,8 @@ func (lv *levels) serve(next http.Handler, w http.ResponseWriter, r *http.Reques
 	ctx := lv.any.Budget(r.Context())
 	tenant, kerr := lv.key(r)
 	cost := lv.any.Cost(r)
-	g := lv.tenant
-	if _, pattern := lv.routes.Handler(r); pattern != "" {
-		g = lv.endpoints[pattern]
-	}
+	_, pattern := lv.routes.Handler(r)
+	g := lv.endpoints[pattern]
 	if kerr != nil && g != nil { // the key error policy, before anything is charged
 		v := g.Check(ctx, tenant, kerr, cost, w.Header())
 		g.Report(r, v.Err)
@@ -60,16 +58,12 @@ func (lv *levels) serveTenant(ctx context.Context, next http.Handler, w http.Res
 	if v.Err != nil {
 		g.Report(r, v.Err)
 	}
-	switch {
-	case v.Pass:
-		lv.record(ctx, r, tenant, v.Err == nil, false)
+	lv.record(ctx, r, tenant, v.Err == nil, !v.Pass)
+	if v.Pass {
 		g.Serve(w, r, next, v.Reservation)
-	case v.Err == nil:
-		lv.record(ctx, r, tenant, true, true)
-		g.Refuse(w, r, v)
-	default:
-		g.Refuse(w, r, v)
+		return
 	}
+	g.Refuse(w, r, v)
 }
 
 // gate decides a request while the global limit is exceeded: it passes when
@@ -95,15 +89,13 @@ func (lv *levels) record(ctx context.Context, r *http.Request, tenant string, de
 	if lv.rep == nil || !decided || tenant == "" {
 		return
 	}
+	update := lv.rep.RecordGood
+	if violation {
+		update = lv.rep.RecordViolation
+	}
 	ctx, cancel := lv.any.Bound(ctx)
 	defer cancel()
-	var err error
-	if violation {
-		_, err = lv.rep.RecordViolation(ctx, tenant, lv.policy)
-	} else {
-		_, err = lv.rep.RecordGood(ctx, tenant, lv.policy)
-	}
-	if err != nil {
+	if _, err := update(ctx, tenant, lv.policy); err != nil {
 		lv.any.Report(r, err)
 	}
 }

@@ -58,13 +58,11 @@ type Decision struct {
 	// config order; a window that denies counts its Attempts.
 	Counts []int64
 
-	attempt *ratekit.Reservation // the attempt Attempt recorded, for Refund; nil when none
+	attempt *ratekit.Reservation // Attempt's, for Refund; nil from Check
 }
 
-// A Lockout counts attempts in several windows at once, and blocks a subject
-// whose attempts exceed a window's allowance for that window's block. Most
-// callers want Middleware, which counts failed attempts only. A Lockout is
-// safe for concurrent use; the zero value is not usable: build it with New.
+// A Lockout counts attempts in its windows (see the package doc). It is safe
+// for concurrent use; the zero value is not usable: build it with New.
 type Lockout struct {
 	cfg     Config
 	limiter *ratekit.Limiter
@@ -122,7 +120,6 @@ func New(s ratekit.Store, cfg Config) (*Lockout, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = ratekit.DefaultTimeout
 	}
-	cfg.Windows = append([]Window(nil), cfg.Windows...)
 	return &Lockout{cfg: cfg, limiter: l, limits: limits, prefix: cfg.Name + ":"}, nil
 }
 
@@ -154,12 +151,9 @@ func (lo *Lockout) Check(ctx context.Context, key string) (Decision, error) {
 // like ratekit.Reservation.Settle it is not cut short by ctx's end. It does
 // nothing for a decision that recorded no attempt.
 func (lo *Lockout) Refund(ctx context.Context, d Decision) error {
-	if d.attempt == nil {
-		return nil
-	}
 	ctx, cancel := lo.bound(ctx)
 	defer cancel()
-	return d.attempt.Settle(ctx, 0)
+	return d.attempt.Settle(ctx, 0) // nothing for a nil Reservation or one that charged nothing
 }
 
 // Reset forgets key's attempts and blocks, e.g. after a successful login.
@@ -192,21 +186,20 @@ func (lo *Lockout) do(ctx context.Context, key string, record bool) (Decision, e
 	sctx, cancel := lo.bound(ctx)
 	defer cancel()
 	start := time.Now()
-	var d Decision
+	var res *ratekit.Reservation
+	var rd ratekit.Decision
 	var err error
 	if record {
-		var res *ratekit.Reservation
 		if res, err = lo.limiter.Reserve(sctx, lo.prefix+key, 1); err == nil {
-			d = lo.decision(res.Decision)
-			if res.Decision.Receipt != nil {
-				d.attempt = res
-			}
+			rd = res.Decision
 		}
 	} else {
-		var rd ratekit.Decision
-		if rd, err = lo.limiter.Peek(sctx, lo.prefix+key); err == nil {
-			d = lo.decision(rd)
-		}
+		rd, err = lo.limiter.Peek(sctx, lo.prefix+key)
+	}
+	var d Decision
+	if err == nil {
+		d = lo.decision(rd)
+		d.attempt = res
 	}
 	if obs != nil {
 		obs.Observe(ctx, lo.event(d, err, key, time.Since(start)))
@@ -217,23 +210,21 @@ func (lo *Lockout) do(ctx context.Context, key string, record bool) (Decision, e
 // decision describes rd, the Limiter's decision, in the lockout's terms.
 func (lo *Lockout) decision(rd ratekit.Decision) Decision {
 	d := Decision{Allowed: rd.Allowed, Counts: make([]int64, len(lo.limits))}
-	for i, w := range lo.cfg.Windows {
+	for i, l := range lo.limits {
 		left := rd.Remaining // one window: the Decision is its state
 		if rd.States != nil {
 			left = rd.States[i].Remaining
 		}
-		d.Counts[i] = w.Attempts - left
+		d.Counts[i] = l.Spec().Quota - left
 	}
 	if !rd.Allowed {
-		w := lo.cfg.Windows[lo.index(rd.Limit.Name())]
-		d.Scope, d.Limit, d.RetryAfter = w.Scope, w.Attempts, rd.RetryAfter
+		d.Scope, d.Limit, d.RetryAfter = rd.Limit.Name(), rd.Limit.Spec().Quota, rd.RetryAfter
 	}
 	return d
 }
 
-// event describes an Attempt or Check for observers: the binding window is
-// the one that denied, or the one with the smallest share of its attempts
-// left.
+// event describes an Attempt or Check for observers, binding the window that
+// denied, or the one with the smallest share of its attempts left.
 func (lo *Lockout) event(d Decision, err error, key string, latency time.Duration) observe.Event {
 	e := observe.Event{Policy: lo.cfg.Name, Cost: 1, Subject: key, Latency: latency, Err: err}
 	switch {
@@ -244,17 +235,12 @@ func (lo *Lockout) event(d Decision, err error, key string, latency time.Duratio
 		e.Outcome, e.Quota = observe.Denied, d.Limit
 		return e
 	}
-	for i, w := range lo.cfg.Windows {
-		left := max(w.Attempts-d.Counts[i], 0)
-		if i == 0 || left*e.Quota < e.Remaining*w.Attempts {
-			e.Quota, e.Remaining = w.Attempts, left
+	for i, l := range lo.limits {
+		attempts := l.Spec().Quota
+		left := max(attempts-d.Counts[i], 0)
+		if i == 0 || left*e.Quota < e.Remaining*attempts {
+			e.Quota, e.Remaining = attempts, left
 		}
 	}
 	return e
-}
-
-// index returns the index of the window reported as scope (the first when
-// none is).
-func (lo *Lockout) index(scope string) int {
-	return max(slices.IndexFunc(lo.cfg.Windows, func(w Window) bool { return w.Scope == scope }), 0)
 }

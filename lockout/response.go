@@ -3,6 +3,7 @@ package lockout
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/ratekit/ratekit"
@@ -32,7 +33,8 @@ func (lo *Lockout) Response(d Decision, err error) *response.Error {
 	case err != nil:
 		return response.Unavailable(time.Second)
 	case !d.Allowed:
-		limit := lo.limits[lo.index(d.Scope)]
+		i := slices.IndexFunc(lo.limits, func(l ratekit.Limit) bool { return l.Name() == d.Scope })
+		limit := lo.limits[max(i, 0)] // the first window for a Decision that names none
 		return ratekit.DeniedResponse(ratekit.Decision{Limit: limit, RetryAfter: d.RetryAfter, Blocked: true}, response.CodeTooManyAttempts)
 	}
 	return nil

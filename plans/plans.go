@@ -75,30 +75,28 @@ func (p *Plans) Middleware(plan func(r *http.Request) (string, error), key ratek
 		for name, l := range p.limiters {
 			handlers[name] = ratekit.Middleware(l, key, opts...)(next)
 		}
+		resolve := func(r *http.Request) (http.Handler, error) { // r's plan's handler, or the error that stops r
+			name, err := plan(r)
+			if err != nil {
+				return nil, err
+			}
+			if h, ok := handlers[name]; ok {
+				return h, nil
+			}
+			return nil, fmt.Errorf("%w %q", ErrUnknownPlan, name)
+		}
 		// A request without a usable plan meets the key error policy
 		// through any plan's pipeline, its key function giving the error.
 		refuse := ratekit.Middleware(p.limiters[p.Names()[0]], func(r *http.Request) (string, error) {
-			_, err := resolve(handlers, plan, r)
+			_, err := resolve(r)
 			return "", err
 		}, opts...)(next)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if h, err := resolve(handlers, plan, r); err == nil {
+			if h, err := resolve(r); err == nil {
 				h.ServeHTTP(w, r)
 				return
 			}
 			refuse.ServeHTTP(w, r)
 		})
 	}
-}
-
-// resolve returns the handler of r's plan, or the error that stops r.
-func resolve(handlers map[string]http.Handler, plan func(*http.Request) (string, error), r *http.Request) (http.Handler, error) {
-	name, err := plan(r)
-	if err != nil {
-		return nil, err
-	}
-	if h, ok := handlers[name]; ok {
-		return h, nil
-	}
-	return nil, fmt.Errorf("%w %q", ErrUnknownPlan, name)
 }

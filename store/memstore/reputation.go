@@ -66,27 +66,51 @@ func (s *Store) reputation(tenant string, p reputation.Policy, mode repMode) (re
 	}
 	k := entryKey{sub, p.ID()}
 	r, ok := sh.reps[k]
-	if ok && r.expireMS < nowMS {
+	if mode == repReset || ok && r.expireMS < nowMS {
 		s.forgetRep(sh, k)
 		ok = false
 	}
 	switch {
 	case mode == repReset:
-		s.forgetRep(sh, k)
 		return reputation.Reputation{}, nil
 	case !ok && mode == repGet:
 		return reputation.Reputation{Score: 1}, nil
 	case !ok:
 		r = repState{score: 1, updatedUS: nowUS}
 	}
-	recoverScore(&r, p, nowUS)
+	if r.score < 1 { // recovery since the later of the last update and the quiet period's end
+		from := max(r.updatedUS, r.lastViolationUS+p.Quiet.Microseconds())
+		if nowUS > from {
+			r.score = min(1, r.score+float64(p.HourlyRecovery*(float64(nowUS-from)/3600000000)))
+		}
+	}
 	switch mode {
 	case repGet:
 		return r.view(r.expireMS - nowMS), nil
 	case repViolation:
-		violation(&r, p, nowUS)
+		est := float64(p.Established)
+		base := p.Penalty * (1 - float64(0.5*(float64(min(r.good, p.Established))/est)))
+		r.violations++
+		esc := 1.0
+		switch {
+		case r.violations >= 10:
+			esc = 2
+		case r.violations >= 5:
+			esc = 1.5
+		}
+		rapid := 1.0
+		if r.lastViolationUS > 0 && nowUS-r.lastViolationUS < 1000000 {
+			rapid = 1.2
+		}
+		r.score = max(0, r.score-float64(float64(base*esc)*rapid))
+		r.lastViolationUS = nowUS
 	case repGood:
-		good(&r, p)
+		r.good++
+		step := p.GoodStep
+		if r.violations > 0 {
+			step = p.SlowStep / float64(r.violations)
+		}
+		r.score = min(1, r.score+step)
 	}
 	r.updatedUS = nowUS
 	ttl := reputation.TTL(r.score, r.violations).Milliseconds()
@@ -108,53 +132,9 @@ func (s *Store) forgetRep(sh *shard, k entryKey) {
 	s.count.Add(int64(len(sh.reps) - n))
 }
 
-// recoverScore applies time-based recovery up to nowUS.
-func recoverScore(r *repState, p reputation.Policy, nowUS int64) {
-	if r.score >= 1 {
-		return
-	}
-	from := max(r.updatedUS, r.lastViolationUS+p.Quiet.Microseconds())
-	if nowUS > from {
-		r.score = min(1, r.score+float64(p.HourlyRecovery*(float64(nowUS-from)/3600000000)))
-	}
-}
-
-func violation(r *repState, p reputation.Policy, nowUS int64) {
-	est := float64(p.Established)
-	base := p.Penalty * (1 - float64(0.5*(float64(min(r.good, p.Established))/est)))
-	r.violations++
-	esc := 1.0
-	switch {
-	case r.violations >= 10:
-		esc = 2
-	case r.violations >= 5:
-		esc = 1.5
-	}
-	rapid := 1.0
-	if r.lastViolationUS > 0 && nowUS-r.lastViolationUS < 1000000 {
-		rapid = 1.2
-	}
-	r.score = max(0, r.score-float64(float64(base*esc)*rapid))
-	r.lastViolationUS = nowUS
-}
-
-func good(r *repState, p reputation.Policy) {
-	r.good++
-	if r.violations > 0 {
-		r.score = min(1, r.score+p.SlowStep/float64(r.violations))
-	} else {
-		r.score = min(1, r.score+p.GoodStep)
-	}
-}
-
 func (r repState) view(ttlMS int64) reputation.Reputation {
-	v := reputation.Reputation{
-		Score:      r.score,
-		Violations: r.violations,
-		Good:       r.good,
-		Updated:    time.UnixMicro(r.updatedUS),
-		TTL:        time.Duration(ttlMS) * time.Millisecond,
-	}
+	v := reputation.Reputation{Score: r.score, Violations: r.violations, Good: r.good,
+		Updated: time.UnixMicro(r.updatedUS), TTL: time.Duration(ttlMS) * time.Millisecond}
 	if r.lastViolationUS > 0 {
 		v.LastViolation = time.UnixMicro(r.lastViolationUS)
 	}
