@@ -24,12 +24,10 @@ func GCRA(rate float64, period time.Duration, burst int64) Limit {
 // SlidingWindow allows quota requests in any window of length window,
 // estimated from buckets: the buckets inside the window count in full, the
 // oldest bucket (partly outside) counts by the fraction of it still inside,
-// as if its requests had been spread evenly. The default bucket width is
-// window/10 (window when it does not divide by 10); Precision changes it.
-// The estimate errs by at most one bucket's requests (see
-// docs/architecture.md); Precision(window) is the classic two-window
-// estimate, and finer buckets cost one counter each (window/width + 1, at
-// most 1000).
+// as if its requests had been spread evenly, which errs by at most one
+// bucket's requests (see docs/architecture.md). The default bucket width is
+// window/10 (window when it does not divide by 10); Precision changes it,
+// at one counter per bucket (window/width + 1, at most 1000).
 func SlidingWindow(quota int64, window time.Duration) Limit {
 	c := newDef(algo.SlidingWindow, quota, float64(quota), window)
 	c.Precision = algo.DefaultWidth(window)
@@ -92,14 +90,10 @@ func Custom(alg string, capacity int64, window time.Duration, params [3]int64) L
 // Suppressed returns a limit that degrades gracefully instead of cutting off:
 // the suppressed strategy of trypema (https://docs.rs/trypema). It counts
 // every call, admitted or declined, in a sliding window of buckets (width
-// window/10), and decides per call, this one included:
-//
-//   - the window's calls are at most soft: admit;
-//   - its admitted calls would exceed the hard limit floor(soft × factor):
-//     decline (suppression factor 1);
-//   - otherwise admit with probability p = (soft / offered) × (soft /
-//     admitted), counted as in docs/architecture.md, and report the
-//     suppression factor max(0, 1 − p).
+// window/10), and admits all calls up to soft, none once its admitted calls
+// would exceed the hard limit floor(soft × factor), and in between a
+// shrinking share (docs/architecture.md has the probability), reporting the
+// suppression factor (Decision.Suppression).
 //
 // Because declined calls count, a client that keeps calling keeps itself
 // suppressed; Retry-After is the time until the window's calls drop to
@@ -122,19 +116,12 @@ func Suppressed(soft int64, window time.Duration, factor float64) Limit {
 // code that calls Limiter.Reserve ends it with Reservation.Settle or
 // Release. n is at most 10,000.
 //
-// Each slot is a lease (10 s unless Lease says otherwise) that a
-// Reservation renews every quarter of the lease while the request runs: a
-// slow request keeps its slot while its instance lives, through two failed
-// renewals in a row, and a dead instance's slots come back within one
-// lease. A denial's RetryAfter is 1 s: no store can foresee when a slot
-// comes back.
-//
-// Each instance also refuses, without a store call and with Decision.Cached
-// set, a request that would give it more than n requests of a subject
-// holding or asking for a slot (n the smallest of the Limiter's InFlight
-// limits), so a burst cannot make the store calls time out. A request that
-// fails open on a store error keeps its place in that count until it ends:
-// a failing store leaves n per instance (see docs/architecture.md).
+// Each slot is a lease (10 s unless Lease says otherwise), renewed while the
+// request runs, so a dead instance's slots come back within one lease; a
+// denial's RetryAfter is 1 s. Each instance also refuses, without a store
+// call and with Decision.Cached set, a request that would give it more than
+// n of a subject's requests in flight, failing-open ones included (see
+// docs/architecture.md, "A request's life").
 //
 // An InFlight limit reports no window: RateLimit-Policy describes it with
 // qu="concurrent-requests", and RateLimit gives the slots left (r) without

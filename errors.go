@@ -42,6 +42,3 @@ type settleError struct{ err error }
 
 func (e *settleError) Error() string   { return e.err.Error() }
 func (e *settleError) Unwrap() []error { return []error{ErrInvalidLimit, e.err} }
-
-// errInFlightAllow is AllowN's error on a Limiter with InFlight limits.
-var errInFlightAllow = fmt.Errorf("%w: a Limiter with an InFlight limit admits requests through Reserve, whose Reservation releases the slot; use Reserve (Middleware does)", ErrInvalidLimit)

@@ -43,12 +43,6 @@ type Guard struct {
 	reserving bool // see Reserving
 }
 
-// nonBlocking is store.NonBlocking's method: a Store whose calls never wait
-// reports true, and the guard calls it without a timeout context.
-type nonBlocking interface {
-	NonBlocking() bool
-}
-
 // NewGuard returns the Guard of l under opts, the options of Middleware. It
 // panics if l is nil, or if WithSettle or WithCountIf is given for a store
 // that cannot settle l's charges (whose prepared form is no store.Settler):

@@ -50,16 +50,14 @@ func (g *Guard) Serve(w http.ResponseWriter, r *http.Request, next http.Handler,
 }
 
 // Run runs the rest of a request that passed Check with a Reservation, on
-// any transport (Serve is net/http's; the framework adapters and gRPC call
-// Run). next runs the rest with ctx carrying res, where ReservationFrom
-// finds it, and returns the response status (0 counts as 200). A panic in
-// next counts as 500 and goes on. Once next returns or panics, whether or
-// not ctx has ended (the slots protect the handler's work), res is ended
-// with the status: under WithCountIf a status that does not count refunds
+// any transport (Serve is net/http's). next runs with ctx carrying res (see
+// ReservationFrom) and returns the response status (0 counts as 200; a panic
+// counts as 500 and goes on). Once next returns or panics, even after ctx
+// has ended, res is ended with that status in a store call bounded by
+// WithTimeout alone: under WithCountIf a status that does not count refunds
 // the whole charge; the InFlight slots are released, then the request's
-// place in the instance's count (see InFlight). That store call is bounded
-// by WithTimeout alone, not by ctx. Store errors go to report, on the
-// goroutine that called Run and before Run returns.
+// place in the instance's count. Store errors go to report, on the
+// goroutine that called Run, before Run returns.
 func (g *Guard) Run(ctx context.Context, res *Reservation, report func(error), next func(ctx context.Context) int) {
 	code := http.StatusInternalServerError // unless next returns
 	defer func() {

@@ -62,7 +62,56 @@ func New(store Store, limits ...Limit) (*Limiter, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	return newLimiter(store, limits)
+	limits = append([]Limit(nil), limits...) // the store may keep it
+	l := &Limiter{}
+	var enforced, shadow []Limit
+	var names, held []string
+	for _, lim := range limits {
+		names = append(names, lim.Name())
+		if lim.def().Concurrent {
+			if l.lease == 0 || lim.def().Window < l.lease {
+				l.lease = lim.def().Window
+			}
+			held = append(held, lim.Name())
+		}
+		if lim.def().shadow {
+			shadow = append(shadow, lim)
+		} else {
+			enforced = append(enforced, lim)
+		}
+	}
+	l.names, l.held = strings.Join(names, ","), strings.Join(held, ",")
+	l.gate = newGate(enforced)
+	l.policy = policyHeader(enforced)
+	if len(enforced) == 0 {
+		l.policy = policyHeader(shadow)
+	}
+	var err error
+	if l.all, err = store.Prepare(limits); err != nil {
+		return nil, err
+	}
+	l.settler, _ = l.all.(settler)
+	switch {
+	case len(shadow) == 0:
+		l.enforcedP = l.all
+	case len(enforced) == 0:
+		l.shadowP = l.all
+	default:
+		if l.enforcedP, err = store.Prepare(enforced); err != nil {
+			return nil, err
+		}
+		if l.shadowP, err = store.Prepare(shadow); err != nil {
+			return nil, err
+		}
+		l.settler, _ = l.enforcedP.(settler)
+	}
+	if l.lease > 0 && l.settler == nil {
+		return nil, &settleError{errCannotSettle}
+	}
+	if nb, ok := store.(interface{ NonBlocking() bool }); ok { // store.NonBlocking: call it without a timeout
+		l.unbounded = nb.NonBlocking()
+	}
+	return l, nil
 }
 
 // Allow is AllowN(ctx, key, 1).
@@ -82,7 +131,7 @@ func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (Decision,
 		return Decision{}, ErrEmptyKey
 	}
 	if l.lease > 0 && cost > 0 {
-		return Decision{}, errInFlightAllow
+		return Decision{}, fmt.Errorf("%w: a Limiter with an InFlight limit admits requests through Reserve, whose Reservation releases the slot; use Reserve (Middleware does)", ErrInvalidLimit)
 	}
 	if l.shadowP == nil {
 		// One store call, straight to the caller: store/memstore's
@@ -132,61 +181,6 @@ func (l *Limiter) Enforce(ctx context.Context, key string, cost int64) error {
 	}
 }
 
-// newLimiter is New once limits are found valid: it splits them into
-// enforced and shadow ones and prepares them.
-func newLimiter(store Store, limits []Limit) (*Limiter, error) {
-	limits = append([]Limit(nil), limits...) // the store may keep it
-	l := &Limiter{}
-	var enforced, shadow []Limit
-	var names, held []string
-	for _, lim := range limits {
-		names = append(names, lim.Name())
-		if lim.def().Concurrent {
-			if l.lease == 0 || lim.def().Window < l.lease {
-				l.lease = lim.def().Window
-			}
-			held = append(held, lim.Name())
-		}
-		if lim.def().shadow {
-			shadow = append(shadow, lim)
-		} else {
-			enforced = append(enforced, lim)
-		}
-	}
-	l.names, l.held = strings.Join(names, ","), strings.Join(held, ",")
-	l.gate = newGate(enforced)
-	l.policy = policyHeader(enforced)
-	if len(enforced) == 0 {
-		l.policy = policyHeader(shadow)
-	}
-	var err error
-	if l.all, err = store.Prepare(limits); err != nil {
-		return nil, err
-	}
-	l.settler, _ = l.all.(settler)
-	switch {
-	case len(shadow) == 0:
-		l.enforcedP = l.all
-	case len(enforced) == 0:
-		l.shadowP = l.all
-	default:
-		if l.enforcedP, err = store.Prepare(enforced); err != nil {
-			return nil, err
-		}
-		if l.shadowP, err = store.Prepare(shadow); err != nil {
-			return nil, err
-		}
-		l.settler, _ = l.enforcedP.(settler)
-	}
-	if l.lease > 0 && l.settler == nil {
-		return nil, &settleError{errCannotSettle}
-	}
-	if nb, ok := store.(nonBlocking); ok {
-		l.unbounded = nb.NonBlocking()
-	}
-	return l, nil
-}
-
 // ask is one store call: Take, or Peek when peek is set (cost is then 1).
 func (l *Limiter) ask(ctx context.Context, key string, p Prepared, cost int64, peek bool) (Decision, error) {
 	if peek {
@@ -209,8 +203,15 @@ func (l *Limiter) decide(ctx context.Context, key string, cost int64, peek bool)
 	}
 	d.policy = l.policy
 	switch {
-	case l.enforcedP == nil:
-		return passShadow(d), nil
+	case l.enforcedP == nil: // shadow limits alone: the request passes, marked when refused
+		if !d.Allowed {
+			d.Allowed, d.ShadowDenied, d.shadow = true, true, d.Limit
+			d.RetryAfter, d.Blocked, d.Unsatisfiable = 0, false, false
+			for i := range d.States {
+				d.States[i].Allowed = true
+				d.States[i].RetryAfter, d.States[i].Blocked, d.States[i].Unsatisfiable = 0, false, false
+			}
+		}
 	case d.Allowed && l.shadowP != nil:
 		if err := l.addShadow(ctx, key, cost, peek, &d); err != nil {
 			return Decision{}, err
@@ -231,19 +232,4 @@ func (l *Limiter) addShadow(ctx context.Context, key string, cost int64, peek bo
 	}
 	d.Fallback = d.Fallback || s.Fallback
 	return nil
-}
-
-// passShadow turns a decision of shadow limits alone into one that admits
-// the request, recording whether it would have been refused.
-func passShadow(d Decision) Decision {
-	if d.Allowed {
-		return d
-	}
-	d.Allowed, d.ShadowDenied, d.shadow = true, true, d.Limit
-	d.RetryAfter, d.Blocked, d.Unsatisfiable = 0, false, false
-	for i := range d.States {
-		d.States[i].Allowed = true
-		d.States[i].RetryAfter, d.States[i].Blocked, d.States[i].Unsatisfiable = 0, false, false
-	}
-	return d
 }

@@ -135,9 +135,8 @@ func WithSkip(f func(r *http.Request) bool) Option {
 // less means only the request's own context bounds it. A call that runs out
 // of time follows the error policy. A store that never blocks
 // (store.NonBlocking, such as store/memstore) is called without a timeout.
-// The call sees the request context's values but not its cancellation: a
-// client that goes away does not cut a Redis reply off, which would cost
-// the connection.
+// The call keeps the request context's values but not its cancellation
+// (see docs/architecture.md, "The pipeline").
 func WithTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.timeout = d })
 }

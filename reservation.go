@@ -135,12 +135,11 @@ func (r *Reservation) slotsGone() {
 // past the limit (see docs/architecture.md). Each call moves the charge to
 // its cost; on a denied Reservation Settle does nothing.
 //
-// Settle keeps ctx's values but not its cancellation, and ctx's deadline
-// only as a bound of at least DefaultTimeout, so a handler may pass the
-// request's context. The first Settle or Release ends the request for the
-// Limiter's count of in-flight requests, except for a Reservation made by
-// Middleware, an adapter or a Guard, which keeps its slots and its place
-// until its handler returns.
+// Settle ignores ctx's cancellation and bounds itself by ctx's deadline but
+// never below DefaultTimeout, so a handler may pass the request's context.
+// The first Settle or Release ends the request for the instance's count of
+// in-flight requests, unless a Guard made the Reservation: it keeps its
+// slots and place until its handler returns.
 func (r *Reservation) Settle(ctx context.Context, cost int64) error {
 	if err := bounds.CheckCost(cost); err != nil {
 		return err
@@ -156,10 +155,8 @@ func (r *Reservation) Release(ctx context.Context) error {
 	return r.end(ctx, -1, true)
 }
 
-// end is Settle and Release, made by the request's handler: a direct
-// Reserve's request leaves the gate, a Guard's waits for Guard.Run. ctx
-// loses its cancellation (an ending request does not undo its settlement)
-// and keeps its deadline, but never less than DefaultTimeout from now.
+// end is Settle and Release, with their context and their end of the
+// request (a Guard's reservation leaves the gate in Guard.Run).
 func (r *Reservation) end(ctx context.Context, cost int64, release bool) error {
 	if r == nil {
 		return nil
