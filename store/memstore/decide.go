@@ -54,16 +54,13 @@ func (s *Store) run(key string, pr *prepared, cost int64, charge bool, states []
 		c.Lease = s.leases.Add(1)
 	}
 	nowMS := c.Now / 1000
-	sub, sh := s.lock(key)
+	sub, sh := s.lock(key, nowMS)
 	defer sh.mu.Unlock()
 	if cap(sh.pend) < len(rules) {
 		sh.pend = make([]pending, len(rules))
 	}
 	p := sh.pend[:len(rules)]
 	clear(p)
-	if nowMS >= sh.nextSweepMS {
-		s.sweep(sh, nowMS)
-	}
 	slots := sh.subjects[sub]
 	allowed := true
 	for i := range rules {
