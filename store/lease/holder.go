@@ -62,24 +62,21 @@ func (s *Store) refill(ctx context.Context, h *holder, key string, p *leased, co
 		return ratekit.Decision{}, context.Cause(ctx), false
 	}
 	defer func() { <-h.sem }()
-	if h.dead.Load() {
-		return ratekit.Decision{}, nil, true
-	}
-	if h.direct {
-		d, err = p.Prepared.Take(ctx, key, cost)
-		h.direct = err != nil || d.Fallback
-		return d, err, false
-	}
 	for range refillAttempts {
 		if h.dead.Load() {
 			return ratekit.Decision{}, nil, true
+		}
+		if h.direct { // set only by a refill that returned
+			d, err = p.Prepared.Take(ctx, key, cost)
+			h.direct = err != nil || d.Fallback
+			return d, err, false
 		}
 		now := s.clock.Nanos()
 		cur := h.cur.Load()
 		held, least := int64(0), int64(math.MaxInt64) // a live lease's units and least shared Remaining
 		if cur.live(now) {
 			if units, ok := cur.spend(cost); ok {
-				return cur.admission(p.limits, units, now), nil, false
+				return cur.decision(p.limits, nil, 0, units, now), nil, false
 			}
 			sh, short := cur.short(cost)
 			if short {

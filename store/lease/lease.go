@@ -126,19 +126,15 @@ func (l *lease) short(cost int64) (shortage, bool) {
 	return shortage{units: u, limit: at, left: u + least}, u+least < cost
 }
 
-// admission is the Decision of a call admitted at now with units left: each
-// limit reports its last shared Remaining plus units, and its window's end.
-func (l *lease) admission(limits []ratekit.Limit, units, now int64) ratekit.Decision {
-	return l.decision(limits, nil, 0, units, now)
-}
-
 // denial is the Decision of a call of cost that short found sh for: sh's
 // limit refuses it, and so does any other that cost cannot pass.
 func (l *lease) denial(limits []ratekit.Limit, sh shortage, cost, now int64) ratekit.Decision {
 	return l.decision(limits, &sh, cost, sh.units, now)
 }
 
-// decision is admission (sh nil) or denial.
+// decision is the Decision of a call of cost at now, with units left: each
+// limit reports its last shared Remaining plus units, and its window's end;
+// it is a denial when sh (see denial) is set, else an admission.
 func (l *lease) decision(limits []ratekit.Limit, sh *shortage, cost, units, now int64) ratekit.Decision {
 	if len(limits) == 1 {
 		return store.Single(l.state(limits[0], 0, sh, cost, units, now))

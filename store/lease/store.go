@@ -155,7 +155,7 @@ func (p *leased) Take(ctx context.Context, key string, cost int64) (ratekit.Deci
 		now := s.clock.Nanos()
 		if l := h.cur.Load(); l.live(now) {
 			if units, ok := l.spend(cost); ok {
-				return l.admission(p.limits, units, now), nil
+				return l.decision(p.limits, nil, 0, units, now), nil
 			}
 			if sh, short := l.short(cost); short {
 				return l.denial(p.limits, sh, cost, now), nil
@@ -177,7 +177,7 @@ func (p *leased) Peek(ctx context.Context, key string) (ratekit.Decision, error)
 			if sh, short := l.short(1); short {
 				return l.denial(p.limits, sh, 1, now), nil
 			} else if sh.units >= 1 {
-				return l.admission(p.limits, sh.units, now), nil
+				return l.decision(p.limits, nil, 0, sh.units, now), nil
 			}
 		}
 	}
