@@ -218,10 +218,8 @@ func (p *prepared) decide(key string, cost int64, ask func() (ratekit.Decision, 
 }
 
 // record caches d, the inner store's answer asked at start, if it is a
-// denial that may be repeated and nothing was forgotten since epoch was
-// read. Otherwise, when the lookup found sub's entry (held), it drops it if
-// it has expired or d outdates it, an admission (of a smaller cost: the
-// entry's Remaining is no longer true).
+// denial that may be repeated and nothing was forgotten since epoch. Else
+// it drops sub's entry, if held, once expired or outdated by an admission.
 func (s *Store) record(sub string, set *limitSet, cost, start int64, epoch uint64, d ratekit.Decision, held bool) {
 	e, ok := newEntry(set, d, cost, start, s.margin)
 	if !ok && !held {
@@ -287,9 +285,8 @@ func (s *Store) Sweep() {
 	s.sweep(s.clock.Nanos(), len(s.entries))
 }
 
-// sweep looks at up to n entries, from where Go's map iteration starts (a
-// random place), drops those that have expired at now, and rebuilds the map
-// when it has shrunk to a quarter of a peak of at least compactMin. The
+// sweep drops the expired among up to n entries (from a random place) and
+// rebuilds the map at a quarter of a peak of compactMin or more. The
 // caller holds s.mu.
 func (s *Store) sweep(now int64, n int) {
 	for k, e := range s.entries {

@@ -110,10 +110,9 @@ func (s *Store) refill(ctx context.Context, h *holder, key string, p *leased, co
 }
 
 // fellBack answers a call of cost whose debit of want a fallback store
-// answered locally, d: no lease from it, and the next calls ask at their own
-// cost until the primary answers again. Refused want, it asks at the call's
-// cost; admitted want below cost, the rest comes from the units cur holds,
-// or else from the fallback store again (a charge that only admits less).
+// answered, d (no lease: calls ask at their own cost until the primary is
+// back): refused, it asks at cost; admitted below cost, the rest comes from
+// cur's units, or else from the fallback store again.
 func (s *Store) fellBack(ctx context.Context, cur *lease, key string, p *leased, cost, want int64, d ratekit.Decision) (ratekit.Decision, error) {
 	switch {
 	case !d.Allowed && want > cost:
@@ -140,10 +139,8 @@ func (s *Store) record(h *holder, cur *lease, t0, t1 int64, d *ratekit.Decision,
 	l := newLease(d, n, t0, t1, s.margin, units)
 	held := units
 	if cur.live(t0) && cur.sameWindows(l, int64(s.minWindow/2)) {
-		// A later window ends a whole window later; a debit of it taken
-		// for this one (a call slower than half a window) is only spent
-		// too early. Units before the Remaining: a reader never sees the
-		// lower Remaining without the units that were bought with it.
+		// (A later window ends a whole window later.) Units before the
+		// Remaining: no reader sees the lower Remaining without its units.
 		l, held = cur, cur.units.Add(units)
 		cur.setRemaining(d)
 	} else {

@@ -102,9 +102,8 @@ func (l *lease) spend(cost int64) (int64, bool) {
 }
 
 // A shortage is what short read: the units held, the limit with the least
-// shared Remaining, and what could pass of it (units plus Remaining). A
-// denial is built from it, never from a later reading, which a refill
-// could turn into an admission that spent nothing.
+// shared Remaining, and units plus that Remaining. A denial is built from
+// it, never from a later reading (a refill's, an admission's).
 type shortage struct {
 	units int64
 	limit int
@@ -112,9 +111,8 @@ type shortage struct {
 }
 
 // short reports whether cost can pass neither on the units held nor on
-// what the shared window had left when last asked, which only falls within
-// a window. It reads the Remaining before the units, the opposite order to
-// a refill, so it never sees a refill's lower Remaining without its units.
+// what the shared window had left when last asked. It reads the Remaining
+// before the units, the opposite of a refill (see record).
 func (l *lease) short(cost int64) (shortage, bool) {
 	least, at := l.rem[0].Load(), 0
 	for i := 1; i < len(l.rem); i++ {
