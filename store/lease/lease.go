@@ -20,14 +20,13 @@ type lease struct {
 }
 
 // noWindow is the end of a limit whose window a refused debit found lapsed
-// or not started (ResetAfter 0): it bounds nothing (see sameWindows).
+// or not started (ResetAfter 0): it bounds nothing (see sameWindows), and a
+// lease of such limits only is never live.
 const noWindow = int64(-1 << 63)
 
-// newLease returns a lease of units from d, the inner store's decision about
-// n limits asked between clock readings t0 and t1: each window ends between
-// t0 and t1 plus its ResetAfter, and units are spent only until the
-// earliest end less margin (the store's rounding). A lease whose limits all
-// have noWindow is never live.
+// newLease returns a lease of units from d, the decision about n limits
+// asked between clock readings t0 and t1: each window ends between t0 and t1
+// plus its ResetAfter; units are spent until the earliest end less margin.
 func newLease(d *ratekit.Decision, n int, t0, t1 int64, margin time.Duration, units int64) *lease {
 	l := &lease{ends: make([]int64, n), rem: make([]atomic.Int64, n)}
 	l.until, l.late = int64(1<<63-1), int64(1<<63-1)
