@@ -106,7 +106,8 @@ type Algorithm interface {
 }
 
 // base is what an algorithm does unless its file says otherwise: so many
-// per window, nothing derived, Commit on admission, no settling, no slots.
+// per window, nothing derived, Commit on admission, a charge that sits at
+// the call's time (SettlesAtCall), no settling, no slots.
 type base struct{}
 
 func (base) Derive(*Spec) {}
@@ -127,7 +128,7 @@ func (base) Share(s *Spec, n int64) bool {
 }
 
 func (base) Commit(_ *State, admitted bool, _ int64) bool { return admitted }
-func (base) End(*Spec, *State, int64) int64               { return 0 }
+func (base) End(_ *Spec, _ *State, now int64) int64       { return now }
 func (base) GiveBack(*Spec, *State, *int64, int64, int64) {}
 func (base) Release(*State, int64)                        {}
 func (base) Renew(*Spec, *State, int64, int64) bool       { return false }

@@ -58,9 +58,6 @@ func (*slidingLog) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
 	}
 }
 
-// End: the call's time.
-func (*slidingLog) End(_ *Spec, _ *State, now int64) int64 { return now }
-
 func (*slidingLog) GiveBack(s *Spec, e *State, end *int64, n, now int64) {
 	if *end > now-s.Window.Microseconds() {
 		e.Log, _ = dropAt(e.Log, *end, n)

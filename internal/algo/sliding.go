@@ -174,9 +174,6 @@ func (w *slide) retry(full, need int64) int64 {
 	}
 }
 
-// End: the call's time.
-func (*sliding) End(_ *Spec, _ *State, now int64) int64 { return now }
-
 func (*sliding) GiveBack(s *Spec, e *State, end *int64, n, _ int64) {
 	idx := *end / 1000 / s.Precision.Milliseconds()
 	for k := range e.Buckets {

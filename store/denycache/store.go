@@ -45,16 +45,12 @@ type entryKey struct {
 }
 
 const (
-	// sweepStep is how often, by the cache's clock, a call sweeps, and how
-	// often a full cache sweeps before refusing an entry; sweepBatch is the
-	// most entries one sweep looks at, so that no sweep holds the lock for
-	// long (a whole map of DefaultMaxEntries takes milliseconds). 64 sweeps
-	// a second look at 262,144 entries, more than DefaultMaxEntries.
+	// sweepStep is how often (cache clock) a call sweeps, and a full cache
+	// before refusing an entry; each sweep looks at sweepBatch entries, so
+	// none holds the lock for long: 64 a second cover DefaultMaxEntries.
 	sweepStep  = int64(time.Second) / 64
 	sweepBatch = 4096
-	// compactMin is the peak size below which the map is never rebuilt: a
-	// small map costs little, and rebuilding it would churn.
-	compactMin = 256
+	compactMin = 256 // the peak size below which the map is never rebuilt
 )
 
 var _ ratekit.Store = (*Store)(nil)
@@ -91,9 +87,8 @@ func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 	return p, nil
 }
 
-// maxSets bounds the limit sets a Store tells apart. A Limiter has one (or
-// three, with shadow limits); sets prepared beyond the bound go to the
-// store uncached.
+// maxSets bounds the limit sets a Store tells apart (a Limiter has one, or
+// three with shadow limits); sets beyond it go to the store uncached.
 const maxSets = 1024
 
 // A limitSet is the identity of the limits of one prepared call: their
@@ -223,10 +218,8 @@ func (p *prepared) decide(key string, cost int64, ask func() (ratekit.Decision, 
 }
 
 // record caches d, the inner store's answer asked at start, if it is a
-// denial that may be repeated and nothing was forgotten since epoch was
-// read. Otherwise, when the lookup found sub's entry (held), it drops it if
-// it has expired or d outdates it, an admission (of a smaller cost: the
-// entry's Remaining is no longer true).
+// denial that may be repeated and nothing was forgotten since epoch. Else
+// it drops sub's entry, if held, once expired or outdated by an admission.
 func (s *Store) record(sub string, set *limitSet, cost, start int64, epoch uint64, d ratekit.Decision, held bool) {
 	e, ok := newEntry(set, d, cost, start, s.margin)
 	if !ok && !held {
@@ -244,22 +237,17 @@ func (s *Store) record(sub string, set *limitSet, cost, start int64, epoch uint6
 	case s.epoch != epoch:
 	case found && start < old.until && !e.covers(old):
 		// a live entry that answers more costs stays
-	case found || s.room(start):
-		// The key's subject is a copy: the cache never holds the caller's memory.
-		s.entries[entryKey{strings.Clone(sub), set}] = e
-		s.peak = max(s.peak, len(s.entries))
+	default:
+		if !found && len(s.entries) >= s.maxEntries && start >= s.nextFull { // full: drop what expired, at most every sweepStep
+			s.nextFull = start + sweepStep
+			s.sweep(start, sweepBatch)
+		}
+		if found || len(s.entries) < s.maxEntries {
+			// The key's subject is a copy: the cache never holds the caller's memory.
+			s.entries[entryKey{strings.Clone(sub), set}] = e
+			s.peak = max(s.peak, len(s.entries))
+		}
 	}
-}
-
-// room reports whether the cache can hold one more entry, after dropping
-// the expired ones, at most every fullStep, when it is full. The caller
-// holds s.mu.
-func (s *Store) room(now int64) bool {
-	if len(s.entries) >= s.maxEntries && now >= s.nextFull {
-		s.nextFull = now + sweepStep
-		s.sweep(now, sweepBatch)
-	}
-	return len(s.entries) < s.maxEntries
 }
 
 // forget drops key's entries for every set that shares a limit with p's,
@@ -297,9 +285,8 @@ func (s *Store) Sweep() {
 	s.sweep(s.clock.Nanos(), len(s.entries))
 }
 
-// sweep looks at up to n entries, from where Go's map iteration starts (a
-// random place), drops those that have expired at now, and rebuilds the map
-// when it has shrunk to a quarter of a peak of at least compactMin. The
+// sweep drops the expired among up to n entries (from a random place) and
+// rebuilds the map at a quarter of a peak of compactMin or more. The
 // caller holds s.mu.
 func (s *Store) sweep(now int64, n int) {
 	for k, e := range s.entries {

@@ -27,9 +27,8 @@ func (s *Store) failed(err error) {
 }
 
 // maybeProbe starts a background probe of the primary with a call's key and
-// limits, prepared, when one is due: at most one per Config.Retry (the
-// caller that moves nextProbe on wins), and never two at once. It returns
-// at once; a probe the primary answers closes the breaker.
+// limits when one is due: at most one per Config.Retry, never two at once. A
+// probe the primary answers closes the breaker.
 func (s *Store) maybeProbe(key string, primary ratekit.Prepared) {
 	now := s.now().UnixNano()
 	next := s.nextProbe.Load()

@@ -62,24 +62,21 @@ func (s *Store) refill(ctx context.Context, h *holder, key string, p *leased, co
 		return ratekit.Decision{}, context.Cause(ctx), false
 	}
 	defer func() { <-h.sem }()
-	if h.dead.Load() {
-		return ratekit.Decision{}, nil, true
-	}
-	if h.direct {
-		d, err = p.Prepared.Take(ctx, key, cost)
-		h.direct = err != nil || d.Fallback
-		return d, err, false
-	}
 	for range refillAttempts {
 		if h.dead.Load() {
 			return ratekit.Decision{}, nil, true
+		}
+		if h.direct { // set only by a refill that returned
+			d, err = p.Prepared.Take(ctx, key, cost)
+			h.direct = err != nil || d.Fallback
+			return d, err, false
 		}
 		now := s.clock.Nanos()
 		cur := h.cur.Load()
 		held, least := int64(0), int64(math.MaxInt64) // a live lease's units and least shared Remaining
 		if cur.live(now) {
 			if units, ok := cur.spend(cost); ok {
-				return cur.admission(p.limits, units, now), nil, false
+				return cur.decision(p.limits, nil, 0, units, now), nil, false
 			}
 			sh, short := cur.short(cost)
 			if short {
@@ -113,10 +110,9 @@ func (s *Store) refill(ctx context.Context, h *holder, key string, p *leased, co
 }
 
 // fellBack answers a call of cost whose debit of want a fallback store
-// answered locally, d: no lease from it, and the next calls ask at their own
-// cost until the primary answers again. Refused want, it asks at the call's
-// cost; admitted want below cost, the rest comes from the units cur holds,
-// or else from the fallback store again (a charge that only admits less).
+// answered, d (no lease: calls ask at their own cost until the primary is
+// back): refused, it asks at cost; admitted below cost, the rest comes from
+// cur's units, or else from the fallback store again.
 func (s *Store) fellBack(ctx context.Context, cur *lease, key string, p *leased, cost, want int64, d ratekit.Decision) (ratekit.Decision, error) {
 	switch {
 	case !d.Allowed && want > cost:
@@ -143,10 +139,8 @@ func (s *Store) record(h *holder, cur *lease, t0, t1 int64, d *ratekit.Decision,
 	l := newLease(d, n, t0, t1, s.margin, units)
 	held := units
 	if cur.live(t0) && cur.sameWindows(l, int64(s.minWindow/2)) {
-		// A later window ends a whole window later; a debit of it taken
-		// for this one (a call slower than half a window) is only spent
-		// too early. Units before the Remaining: a reader never sees the
-		// lower Remaining without the units that were bought with it.
+		// (A later window ends a whole window later.) Units before the
+		// Remaining: no reader sees the lower Remaining without its units.
 		l, held = cur, cur.units.Add(units)
 		cur.setRemaining(d)
 	} else {

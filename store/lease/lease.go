@@ -20,14 +20,13 @@ type lease struct {
 }
 
 // noWindow is the end of a limit whose window a refused debit found lapsed
-// or not started (ResetAfter 0): it bounds nothing (see sameWindows).
+// or not started (ResetAfter 0): it bounds nothing (see sameWindows), and a
+// lease of such limits only is never live.
 const noWindow = int64(-1 << 63)
 
-// newLease returns a lease of units from d, the inner store's decision about
-// n limits asked between clock readings t0 and t1: each window ends between
-// t0 and t1 plus its ResetAfter, and units are spent only until the
-// earliest end less margin (the store's rounding). A lease whose limits all
-// have noWindow is never live.
+// newLease returns a lease of units from d, the decision about n limits
+// asked between clock readings t0 and t1: each window ends between t0 and t1
+// plus its ResetAfter; units are spent until the earliest end less margin.
 func newLease(d *ratekit.Decision, n int, t0, t1 int64, margin time.Duration, units int64) *lease {
 	l := &lease{ends: make([]int64, n), rem: make([]atomic.Int64, n)}
 	l.until, l.late = int64(1<<63-1), int64(1<<63-1)
@@ -102,9 +101,8 @@ func (l *lease) spend(cost int64) (int64, bool) {
 }
 
 // A shortage is what short read: the units held, the limit with the least
-// shared Remaining, and what could pass of it (units plus Remaining). A
-// denial is built from it, never from a later reading, which a refill
-// could turn into an admission that spent nothing.
+// shared Remaining, and units plus that Remaining. A denial is built from
+// it, never from a later reading (a refill's, an admission's).
 type shortage struct {
 	units int64
 	limit int
@@ -112,9 +110,8 @@ type shortage struct {
 }
 
 // short reports whether cost can pass neither on the units held nor on
-// what the shared window had left when last asked, which only falls within
-// a window. It reads the Remaining before the units, the opposite order to
-// a refill, so it never sees a refill's lower Remaining without its units.
+// what the shared window had left when last asked. It reads the Remaining
+// before the units, the opposite of a refill (see record).
 func (l *lease) short(cost int64) (shortage, bool) {
 	least, at := l.rem[0].Load(), 0
 	for i := 1; i < len(l.rem); i++ {
@@ -126,19 +123,15 @@ func (l *lease) short(cost int64) (shortage, bool) {
 	return shortage{units: u, limit: at, left: u + least}, u+least < cost
 }
 
-// admission is the Decision of a call admitted at now with units left: each
-// limit reports its last shared Remaining plus units, and its window's end.
-func (l *lease) admission(limits []ratekit.Limit, units, now int64) ratekit.Decision {
-	return l.decision(limits, nil, 0, units, now)
-}
-
 // denial is the Decision of a call of cost that short found sh for: sh's
 // limit refuses it, and so does any other that cost cannot pass.
 func (l *lease) denial(limits []ratekit.Limit, sh shortage, cost, now int64) ratekit.Decision {
 	return l.decision(limits, &sh, cost, sh.units, now)
 }
 
-// decision is admission (sh nil) or denial.
+// decision is the Decision of a call of cost at now, with units left: each
+// limit reports its last shared Remaining plus units, and its window's end;
+// it is a denial when sh (see denial) is set, else an admission.
 func (l *lease) decision(limits []ratekit.Limit, sh *shortage, cost, units, now int64) ratekit.Decision {
 	if len(limits) == 1 {
 		return store.Single(l.state(limits[0], 0, sh, cost, units, now))

@@ -107,9 +107,9 @@ func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 		return nil, err
 	}
 	switch {
-	case s.leased(limits):
+	case slices.EqualFunc(limits, s.ids, func(l ratekit.Limit, id string) bool { return l.Spec().ID == id }):
 		return &leased{sharing{inner, s}, slices.Clone(limits)}, nil
-	case s.shares(limits):
+	case slices.ContainsFunc(limits, func(l ratekit.Limit) bool { return slices.Contains(s.ids, l.Spec().ID) }):
 		return &sharing{inner, s}, nil
 	}
 	return inner, nil
@@ -155,7 +155,7 @@ func (p *leased) Take(ctx context.Context, key string, cost int64) (ratekit.Deci
 		now := s.clock.Nanos()
 		if l := h.cur.Load(); l.live(now) {
 			if units, ok := l.spend(cost); ok {
-				return l.admission(p.limits, units, now), nil
+				return l.decision(p.limits, nil, 0, units, now), nil
 			}
 			if sh, short := l.short(cost); short {
 				return l.denial(p.limits, sh, cost, now), nil
@@ -177,21 +177,11 @@ func (p *leased) Peek(ctx context.Context, key string) (ratekit.Decision, error)
 			if sh, short := l.short(1); short {
 				return l.denial(p.limits, sh, 1, now), nil
 			} else if sh.units >= 1 {
-				return l.admission(p.limits, sh.units, now), nil
+				return l.decision(p.limits, nil, 0, sh.units, now), nil
 			}
 		}
 	}
 	return p.Prepared.Peek(ctx, key)
-}
-
-// leased reports whether limits are the leased limits, in order.
-func (s *Store) leased(limits []ratekit.Limit) bool {
-	return slices.EqualFunc(limits, s.ids, func(l ratekit.Limit, id string) bool { return l.Spec().ID == id })
-}
-
-// shares reports whether limits include a leased limit (same Spec().ID).
-func (s *Store) shares(limits []ratekit.Limit) bool {
-	return slices.ContainsFunc(limits, func(l ratekit.Limit) bool { return slices.Contains(s.ids, l.Spec().ID) })
 }
 
 // unused lets New validate limits with ratekit.New without using inner.

@@ -54,16 +54,13 @@ func (s *Store) run(key string, pr *prepared, cost int64, charge bool, states []
 		c.Lease = s.leases.Add(1)
 	}
 	nowMS := c.Now / 1000
-	sub, sh := s.lock(key)
+	sub, sh := s.lock(key, nowMS)
 	defer sh.mu.Unlock()
 	if cap(sh.pend) < len(rules) {
 		sh.pend = make([]pending, len(rules))
 	}
 	p := sh.pend[:len(rules)]
 	clear(p)
-	if nowMS >= sh.nextSweepMS {
-		s.sweep(sh, nowMS)
-	}
 	slots := sh.subjects[sub]
 	allowed := true
 	for i := range rules {
@@ -122,10 +119,9 @@ func (s *Store) run(key string, pr *prepared, cost int64, charge bool, states []
 	}
 }
 
-// checkLimit decides the limit r into p and st and returns sub's slots as
-// they then are. As in the engine, a live block denies for the longer of the
-// block and what the counters say, and a charging call's denial (not an
-// unsatisfiable one, nor one by a draw) starts the limit's block.
+// checkLimit decides r into p and st, returning sub's slots as they then
+// are. As in the engine, a live block denies for the longer of it and the
+// counters' wait; a charging call's denial (not unsatisfiable, not drawn) starts one.
 func (s *Store) checkLimit(sh *shard, sub string, slots []slot, r *rule, p *pending, st *ratekit.LimitState, c algo.Call) []slot {
 	nowMS := c.Now / 1000
 	i, e := live(slots, r.spec.ID, nowMS)

@@ -201,10 +201,9 @@ func missing(slots []slot, rules []rule, p []pending) int {
 	return n
 }
 
-// admit counts the entries a call about sub is about to add to sh (need
-// counts them, as the shard stands) if the bound allows, sweeping sh or
-// evicting (see evict) to make room; failing that, it wakes the background
-// sweeper and reports false. The caller reads its subject's slots again.
+// admit counts the entries need says a call about sub adds to sh, sweeping
+// sh or evicting to make room; else it wakes the sweeper and reports false.
+// The caller reads its subject's slots again.
 func (s *Store) admit(sh *shard, sub string, nowMS int64, need func() int) bool {
 	ok := s.reserve(need()) ||
 		s.sweep(sh, nowMS) > 0 && s.reserve(need()) ||

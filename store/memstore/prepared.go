@@ -61,7 +61,7 @@ func (p *prepared) Reset(_ context.Context, key string) error {
 	if key == "" {
 		return ratekit.ErrEmptyKey
 	}
-	sub, sh := p.s.lock(key)
+	sub, sh := p.s.lock(key, p.s.clock()/1000)
 	defer sh.mu.Unlock()
 	for i := range p.rules {
 		p.s.forget(sh, sub, p.rules[i].spec.ID)
@@ -153,6 +153,6 @@ func (p *prepared) lockReceipt(key string, rc *ratekit.Receipt, cost int64) (sub
 	}
 	lease, _ = strconv.ParseInt(rc.Lease, 10, 64)
 	nowUS = p.s.clock()
-	sub, sh = p.s.lock(key)
+	sub, sh = p.s.lock(key, nowUS/1000)
 	return sub, sh, nowUS, lease, nil
 }

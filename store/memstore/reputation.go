@@ -59,11 +59,8 @@ func (s *Store) reputation(tenant string, p reputation.Policy, mode repMode) (re
 	}
 	nowUS := s.clock()
 	nowMS := nowUS / 1000
-	sub, sh := s.lock(tenant)
+	sub, sh := s.lock(tenant, nowMS)
 	defer sh.mu.Unlock()
-	if nowMS >= sh.nextSweepMS {
-		s.sweep(sh, nowMS)
-	}
 	k := entryKey{sub, p.ID()}
 	r, ok := sh.reps[k]
 	if mode == repReset || ok && r.expireMS < nowMS {

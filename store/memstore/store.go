@@ -167,10 +167,14 @@ func (s *Store) shard(sub string) *shard {
 	return &s.shards[maphash.String(s.seed, sub)%numShards]
 }
 
-// lock returns the subject of key and its shard, locked.
-func (s *Store) lock(key string) (string, *shard) {
+// lock returns the subject of key and its shard, locked and swept if a
+// sweep is due at nowMS.
+func (s *Store) lock(key string, nowMS int64) (string, *shard) {
 	sub := subject.Key(key)
 	sh := s.shard(sub)
 	sh.mu.Lock()
+	if nowMS >= sh.nextSweepMS {
+		s.sweep(sh, nowMS)
+	}
 	return sub, sh
 }
