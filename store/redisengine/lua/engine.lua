@@ -50,8 +50,7 @@ local function decide(keys, args)
     local r = lent[i] or {}
     lent[i] = r
     r.window, r.factor, r.op, r.undo = false, false, false, false
-    local block_ms = sp[5]
-    local bkey = nil
+    local block_ms, bkey = sp[5], nil
     if block_ms > 0 then
       block_index = block_index + 1
       bkey = KEYS[block_index]
@@ -67,8 +66,7 @@ local function decide(keys, args)
       charge, lease = false, nil
       r = sp[6](r, key, sp[2], sp[3], sp[4])
       charge, lease = was_charge, was_lease
-      local retry = 0 -- (an admission's retry is 0, whatever its answer holds)
-      if not r.allowed then retry = r.retry end
+      local retry = r.allowed and 0 or r.retry -- (an admission's is 0, whatever its answer holds)
       r.allowed, r.remaining, r.flags = false, 0, 2
       r.reset, r.retry = math.max(blocked * 1000, r.reset), math.max(blocked * 1000, retry)
       r.window, r.factor, r.op = false, false, false
@@ -87,13 +85,10 @@ local function decide(keys, args)
     end
     answers[i] = r
     local o = 7 * (i - 1)
-    reply[o + 1], reply[o + 2], reply[o + 3], reply[o + 4], reply[o + 5] = 0, r.remaining, r.reset, 0, 0
+    local ok = r.allowed
+    reply[o + 1], reply[o + 2], reply[o + 3] = ok and 1 or 0, r.remaining, r.reset
+    reply[o + 4], reply[o + 5] = ok and 0 or r.retry, ok and 0 or r.flags
     reply[o + 6], reply[o + 7] = 0, r.window or 0
-    if r.allowed then
-      reply[o + 1] = 1
-    else
-      reply[o + 4], reply[o + 5] = r.retry, r.flags
-    end
     if r.factor then
       factors = factors or {}
       factors[i] = r.factor
