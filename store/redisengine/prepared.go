@@ -145,7 +145,9 @@ func (p *prepared) decide(ctx context.Context, key string, cost int64, mode stri
 	if reserve {
 		// a call that takes leases names them, says when it charged, and
 		// takes nothing once its caller has given up (see reserveLate)
-		lease = p.lease()
+		if p.all&algo.Holds != 0 {
+			lease = e.leasePrefix + itoa(e.leases.Add(1))
+		}
 		sent = e.offset.now()
 		cmd.h[1], cmd.h[2], cmd.h[3] = "reserve", lease, itoa(e.offset.deadline(ctx))
 		cmd.head = cmd.h[:]

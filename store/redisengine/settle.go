@@ -2,21 +2,12 @@ package redisengine
 
 import (
 	"context"
-	"strconv"
 	"time"
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/internal/algo"
 	"github.com/ratekit/ratekit/store"
 )
-
-// lease returns a new lease name when p has a Holds limit, else "".
-func (p *prepared) lease() string {
-	if p.all&algo.Holds == 0 {
-		return ""
-	}
-	return p.e.leasePrefix + strconv.FormatInt(p.e.leases.Add(1), 10)
-}
 
 // parseReserve reads the reply of a reserve call sent at sent (the engine's
 // time): the decision and, after its integers, the call's time, from which

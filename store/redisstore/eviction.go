@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"sync"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -39,24 +38,13 @@ func (s *Store) Ping(ctx context.Context) error {
 			return fmt.Errorf("ratekit: redisstore: %w", err)
 		}
 	}
-	for _, w := range s.evictionRisks(ctx) {
-		s.logger.Warn("ratekit: redisstore: this Redis may evict the keys that hold blocks and counters, "+
-			"letting denied clients through; use maxmemory-policy noeviction, or a Redis of the limiter's own",
-			"addr", w.addr, "maxmemory", w.maxmemory, "maxmemory-policy", w.policy)
-	}
+	s.warnEviction(ctx)
 	return nil
 }
 
-// evictionRisk is a node whose settings may evict the store's keys.
-type evictionRisk struct {
-	addr, policy string
-	maxmemory    int64
-}
-
-// evictionRisks returns the nodes that may evict the store's keys (see Ping).
-func (s *Store) evictionRisks(ctx context.Context) []evictionRisk {
-	var mu sync.Mutex
-	var out []evictionRisk
+// warnEviction logs a warning for each node that may evict the store's keys
+// (see Ping).
+func (s *Store) warnEviction(ctx context.Context) {
 	check := func(ctx context.Context, c *redis.Client) error {
 		cfg, err := c.ConfigGet(ctx, "maxmemory*").Result()
 		if err != nil {
@@ -64,9 +52,9 @@ func (s *Store) evictionRisks(ctx context.Context) []evictionRisk {
 		}
 		maxmemory, _ := strconv.ParseInt(cfg["maxmemory"], 10, 64)
 		if policy := cfg["maxmemory-policy"]; maxmemory > 0 && policy != "noeviction" {
-			mu.Lock()
-			out = append(out, evictionRisk{addr: c.Options().Addr, policy: policy, maxmemory: maxmemory})
-			mu.Unlock()
+			s.logger.Warn("ratekit: redisstore: this Redis may evict the keys that hold blocks and counters, "+
+				"letting denied clients through; use maxmemory-policy noeviction, or a Redis of the limiter's own",
+				"addr", c.Options().Addr, "maxmemory", maxmemory, "maxmemory-policy", policy)
 		}
 		return nil
 	}
@@ -78,5 +66,4 @@ func (s *Store) evictionRisks(ctx context.Context) []evictionRisk {
 	case *redis.Ring:
 		_ = c.ForEachShard(ctx, check)
 	}
-	return out
 }

@@ -2,34 +2,9 @@
 -- one atomic call, through algorithms[name] only. Its contract is
 -- docs/architecture.md, "The decide program".
 
--- the tables lent to each limit's algorithm (one: to a call of one limit),
--- and their answers: kept, so that a call makes no table but its reply.
-local lent, answers, one = {}, {}, {}
-
--- commit applies answer r's write to key (all: every limit admitted), then
--- puts the state after it in reply at offset o.
-local function commit(key, r, all, reply, o)
-  local write = writes[r.op]
-  if not write then return redis.error_reply('ratekit: unknown write ' .. tostring(r.op)) end
-  write(key, r, all)
-  if all then
-    reply[o + 2], reply[o + 3] = r.after_remaining, r.after_reset
-    reply[o + 6], reply[o + 7] = r.delay or 0, r.after_window or 0
-  end
-end
-
--- finish adds the call's time for a reserve, then any suppression factors.
-local function finish(reply, n, reserve, factors)
-  local at = 7 * n
-  if reserve then
-    at = at + 1
-    reply[at] = clock()
-  end
-  for i = 1, factors and n or 0 do
-    reply[at + i] = string.format('%.17g', factors[i] or 0)
-  end
-  return reply
-end
+-- the tables lent to each limit's algorithm, and their answers: kept, so
+-- that a call makes no table but its reply.
+local lent, answers = {}, {}
 
 local function decide(keys, args)
   KEYS, ARGV, now = keys, args, nil
@@ -54,32 +29,11 @@ local function decide(keys, args)
   end
   charge = (mode == 'take' or reserve) and cost > 0
   local n = #ARGV - base
-  local sp = n > 0 and (specs[ARGV[n + base]] or spec(ARGV[n + base])) -- the last limit, or a draw
   draw = nil
-  if n > 0 and not sp then
+  if n > 0 and not spec(ARGV[n + base]) then -- the last argument is a draw
     draw, n = tonumber(ARGV[n + base]), n - 1
-    sp = n > 0 and spec(ARGV[n + base])
   end
   if n < 1 then return redis.error_reply('ratekit: a call names no limit') end
-  if n == 1 and sp and sp[5] == 0 then
-    -- one limit without a block, the most common call: no bookkeeping
-    local f = charge and sp[7] or sp[6]
-    if not f then return redis.error_reply('ratekit: unknown algorithm ' .. tostring(sp[1])) end
-    one.window, one.factor, one.op = false, false, false
-    local r = f(one, KEYS[1], sp[2], sp[3], sp[4])
-    local reply
-    if r.allowed then
-      reply = { 1, r.remaining, r.reset, 0, 0, 0, r.window or 0 }
-    else
-      reply = { 0, r.remaining, r.reset, r.retry, r.flags, 0, r.window or 0 }
-    end
-    if r.op and (charge or lease) and (r.allowed or always[r.op]) then
-      local err = commit(KEYS[1], r, r.allowed, reply, 0)
-      if err then return err end
-    end
-    if reserve or r.factor then return finish(reply, 1, reserve, r.factor and { r.factor }) end
-    return reply
-  end
 
   -- every limit is well formed and its algorithm known before any write
   for i = 1, n do
@@ -96,8 +50,7 @@ local function decide(keys, args)
     local r = lent[i] or {}
     lent[i] = r
     r.window, r.factor, r.op, r.undo = false, false, false, false
-    local block_ms = sp[5]
-    local bkey = nil
+    local block_ms, bkey = sp[5], nil
     if block_ms > 0 then
       block_index = block_index + 1
       bkey = KEYS[block_index]
@@ -113,8 +66,7 @@ local function decide(keys, args)
       charge, lease = false, nil
       r = sp[6](r, key, sp[2], sp[3], sp[4])
       charge, lease = was_charge, was_lease
-      local retry = 0 -- (an admission's retry is 0, whatever its answer holds)
-      if not r.allowed then retry = r.retry end
+      local retry = r.allowed and 0 or r.retry -- (an admission's is 0, whatever its answer holds)
       r.allowed, r.remaining, r.flags = false, 0, 2
       r.reset, r.retry = math.max(blocked * 1000, r.reset), math.max(blocked * 1000, retry)
       r.window, r.factor, r.op = false, false, false
@@ -133,13 +85,10 @@ local function decide(keys, args)
     end
     answers[i] = r
     local o = 7 * (i - 1)
-    reply[o + 1], reply[o + 2], reply[o + 3], reply[o + 4], reply[o + 5] = 0, r.remaining, r.reset, 0, 0
+    local ok = r.allowed
+    reply[o + 1], reply[o + 2], reply[o + 3] = ok and 1 or 0, r.remaining, r.reset
+    reply[o + 4], reply[o + 5] = ok and 0 or r.retry, ok and 0 or r.flags
     reply[o + 6], reply[o + 7] = 0, r.window or 0
-    if r.allowed then
-      reply[o + 1] = 1
-    else
-      reply[o + 4], reply[o + 5] = r.retry, r.flags
-    end
     if r.factor then
       factors = factors or {}
       factors[i] = r.factor
@@ -159,10 +108,24 @@ local function decide(keys, args)
           if r.undo == 'del' then reply[o + 3] = 0 end
         end
       elseif r.op and (all or always[r.op]) then
-        local err = commit(KEYS[i], r, all, reply, o)
-        if err then return err end
+        local write = writes[r.op]
+        if not write then return redis.error_reply('ratekit: unknown write ' .. tostring(r.op)) end
+        write(KEYS[i], r, all)
+        if all then -- the state after the write
+          reply[o + 2], reply[o + 3] = r.after_remaining, r.after_reset
+          reply[o + 6], reply[o + 7] = r.delay or 0, r.after_window or 0
+        end
       end
     end
   end
-  return finish(reply, n, reserve, factors)
+  -- then a reserve's time, then any suppression factors
+  local at = 7 * n
+  if reserve then
+    at = at + 1
+    reply[at] = clock()
+  end
+  for i = 1, factors and n or 0 do
+    reply[at + i] = string.format('%.17g', factors[i] or 0)
+  end
+  return reply
 end
