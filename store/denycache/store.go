@@ -29,12 +29,11 @@ type Store struct {
 	maxEntries int
 	nextSweep  atomic.Int64 // the cache's clock (ns) from which a call sweeps
 
-	mu       sync.RWMutex
-	sets     map[string]*limitSet // by their IDs, joined by 0
-	entries  map[entryKey]entry
-	epoch    uint64 // bumped by every forget: a denial asked for before is not recorded
-	peak     int    // the largest len(entries) since the map was built: Go maps never shrink
-	nextFull int64  // the cache's clock (ns) from which a full cache may sweep
+	mu      sync.RWMutex
+	sets    map[string]*limitSet // by their IDs, joined by 0
+	entries map[entryKey]entry
+	epoch   uint64 // bumped by every forget: a denial asked for before is not recorded
+	peak    int    // the largest len(entries) since the map was built: Go maps never shrink
 }
 
 // entryKey identifies the entry of one subject (a subject.Key) and one
@@ -45,8 +44,8 @@ type entryKey struct {
 }
 
 const (
-	// sweepStep is how often (cache clock) a call sweeps, and a full cache
-	// before refusing an entry; each sweep looks at sweepBatch entries, so
+	// sweepStep is how often (cache clock) a call sweeps, which is also how
+	// a full cache makes room; each sweep looks at sweepBatch entries, so
 	// none holds the lock for long: 64 a second cover DefaultMaxEntries.
 	sweepStep  = int64(time.Second) / 64
 	sweepBatch = 4096
@@ -238,11 +237,7 @@ func (s *Store) record(sub string, set *limitSet, cost, start int64, epoch uint6
 	case found && start < old.until && !e.covers(old):
 		// a live entry that answers more costs stays
 	default:
-		if !found && len(s.entries) >= s.maxEntries && start >= s.nextFull { // full: drop what expired, at most every sweepStep
-			s.nextFull = start + sweepStep
-			s.sweep(start, sweepBatch)
-		}
-		if found || len(s.entries) < s.maxEntries {
+		if found || len(s.entries) < s.maxEntries { // full: the calls' sweeps make room
 			// The key's subject is a copy: the cache never holds the caller's memory.
 			s.entries[entryKey{strings.Clone(sub), set}] = e
 			s.peak = max(s.peak, len(s.entries))
