@@ -29,13 +29,18 @@ type Server struct {
 }
 
 // NewClient returns a client of the server with ContextTimeoutEnabled set,
-// as redisstore.New requires; opts may be nil. The caller closes it.
+// as redisstore.New requires, and go-redis's AutoPipelineOptions unless opts
+// set their own, as redisstore.ClientOptions does; opts may be nil. The
+// caller closes it.
 func (s *Server) NewClient(opts *redis.Options) *redis.Client {
 	o := redis.Options{}
 	if opts != nil {
 		o = *opts
 	}
 	o.ContextTimeoutEnabled = true
+	if o.AutoPipelineOptions == nil {
+		o.AutoPipelineOptions = redis.DefaultAutoPipelineOptions()
+	}
 	return s.NewClientAsGiven(&o)
 }
 

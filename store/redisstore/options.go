@@ -11,7 +11,10 @@ import (
 // timeout); no CLIENT SETINFO, no maintenance notifications and
 // ConnMaxIdleTime -1, so that no call pays for a new connection. With them
 // every call is decided within 100 ms up to 40 ms of added Redis latency
-// (TestSlowRedis; docs/operations.md, "Redis settings").
+// (TestSlowRedis; docs/operations.md, "Redis settings"). AutoPipelineOptions
+// (go-redis's defaults) has the store send concurrent calls through the
+// client's autopipeliner, several calls to one write and one read (see New);
+// set it to nil to send each call on a connection of its own.
 func ClientOptions(addr string) *redis.Options {
 	return &redis.Options{
 		Addr:                     addr,
@@ -20,5 +23,6 @@ func ClientOptions(addr string) *redis.Options {
 		DisableIdentity:          true,
 		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
 		ConnMaxIdleTime:          -1,
+		AutoPipelineOptions:      redis.DefaultAutoPipelineOptions(),
 	}
 }

@@ -1,0 +1,189 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/redistest"
+	"github.com/ratekit/ratekit/store/redisstore"
+	"github.com/ratekit/ratekit/store/storetest"
+)
+
+// slowAlgorithm is a custom algorithm that holds Redis for p1 ms, then
+// admits without writing: a call that Redis is slow to answer.
+const slowAlgorithm = `function(r, key, ms)
+  local t = redis.call('TIME')
+  local stop = t[1] * 1000 + t[2] / 1000 + ms
+  repeat t = redis.call('TIME') until t[1] * 1000 + t[2] / 1000 >= stop
+  r.allowed, r.remaining, r.reset, r.retry, r.flags = true, 1, 0, 0, 0
+  return r
+end`
+
+// sendHook is a go-redis hook that is called with the number of commands in
+// each command or pipeline the client is about to write.
+type sendHook func(n int)
+
+func (h sendHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h sendHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, c redis.Cmder) error {
+		h(1)
+		return next(ctx, c)
+	}
+}
+
+func (h sendHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		h(len(cmds))
+		return next(ctx, cmds)
+	}
+}
+
+// TestPipelinedCallBoundedByItsTimeout: through ClientOptions' client the
+// store's concurrent calls share go-redis's autopipeliner, which has one
+// batch in flight at a time. While Redis spends 400 ms on one call (sent on
+// a connection of its own: no other call was in flight), a second call goes
+// out as a batch of its own and waits for Redis; a third, queued behind that
+// batch, returns when its own 50 ms timeout ends, not when the batch does.
+// It is never written (its context ended before its turn), so it charges
+// nothing, while the batch in flight is answered once Redis is free.
+func TestPipelinedCallBoundedByItsTimeout(t *testing.T) {
+	const (
+		timeout = 50 * time.Millisecond
+		slow    = 400 * time.Millisecond
+	)
+	srv := redistest.Private(t)
+	c := redis.NewClient(redisstore.ClientOptions(srv.Addr))
+	t.Cleanup(func() { c.Close() })
+	s := newStore(t, c, redistest.Prefix(t), redisstore.WithAlgorithm("slow", slowAlgorithm))
+	fixed := []ratekit.Limit{ratekit.FixedWindow(10, time.Minute)}
+	take(t, s, "warm", fixed, 1) // loads the library
+	sent := make(chan int, 16)
+	c.AddHook(sendHook(func(n int) { sent <- n }))
+
+	call := func(key string, limits []ratekit.Limit) <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := storetest.Take(context.Background(), s, key, limits, 1)
+			done <- err
+		}()
+		return done
+	}
+	slowDone := call("slow", []ratekit.Limit{ratekit.Custom("slow", 1, time.Minute, [3]int64{slow.Milliseconds()})})
+	<-sent
+	// Redis is busy with the slow call once a PING on another connection
+	// goes unanswered.
+	probe := srv.NewClient(nil)
+	t.Cleanup(func() { probe.Close() })
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+		err := probe.Ping(ctx).Err()
+		cancel()
+		if err != nil {
+			break
+		}
+	}
+	batchDone := call("batch", fixed) // a batch of one, written, waiting for Redis
+	<-sent
+
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	start := time.Now()
+	_, err := storetest.Take(ctx, s, "queued", fixed, 1)
+	took := time.Since(start)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Take queued behind a slow batch: err %v, want context.DeadlineExceeded", err)
+	}
+	if took > timeout+30*time.Millisecond {
+		t.Fatalf("Take queued behind a slow batch returned after %v, want about its timeout %v", took, timeout)
+	}
+	if err := <-slowDone; err != nil {
+		t.Fatalf("slow call: %v", err)
+	}
+	if err := <-batchDone; err != nil {
+		t.Fatalf("the batch in flight: %v", err)
+	}
+	if d := take(t, s, "batch", fixed, 1); d.Remaining != 8 {
+		t.Fatalf("the batch's subject after Redis answered: %+v, want 8 remaining (the batch ran once)", d)
+	}
+	if d := take(t, s, "queued", fixed, 1); !d.Allowed || d.Remaining != 9 {
+		t.Fatalf("the timed-out call's subject: %+v, want allowed with 9 remaining (the call never ran)", d)
+	}
+}
+
+// TestPipelinedCallsCountExactly: a standalone client from ClientOptions and
+// a cluster client with AutoPipelineOptions (whose autopipeliner routes each
+// call by slot to its node) decide 32 goroutines' concurrent calls on 40
+// subjects, two limits a call, in pipelines of several calls: every call is
+// admitted and charged once, as Peek shows afterwards.
+func TestPipelinedCallsCountExactly(t *testing.T) {
+	const goroutines, calls, subjects = 32, 50, 40
+	clients := map[string]func() redis.UniversalClient{
+		"standalone": func() redis.UniversalClient {
+			return redis.NewClient(redisstore.ClientOptions(redistest.Standalone(t).Addr))
+		},
+		"cluster": func() redis.UniversalClient {
+			return redistest.StartCluster(t).NewClient(&redis.ClusterOptions{AutoPipelineOptions: redis.DefaultAutoPipelineOptions()})
+		},
+	}
+	for name, newClient := range clients {
+		t.Run(name, func(t *testing.T) {
+			c := newClient()
+			t.Cleanup(func() { c.Close() })
+			var batched atomic.Int64 // pipelines of more than one call
+			c.AddHook(sendHook(func(n int) {
+				if n > 1 {
+					batched.Add(1)
+				}
+			}))
+			s := newStore(t, c, redistest.Prefix(t))
+			limits := []ratekit.Limit{
+				ratekit.FixedWindow(1_000_000, time.Hour).Named("fixed"),
+				ratekit.GCRA(1, time.Hour, 1_000_000).Named("gcra"),
+			}
+			errs := make(chan error, goroutines)
+			for g := range goroutines {
+				go func() {
+					for i := range calls {
+						d, err := storetest.Take(context.Background(), s, fmt.Sprintf("subject-%d", (g*calls+i)%subjects), limits, 1)
+						if err == nil && !d.Allowed {
+							err = fmt.Errorf("denied: %+v", d)
+						}
+						if err != nil {
+							errs <- err
+							return
+						}
+					}
+					errs <- nil
+				}()
+			}
+			for range goroutines {
+				if err := <-errs; err != nil {
+					t.Fatal(err)
+				}
+			}
+			if batched.Load() == 0 {
+				t.Fatalf("no pipeline of more than one call: the calls were not pipelined")
+			}
+			for i := range subjects {
+				d, err := storetest.Peek(context.Background(), s, fmt.Sprintf("subject-%d", i), limits)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := int64(1_000_000 - goroutines*calls/subjects)
+				for _, st := range d.States {
+					if st.Remaining != want {
+						t.Fatalf("subject-%d, %s: %d remaining, want %d (each call charged once)", i, st.Limit.Name(), st.Remaining, want)
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,130 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ratekit/ratekit/store/redisengine"
+)
+
+// pipeliner returns the go-redis autopipeliner that the store sends its
+// concurrent calls through, or nil: a *redis.Client (also a Sentinel failover
+// client) or a *redis.ClusterClient whose options set AutoPipelineOptions, as
+// ClientOptions does, gets its client's deferred autopipeliner
+// (AsyncAutoPipeline), which batches concurrent calls into pipelines; a
+// cluster's routes each call by slot to its node. Other clients, and clients
+// whose options leave AutoPipelineOptions nil, send each call on its own
+// pooled connection.
+func pipeliner(client redis.Scripter) (*redis.AutoPipeliner, error) {
+	var (
+		ap  *redis.AutoPipeliner
+		err error
+	)
+	switch c := client.(type) {
+	case *redis.Client:
+		if c.Options().AutoPipelineOptions == nil {
+			return nil, nil
+		}
+		ap, err = c.AsyncAutoPipeline()
+	case *redis.ClusterClient:
+		if c.Options().AutoPipelineOptions == nil {
+			return nil, nil
+		}
+		ap, err = c.AsyncAutoPipeline()
+	default:
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ratekit: redisstore: the client's AutoPipelineOptions: %w; fix them or set them to nil", err)
+	}
+	return ap, nil
+}
+
+// pipedArgs appends cmd's command line to all for a call sent through the
+// autopipeliner, which may write it after Eval returns (when its caller's
+// context ended first): the strings are copied into one slice of the call's
+// own, so nothing points into cmd.
+func pipedArgs(all []any, cmd *redisengine.Command) []any {
+	vals := make([]string, 0, 1+len(cmd.Keys)+cmd.NumArgs())
+	vals = append(vals, cmd.Script)
+	vals = append(vals, cmd.Keys...)
+	vals = cmd.AppendArgs(vals)
+	all = append(all, commandName(cmd.Name), &vals[0], len(cmd.Keys))
+	for i := range vals[1:] {
+		all = append(all, &vals[1+i])
+	}
+	return all
+}
+
+// pipedCall is a call sent through the autopipeliner, with its caller's
+// context: the batch runs on the autopipeliner's own context, so dropExpired
+// reads the caller's here.
+type pipedCall struct {
+	redis.Cmder
+	ctx context.Context
+}
+
+// errExpired is the error of a piped call that was never written because its
+// caller had stopped waiting: nobody reads it but the command itself.
+var errExpired = errors.New("ratekit: redisstore: not sent: the caller's context ended while the call waited for its batch")
+
+// expired reports whether c is a piped call whose caller's context has
+// ended, and if so gives c its error.
+func expired(c redis.Cmder) bool {
+	p, ok := c.(pipedCall)
+	if !ok || p.ctx.Err() == nil {
+		return false
+	}
+	c.SetErr(fmt.Errorf("%w: %w", errExpired, p.ctx.Err()))
+	return true
+}
+
+// dropExpired is a go-redis hook, added to a client whose calls the store
+// pipelines, that never writes a piped call whose caller has stopped waiting
+// for it (its context ended while the call sat in the autopipeliner's queue,
+// for instance behind a batch that a hung Redis does not answer): its caller
+// has its error already, and a call sent later would charge a subject for a
+// decision nobody received. Other commands pass unchanged.
+type dropExpired struct{}
+
+// DialHook implements redis.Hook, changing nothing.
+func (dropExpired) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+// ProcessHook implements redis.Hook: the autopipeliner sends a batch of one
+// call as a plain command.
+func (dropExpired) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, c redis.Cmder) error {
+		if expired(c) {
+			return nil
+		}
+		return next(ctx, c)
+	}
+}
+
+// ProcessPipelineHook implements redis.Hook: it sends the batch without its
+// expired calls.
+func (dropExpired) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		var live []redis.Cmder // nil while no call has expired
+		for i, c := range cmds {
+			switch {
+			case expired(c):
+				if live == nil {
+					live = append(make([]redis.Cmder, 0, len(cmds)-1), cmds[:i]...)
+				}
+			case live != nil:
+				live = append(live, c)
+			}
+		}
+		switch {
+		case live == nil:
+			return next(ctx, cmds)
+		case len(live) == 0:
+			return nil
+		}
+		return next(ctx, live)
+	}
+}
