@@ -20,8 +20,8 @@ type Cluster struct {
 }
 
 // NewClient returns a cluster client with ContextTimeoutEnabled set, as
-// redisstore.New requires, and go-redis's AutoPipelineOptions unless opts
-// set their own, as the README's production setup does; opts may be nil.
+// redisstore.New requires, and AutoPipelineOptions unless opts set their
+// own (pipelining); opts may be nil.
 // The caller closes it.
 func (c *Cluster) NewClient(opts *redis.ClusterOptions) *redis.ClusterClient {
 	o := redis.ClusterOptions{}
@@ -30,7 +30,7 @@ func (c *Cluster) NewClient(opts *redis.ClusterOptions) *redis.ClusterClient {
 	}
 	o.ContextTimeoutEnabled = true
 	if o.AutoPipelineOptions == nil {
-		o.AutoPipelineOptions = redis.DefaultAutoPipelineOptions()
+		o.AutoPipelineOptions = pipelining()
 	}
 	return c.NewClientAsGiven(&o)
 }

@@ -47,13 +47,14 @@ func (h sendHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proc
 }
 
 // TestPipelinedCallBoundedByItsTimeout: through ClientOptions' client the
-// store's concurrent calls share go-redis's autopipeliner, which has one
-// batch in flight at a time. While Redis spends 400 ms on one call (sent on
-// a connection of its own: no other call was in flight), a second call goes
-// out as a batch of its own and waits for Redis; a third, queued behind that
-// batch, returns when its own 50 ms timeout ends, not when the batch does.
-// It is never written (its context ended before its turn), so it charges
-// nothing, while the batch in flight is answered once Redis is free.
+// store's concurrent calls share go-redis's autopipeliner. While Redis spends
+// 400 ms on one call (sent on a connection of its own: no other call was in
+// flight), a second call goes out as a batch of its own and waits for Redis;
+// a third is held for the next batch (the autopipeliner holds a few calls
+// while a batch is in flight) and returns when its own 50 ms timeout ends,
+// not when the batch does. It is never written (its context ended before its
+// turn), so it charges nothing, while the batch in flight is answered once
+// Redis is free.
 func TestPipelinedCallBoundedByItsTimeout(t *testing.T) {
 	const (
 		timeout = 50 * time.Millisecond
@@ -130,7 +131,7 @@ func TestPipelinedCallsCountExactly(t *testing.T) {
 			return redis.NewClient(redisstore.ClientOptions(redistest.Standalone(t).Addr))
 		},
 		"cluster": func() redis.UniversalClient {
-			return redistest.StartCluster(t).NewClient(&redis.ClusterOptions{AutoPipelineOptions: redis.DefaultAutoPipelineOptions()})
+			return redistest.StartCluster(t).NewClient(&redis.ClusterOptions{AutoPipelineOptions: redisstore.ClientOptions("").AutoPipelineOptions})
 		},
 	}
 	for name, newClient := range clients {
@@ -185,5 +186,22 @@ func TestPipelinedCallsCountExactly(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHarnessPipelinesAsClientOptions: the test servers' clients pipeline
+// as ClientOptions' do, so that every test of the store runs on the
+// documented setup.
+func TestHarnessPipelinesAsClientOptions(t *testing.T) {
+	want := *redisstore.ClientOptions("").AutoPipelineOptions
+	c := redistest.Standalone(t).NewClient(nil)
+	t.Cleanup(func() { c.Close() })
+	if got := c.Options().AutoPipelineOptions; got == nil || *got != want {
+		t.Fatalf("the harness's standalone client: AutoPipelineOptions %+v, want %+v", got, want)
+	}
+	cc := redistest.StartCluster(t).NewClient(nil)
+	t.Cleanup(func() { cc.Close() })
+	if got := cc.Options().AutoPipelineOptions; got == nil || *got != want {
+		t.Fatalf("the harness's cluster client: AutoPipelineOptions %+v, want %+v", got, want)
 	}
 }

@@ -25,7 +25,7 @@ func sentinelOptions() *redis.FailoverOptions {
 		DialerRetries:   1,
 		MaxRetries:      -1,
 
-		AutoPipelineOptions: redis.DefaultAutoPipelineOptions(),
+		AutoPipelineOptions: redisstore.ClientOptions("").AutoPipelineOptions,
 	}
 }
 
