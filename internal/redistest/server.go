@@ -47,7 +47,7 @@ func (s *Server) NewClient(opts *redis.Options) *redis.Client {
 // which this module cannot import: the store's tests run on the production
 // setup (TestHarnessPipelinesAsClientOptions holds the two equal).
 func pipelining() *redis.AutoPipelineOptions {
-	return &redis.AutoPipelineOptions{MaxConcurrentBatches: 8, MaxBatchSize: 4, Unordered: true}
+	return &redis.AutoPipelineOptions{MaxConcurrentBatches: 2, MaxBatchSize: 32, Unordered: true}
 }
 
 // NewClientAsGiven is NewClient without the default: opts are used as given

@@ -13,16 +13,14 @@ import (
 // every call is decided within 100 ms up to 40 ms of added Redis latency
 // (TestSlowRedis; docs/operations.md, "Redis settings").
 //
-// AutoPipelineOptions has the store send concurrent calls through the
-// client's autopipeliner (see New): up to 8 batches in flight at once, each
-// of about 4 calls (a soft cap: calls that queue while every batch is in
-// flight go out together), in no set order between callers, which the store
-// does not need, since each caller waits for its own call. Small batches
-// with several in flight keep Redis and the callers busy at once; go-redis's
-// defaults (one batch in flight, up to 200 calls) make them take turns,
-// which is slower than a connection per call below about 16 concurrent
-// callers (docs/performance.md). Set it to nil to send each call on a
-// connection of its own.
+// AutoPipelineOptions has the store send its calls through the client's
+// autopipeliner while more than 8 are in flight (see New): up to 2 batches
+// in flight at once, of up to about 32 calls each (a soft cap), in no set
+// order between callers, which the store does not need, since each caller
+// waits for its own call. go-redis's defaults (one batch in flight, of up to
+// 200) make Redis and the callers take turns; two let one batch's callers
+// work while Redis runs the other (docs/performance.md). Set it to nil to
+// send each call on a connection of its own.
 func ClientOptions(addr string) *redis.Options {
 	return &redis.Options{
 		Addr:                     addr,
@@ -31,6 +29,6 @@ func ClientOptions(addr string) *redis.Options {
 		DisableIdentity:          true,
 		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
 		ConnMaxIdleTime:          -1,
-		AutoPipelineOptions:      &redis.AutoPipelineOptions{MaxConcurrentBatches: 8, MaxBatchSize: 4, Unordered: true},
+		AutoPipelineOptions:      &redis.AutoPipelineOptions{MaxConcurrentBatches: 2, MaxBatchSize: 32, Unordered: true},
 	}
 }

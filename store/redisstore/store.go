@@ -25,11 +25,8 @@ type Store struct {
 
 	proc processor
 	ap   *redis.AutoPipeliner // the client's autopipeliner, or nil (see pipeliner)
-	// busy counts the calls in flight when the store has an autopipeliner: a
-	// call that finds no other in flight goes out on its own connection, as
-	// without one. Through the autopipeliner it would pass through a flusher
-	// and a dispatch goroutine, which doubled a lone caller's latency here,
-	// and a lone call has nothing to share a batch with.
+	// busy counts the calls in flight when the store has an autopipeliner,
+	// which sends a call only when more than pipelineAbove are (see Eval).
 	busy   atomic.Int64
 	eng    *redisengine.Engine
 	opts   redisengine.Options
@@ -69,13 +66,13 @@ func WithPrefix(prefix string) Option {
 //
 // A *redis.Client (also a Sentinel failover client) or *redis.ClusterClient
 // whose options set AutoPipelineOptions, as ClientOptions does, has its
-// concurrent calls sent through the client's autopipeliner: calls made at
-// the same time go out as one pipeline, each still one atomic call that
-// go-redis never sends twice and that its caller waits for only until its
-// context ends; New then hooks the client so that a call whose context ended
-// while it waited for its batch is never written. A call with no other in
-// flight, and every call through other clients, goes out on a pooled
-// connection of its own.
+// calls sent through the client's autopipeliner while more than 8 are in
+// flight: calls made at the same time go out as one pipeline, each still one
+// atomic call that go-redis never sends twice and that its caller waits for
+// only until its context ends; New then hooks the client so that a call
+// whose context ended while it waited for its batch is never written. Other
+// calls, and every call through other clients, go out on pooled connections
+// of their own.
 func New(client redis.Scripter, opts ...Option) (*Store, error) {
 	if client == nil {
 		return nil, errNilClient

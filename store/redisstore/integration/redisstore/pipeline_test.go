@@ -47,18 +47,19 @@ func (h sendHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proc
 }
 
 // TestPipelinedCallBoundedByItsTimeout: through ClientOptions' client the
-// store's concurrent calls share go-redis's autopipeliner. While Redis spends
-// 400 ms on one call (sent on a connection of its own: no other call was in
-// flight), a second call goes out as a batch of its own and waits for Redis;
-// a third is held for the next batch (the autopipeliner holds a few calls
-// while a batch is in flight) and returns when its own 50 ms timeout ends,
-// not when the batch does. It is never written (its context ended before its
-// turn), so it charges nothing, while the batch in flight is answered once
-// Redis is free.
+// store sends its calls through go-redis's autopipeliner once more than 8 are
+// in flight. While Redis spends 400 ms on one call, 7 more wait on
+// connections of their own, a ninth goes out as a batch of its own and waits
+// for Redis, and a tenth is held for the next batch (the autopipeliner holds
+// a few calls while a batch is in flight). The tenth returns when its own
+// 50 ms timeout ends, not when the batch does. It is never written (its
+// context ended before its turn), so it charges nothing, while the batch in
+// flight is answered once Redis is free.
 func TestPipelinedCallBoundedByItsTimeout(t *testing.T) {
 	const (
 		timeout = 50 * time.Millisecond
 		slow    = 400 * time.Millisecond
+		direct  = 8 // calls in flight that go out on connections of their own
 	)
 	srv := redistest.Private(t)
 	c := redis.NewClient(redisstore.ClientOptions(srv.Addr))
@@ -66,6 +67,7 @@ func TestPipelinedCallBoundedByItsTimeout(t *testing.T) {
 	s := newStore(t, c, redistest.Prefix(t), redisstore.WithAlgorithm("slow", slowAlgorithm))
 	fixed := []ratekit.Limit{ratekit.FixedWindow(10, time.Minute)}
 	take(t, s, "warm", fixed, 1) // loads the library
+	warmPool(t, c, direct+1)     // no call waits on a dial
 	sent := make(chan int, 16)
 	c.AddHook(sendHook(func(n int) { sent <- n }))
 
@@ -91,6 +93,11 @@ func TestPipelinedCallBoundedByItsTimeout(t *testing.T) {
 			break
 		}
 	}
+	var waiting []<-chan error
+	for i := range direct - 1 {
+		waiting = append(waiting, call(fmt.Sprintf("direct-%d", i), fixed))
+		<-sent
+	}
 	batchDone := call("batch", fixed) // a batch of one, written, waiting for Redis
 	<-sent
 
@@ -108,8 +115,10 @@ func TestPipelinedCallBoundedByItsTimeout(t *testing.T) {
 	if err := <-slowDone; err != nil {
 		t.Fatalf("slow call: %v", err)
 	}
-	if err := <-batchDone; err != nil {
-		t.Fatalf("the batch in flight: %v", err)
+	for _, done := range append(waiting, batchDone) {
+		if err := <-done; err != nil {
+			t.Fatalf("a call in flight: %v", err)
+		}
 	}
 	if d := take(t, s, "batch", fixed, 1); d.Remaining != 8 {
 		t.Fatalf("the batch's subject after Redis answered: %+v, want 8 remaining (the batch ran once)", d)
