@@ -78,14 +78,22 @@ func (c *conn) Eval(ctx context.Context, cmd *redisengine.Command) (any, error) 
 	if cmd.IntegerReply() {
 		rc := redis.NewIntSliceCmd(ctx, all...)
 		rc.SetFirstKeyPos(3)
-		if err := s.send(ctx, start, noRetryInts{rc}, piped); err != nil {
+		var call redis.Cmder = noRetryInts{rc}
+		if piped {
+			call = pipedInts{noRetryInts{rc}, ctx}
+		}
+		if err := s.send(ctx, start, call, piped); err != nil {
 			return nil, err
 		}
 		return rc.Val(), nil
 	}
 	rc := redis.NewCmd(ctx, all...)
 	rc.SetFirstKeyPos(3)
-	if err := s.send(ctx, start, noRetryCmd{rc}, piped); err != nil {
+	var call redis.Cmder = noRetryCmd{rc}
+	if piped {
+		call = pipedCmd{noRetryCmd{rc}, ctx}
+	}
+	if err := s.send(ctx, start, call, piped); err != nil {
 		return nil, err
 	}
 	return rc.Val(), nil
@@ -99,7 +107,7 @@ func (c *conn) Eval(ctx context.Context, cmd *redisengine.Command) (any, error) 
 func (s *Store) send(ctx context.Context, start time.Time, c redis.Cmder, piped bool) error {
 	var err error
 	if piped {
-		err = s.ap.Submit(ctx, pipedCall{c, ctx}).WaitContext(ctx)
+		err = s.ap.Submit(ctx, c).WaitContext(ctx)
 	} else {
 		err = s.proc.Process(ctx, c)
 	}

@@ -15,7 +15,8 @@ import (
 //
 // AutoPipelineOptions has the store send its calls through the client's
 // autopipeliner while more than 8 are in flight (see New): up to 2 batches
-// in flight at once, of up to about 32 calls each (a soft cap), in no set
+// in flight at once (a cluster client has a queue per CPU core, each with at
+// least one), of up to about 32 calls each (a soft cap), in no set
 // order between callers, which the store does not need, since each caller
 // waits for its own call. go-redis's defaults (one batch in flight, of up to
 // 200) make Redis and the callers take turns; two let one batch's callers

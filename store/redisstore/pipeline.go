@@ -59,27 +59,38 @@ func pipedArgs(all []any, cmd *redisengine.Command) []any {
 	return all
 }
 
-// pipedCall is a call sent through the autopipeliner, with its caller's
-// context: the batch runs on the autopipeliner's own context, so dropExpired
-// reads the caller's here.
-type pipedCall struct {
-	redis.Cmder
+// pipedCmd and pipedInts are noRetryCmd and noRetryInts for a call sent
+// through the autopipeliner, with its caller's context: the batch runs on the
+// autopipeliner's own context, so dropExpired reads the caller's here. They
+// embed the concrete commands, whose unexported methods go-redis's
+// autopipeliner uses, so they must not wrap a redis.Cmder.
+type pipedCmd struct {
+	noRetryCmd
 	ctx context.Context
 }
 
-// errExpired is the error of a piped call that was never written because its
+type pipedInts struct {
+	noRetryInts
+	ctx context.Context
+}
+
+func (c pipedCmd) callerContext() context.Context  { return c.ctx }
+func (c pipedInts) callerContext() context.Context { return c.ctx }
+
+// errExpired is the error of a piped call that was not written because its
 // caller had stopped waiting: nobody reads it but the command itself.
 var errExpired = errors.New("ratekit: redisstore: not sent: the caller's context ended while the call waited for its batch")
 
-// expired reports whether c is a piped call whose caller's context has
-// ended, and if so gives c its error.
-func expired(c redis.Cmder) bool {
-	p, ok := c.(pipedCall)
-	if !ok || p.ctx.Err() == nil {
-		return false
+// expired returns the error of c when it is a piped call whose caller's
+// context has ended, and gives c that error; else nil.
+func expired(c redis.Cmder) error {
+	p, ok := c.(interface{ callerContext() context.Context })
+	if !ok || p.callerContext().Err() == nil {
+		return nil
 	}
-	c.SetErr(fmt.Errorf("%w: %w", errExpired, p.ctx.Err()))
-	return true
+	err := fmt.Errorf("%w: %w", errExpired, p.callerContext().Err())
+	c.SetErr(err)
+	return err
 }
 
 // dropExpired is a go-redis hook, added to a client whose calls the store
@@ -87,7 +98,10 @@ func expired(c redis.Cmder) bool {
 // for it (its context ended while the call sat in the autopipeliner's queue,
 // for instance behind a batch that a hung Redis does not answer): its caller
 // has its error already, and a call sent later would charge a subject for a
-// decision nobody received. Other commands pass unchanged.
+// decision nobody received. The check is made when the batch is dispatched:
+// a batch that then waits for a connection may still be written after its
+// callers gave up, as a call on a connection of its own may be. Other
+// commands pass unchanged.
 type dropExpired struct{}
 
 // DialHook implements redis.Hook, changing nothing.
@@ -97,8 +111,8 @@ func (dropExpired) DialHook(next redis.DialHook) redis.DialHook { return next }
 // call as a plain command.
 func (dropExpired) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, c redis.Cmder) error {
-		if expired(c) {
-			return nil
+		if err := expired(c); err != nil {
+			return err // go-redis sets a lone call's error to the hook's
 		}
 		return next(ctx, c)
 	}
@@ -111,7 +125,7 @@ func (dropExpired) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pro
 		var live []redis.Cmder // nil while no call has expired
 		for i, c := range cmds {
 			switch {
-			case expired(c):
+			case expired(c) != nil:
 				if live == nil {
 					live = append(make([]redis.Cmder, 0, len(cmds)-1), cmds[:i]...)
 				}
@@ -123,7 +137,7 @@ func (dropExpired) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pro
 		case live == nil:
 			return next(ctx, cmds)
 		case len(live) == 0:
-			return nil
+			return nil // each call holds its error
 		}
 		return next(ctx, live)
 	}

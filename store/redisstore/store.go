@@ -70,7 +70,7 @@ func WithPrefix(prefix string) Option {
 // flight: calls made at the same time go out as one pipeline, each still one
 // atomic call that go-redis never sends twice and that its caller waits for
 // only until its context ends; New then hooks the client so that a call
-// whose context ended while it waited for its batch is never written. Other
+// whose context ended before its batch was dispatched is not written. Other
 // calls, and every call through other clients, go out on pooled connections
 // of their own.
 func New(client redis.Scripter, opts ...Option) (*Store, error) {

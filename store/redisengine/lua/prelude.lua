@@ -39,7 +39,7 @@ local algorithms, writes, always = {}, {}, {}
 
 function writes.incr(key) redis.call('INCRBY', key, ARGV[1]) end
 function writes.decr(key) redis.call('DECRBY', key, ARGV[1]) end
-function writes.set(key, r) redis.call('SET', key, r.a, 'PX', r.b) end
+function writes.set(key, r) redis.call('SET', key, r.a, 'PX', math.floor(r.b)) end
 function writes.del(key) redis.call('DEL', key) end
 
 -- custom makes the algorithm of a custom decide function f.

@@ -136,11 +136,7 @@ func testFlushMidRun(t *testing.T, callers int) {
 	c := srv.NewClient(nil)
 	t.Cleanup(func() { c.Close() })
 	var batched atomic.Int64 // pipelines of more than one call
-	c.AddHook(sendHook(func(n int) {
-		if n > 1 {
-			batched.Add(1)
-		}
-	}))
+	c.AddHook(countBatched(&batched))
 	s := newStore(t, c, "flush")
 	limits := []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour)}
 	var admitted, failed atomic.Int64

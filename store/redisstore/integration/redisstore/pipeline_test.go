@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -26,24 +28,51 @@ const slowAlgorithm = `function(r, key, ms)
   return r
 end`
 
-// sendHook is a go-redis hook that is called with the number of commands in
-// each command or pipeline the client is about to write.
-type sendHook func(n int)
+// sendHook is a go-redis hook that is called with each command or pipeline
+// the client is about to dispatch (a command alone as a pipeline of one).
+type sendHook func(cmds []redis.Cmder)
 
 func (h sendHook) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 func (h sendHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, c redis.Cmder) error {
-		h(1)
+		h([]redis.Cmder{c})
 		return next(ctx, c)
 	}
 }
 
 func (h sendHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
-		h(len(cmds))
+		h(cmds)
 		return next(ctx, cmds)
 	}
+}
+
+// countBatched returns a sendHook that counts the pipelines of more than one
+// command in n.
+func countBatched(n *atomic.Int64) sendHook {
+	return func(cmds []redis.Cmder) {
+		if len(cmds) > 1 {
+			n.Add(1)
+		}
+	}
+}
+
+// names reports whether one of c's arguments contains s.
+func names(c redis.Cmder, s string) bool {
+	for _, a := range c.Args() {
+		switch a := a.(type) {
+		case string:
+			if strings.Contains(a, s) {
+				return true
+			}
+		case *string:
+			if strings.Contains(*a, s) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // TestPipelinedCallBoundedByItsTimeout: through ClientOptions' client the
@@ -52,7 +81,7 @@ func (h sendHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proc
 // connections of their own, a ninth goes out as a batch of its own and waits
 // for Redis, and a tenth is held for the next batch (the autopipeliner holds
 // a few calls while a batch is in flight). The tenth returns when its own
-// 50 ms timeout ends, not when the batch does. It is never written (its
+// 50 ms timeout ends, not when the batch does. It is not written (its
 // context ended before its turn), so it charges nothing, while the batch in
 // flight is answered once Redis is free.
 func TestPipelinedCallBoundedByItsTimeout(t *testing.T) {
@@ -64,12 +93,23 @@ func TestPipelinedCallBoundedByItsTimeout(t *testing.T) {
 	srv := redistest.Private(t)
 	c := redis.NewClient(redisstore.ClientOptions(srv.Addr))
 	t.Cleanup(func() { c.Close() })
+	// Added before the store's own hook, this one sees the queued call
+	// when its batch is dispatched, whether the store drops it or not.
+	dispatched := make(chan struct{})
+	var once sync.Once
+	c.AddHook(sendHook(func(cmds []redis.Cmder) {
+		for _, cmd := range cmds {
+			if names(cmd, "{queued}") {
+				once.Do(func() { close(dispatched) })
+			}
+		}
+	}))
 	s := newStore(t, c, redistest.Prefix(t), redisstore.WithAlgorithm("slow", slowAlgorithm))
 	fixed := []ratekit.Limit{ratekit.FixedWindow(10, time.Minute)}
 	take(t, s, "warm", fixed, 1) // loads the library
 	warmPool(t, c, direct+1)     // no call waits on a dial
 	sent := make(chan int, 16)
-	c.AddHook(sendHook(func(n int) { sent <- n }))
+	c.AddHook(sendHook(func(cmds []redis.Cmder) { sent <- len(cmds) }))
 
 	call := func(key string, limits []ratekit.Limit) <-chan error {
 		done := make(chan error, 1)
@@ -109,7 +149,7 @@ func TestPipelinedCallBoundedByItsTimeout(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Take queued behind a slow batch: err %v, want context.DeadlineExceeded", err)
 	}
-	if took > timeout+30*time.Millisecond {
+	if took > timeout+100*time.Millisecond { // far from the slow call's 400 ms
 		t.Fatalf("Take queued behind a slow batch returned after %v, want about its timeout %v", took, timeout)
 	}
 	if err := <-slowDone; err != nil {
@@ -119,6 +159,11 @@ func TestPipelinedCallBoundedByItsTimeout(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatalf("a call in flight: %v", err)
 		}
+	}
+	select { // the queued call's turn comes, after its caller has gone
+	case <-dispatched:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the queued call was never dispatched")
 	}
 	if d := take(t, s, "batch", fixed, 1); d.Remaining != 8 {
 		t.Fatalf("the batch's subject after Redis answered: %+v, want 8 remaining (the batch ran once)", d)
@@ -148,11 +193,7 @@ func TestPipelinedCallsCountExactly(t *testing.T) {
 			c := newClient()
 			t.Cleanup(func() { c.Close() })
 			var batched atomic.Int64 // pipelines of more than one call
-			c.AddHook(sendHook(func(n int) {
-				if n > 1 {
-					batched.Add(1)
-				}
-			}))
+			c.AddHook(countBatched(&batched))
 			s := newStore(t, c, redistest.Prefix(t))
 			limits := []ratekit.Limit{
 				ratekit.FixedWindow(1_000_000, time.Hour).Named("fixed"),
