@@ -20,13 +20,18 @@ type Cluster struct {
 }
 
 // NewClient returns a cluster client with ContextTimeoutEnabled set, as
-// redisstore.New requires; opts may be nil. The caller closes it.
+// redisstore.New requires, and AutoPipelineOptions unless opts set their
+// own (pipelining); opts may be nil.
+// The caller closes it.
 func (c *Cluster) NewClient(opts *redis.ClusterOptions) *redis.ClusterClient {
 	o := redis.ClusterOptions{}
 	if opts != nil {
 		o = *opts
 	}
 	o.ContextTimeoutEnabled = true
+	if o.AutoPipelineOptions == nil {
+		o.AutoPipelineOptions = pipelining()
+	}
 	return c.NewClientAsGiven(&o)
 }
 

@@ -29,14 +29,25 @@ type Server struct {
 }
 
 // NewClient returns a client of the server with ContextTimeoutEnabled set,
-// as redisstore.New requires; opts may be nil. The caller closes it.
+// as redisstore.New requires, and AutoPipelineOptions unless opts set their
+// own (pipelining); opts may be nil. The caller closes it.
 func (s *Server) NewClient(opts *redis.Options) *redis.Client {
 	o := redis.Options{}
 	if opts != nil {
 		o = *opts
 	}
 	o.ContextTimeoutEnabled = true
+	if o.AutoPipelineOptions == nil {
+		o.AutoPipelineOptions = pipelining()
+	}
 	return s.NewClientAsGiven(&o)
+}
+
+// pipelining returns the AutoPipelineOptions of redisstore.ClientOptions,
+// which this module cannot import: the store's tests run on the production
+// setup (TestHarnessPipelinesAsClientOptions holds the two equal).
+func pipelining() *redis.AutoPipelineOptions {
+	return &redis.AutoPipelineOptions{MaxConcurrentBatches: 2, MaxBatchSize: 32, Unordered: true}
 }
 
 // NewClientAsGiven is NewClient without the default: opts are used as given

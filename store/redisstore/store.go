@@ -23,7 +23,11 @@ const DefaultPrefix = redisengine.DefaultPrefix
 type Store struct {
 	rep redisengine.Extras // the reputation methods
 
-	proc   processor
+	proc processor
+	ap   *redis.AutoPipeliner // the client's autopipeliner, or nil (see pipeliner)
+	// busy counts the calls in flight when the store has an autopipeliner,
+	// which sends a call only when more than pipelineAbove are (see Eval).
+	busy   atomic.Int64
 	eng    *redisengine.Engine
 	opts   redisengine.Options
 	logger *slog.Logger // warnings from Ping (WithLogger)
@@ -59,6 +63,16 @@ func WithPrefix(prefix string) Option {
 // Process method is refused, as the store could not stop its retries. New
 // sends nothing to Redis (call Store.Ping at start); it hooks the client's
 // dials, so that a call cut short by its context can name a failed dial.
+//
+// A *redis.Client (also a Sentinel failover client) or *redis.ClusterClient
+// whose options set AutoPipelineOptions, as ClientOptions does, has its
+// calls sent through the client's autopipeliner while more than 8 are in
+// flight: calls made at the same time go out as one pipeline, each still one
+// atomic call that go-redis never sends twice and that its caller waits for
+// only until its context ends; New then hooks the client so that a call
+// whose context ended before its batch was dispatched is not written. Other
+// calls, and every call through other clients, go out on pooled connections
+// of their own.
 func New(client redis.Scripter, opts ...Option) (*Store, error) {
 	if client == nil {
 		return nil, errNilClient
@@ -83,6 +97,12 @@ func New(client redis.Scripter, opts ...Option) (*Store, error) {
 	}
 	s.eng = eng
 	s.rep = redisengine.Extras{Engine: eng, Conn: (*conn)(s)}
+	if s.ap, err = pipeliner(client); err != nil {
+		return nil, err
+	}
+	if s.ap != nil {
+		proc.(interface{ AddHook(redis.Hook) }).AddHook(dropExpired{})
+	}
 	s.dials.watch(client)
 	return s, nil
 }

@@ -51,14 +51,17 @@ var registry = []struct {
 	make func(p Params) (*Contestant, error)
 }{
 	{"ratekit-fixed", ratekitFixed(false)},
+	{"ratekit-fixed-plain", ratekitPlain(fixedLimit)},
 	{"ratekit-fixed+denycache", ratekitFixed(true)},
 	{"ratekit-gcra", ratekitGCRA(false)},
+	{"ratekit-gcra-plain", ratekitPlain(gcraLimit)},
 	{"ratekit-gcra+denycache", ratekitGCRA(true)},
 	{"ratekit-fixed-rueidis", ratekitRueidis(false, fixedLimit)},
 	{"ratekit-fixed-rueidis+denycache", ratekitRueidis(true, fixedLimit)},
 	{"ratekit-gcra-rueidis", ratekitRueidis(false, gcraLimit)},
 	{"ratekit-fixed*8", ratekitFixed8},
 	{"floor", floorGoRedis},
+	{"floor-autopipeline", floorAutoPipeline},
 	{"floor-rueidis", floorRueidis},
 	{"ulule-limiter", ulule},
 	{"redis_rate", redisRate},
@@ -96,8 +99,22 @@ func ratekitFixed8(p Params) (*Contestant, error) {
 	return ratekitWith(p, false, limits...)
 }
 
+// ratekitPlain is ratekit's store over a go-redis client built from
+// ClientOptions without AutoPipelineOptions: each call on a pooled
+// connection of its own, as the store sends them for a plain client.
+func ratekitPlain(limit func(Params) ratekit.Limit) func(Params) (*Contestant, error) {
+	return func(p Params) (*Contestant, error) {
+		opts := redisstore.ClientOptions(p.Addr)
+		opts.AutoPipelineOptions = nil
+		return ratekitOver(redis.NewClient(opts), p, false, limit(p))
+	}
+}
+
 func ratekitWith(p Params, cache bool, limits ...ratekit.Limit) (*Contestant, error) {
-	client := redis.NewClient(redisstore.ClientOptions(p.Addr))
+	return ratekitOver(redis.NewClient(redisstore.ClientOptions(p.Addr)), p, cache, limits...)
+}
+
+func ratekitOver(client *redis.Client, p Params, cache bool, limits ...ratekit.Limit) (*Contestant, error) {
 	rs, err := redisstore.New(client, redisstore.WithPrefix(p.Prefix))
 	if err != nil {
 		client.Close()
@@ -147,6 +164,27 @@ func ratekitOn(rs ratekit.Store, cache bool, limits []ratekit.Limit, closeClient
 // floorScript is the least a Redis counter can do per decision: one script
 // call that increments and, on the first call of a window, sets the expiry.
 const floorScript = `local n = redis.call('INCRBY', KEYS[1], ARGV[1]) if n == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return n`
+
+// floorAutoPipeline is the floor through go-redis's autopipeliner (its
+// blocking face, the one a user calls like a client).
+func floorAutoPipeline(p Params) (*Contestant, error) {
+	client := redis.NewClient(&redis.Options{Addr: p.Addr, PoolSize: 128, DisableIdentity: true})
+	ap, err := client.AutoPipeline()
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
+	script := redis.NewScript(floorScript)
+	ms := strconv.FormatInt(p.Window.Milliseconds(), 10)
+	allow := func(ctx context.Context, key string) (bool, error) {
+		n, err := script.EvalSha(ctx, ap, []string{p.Prefix + key}, 1, ms).Int64()
+		if err != nil && redis.HasErrorPrefix(err, "NOSCRIPT") {
+			n, err = script.Eval(ctx, ap, []string{p.Prefix + key}, 1, ms).Int64()
+		}
+		return n <= p.Quota, err
+	}
+	return &Contestant{Allow: allow, Middleware: plainMiddleware(allow), Close: func() { client.Close() }}, nil
+}
 
 func floorGoRedis(p Params) (*Contestant, error) {
 	client := redis.NewClient(&redis.Options{Addr: p.Addr, PoolSize: 128, DisableIdentity: true})

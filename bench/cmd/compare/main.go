@@ -7,7 +7,9 @@
 // Scenarios: A, 64 goroutines over 10,000 keys, every call allowed; B, 64
 // goroutines on one exhausted key, every call denied; C, HTTP through each
 // contestant's middleware with 64 keep-alive clients and 10,000 identities;
-// L (only when asked for), one global limit of 1,000,000 per minute shared by
+// S (only when asked for), one goroutine calling sequentially over 10,000
+// keys, every call allowed, with the latency of each call (p50, p99); L (only
+// when asked for), one global limit of 1,000,000 per minute shared by
 // 4 instances at full speed, with and without leases (store/lease).
 // Each scenario runs every contestant once per round, interleaved, and prints
 // the median of the rounds.
@@ -52,6 +54,7 @@ type result struct {
 	mallocs    float64
 	wrong      int64 // outcomes other than the scenario's expected one
 	errs       int64
+	p50, p99   time.Duration // per call (scenario S)
 }
 
 func (r result) perSec() float64 { return r.decisions / r.elapsed.Seconds() }
@@ -62,12 +65,14 @@ type scenario struct {
 	http       bool
 	hot        bool // one key instead of nkeys
 	allowed    bool // the expected outcome
+	sequential bool // one goroutine, and the latency of each call
 }
 
 var scenarios = map[string]scenario{
 	"A": {name: "A", desc: "64 goroutines, 10,000 keys round-robin, every call allowed", quota: huge, allowed: true},
 	"B": {name: "B", desc: "64 goroutines, one hot key, every call denied (quota 1 per hour, exhausted first)", quota: 1, hot: true},
 	"C": {name: "C", desc: "HTTP middleware, 64 keep-alive clients, 10,000 X-Client identities, every request allowed", quota: huge, http: true, allowed: true},
+	"S": {name: "S", desc: "one goroutine calling sequentially, 10,000 keys, every call allowed; latency per call", quota: huge, allowed: true, sequential: true},
 }
 
 func main() {
@@ -208,8 +213,12 @@ func measure(srv *server, sc scenario, c *Contestant, d time.Duration) (result, 
 
 	// Warm up: exhaust the hot key, load scripts, open the pool's
 	// connections. Not counted.
+	nw := workers
+	if sc.sequential {
+		nw = 1
+	}
 	var wg sync.WaitGroup
-	for w := range workers {
+	for w := range nw {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -227,7 +236,8 @@ func measure(srv *server, sc scenario, c *Contestant, d time.Duration) (result, 
 
 	var stop atomic.Bool
 	var total, wrong, errs atomic.Int64
-	for w := range workers {
+	var lat []time.Duration // scenario S: each call's latency
+	for w := range nw {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -235,7 +245,14 @@ func measure(srv *server, sc scenario, c *Contestant, d time.Duration) (result, 
 			i := w * 7919
 			var n, bad, failed int64
 			for !stop.Load() {
+				var t0 time.Time
+				if sc.sequential {
+					t0 = time.Now()
+				}
 				ok, err := do(ctx, i%len(keys))
+				if sc.sequential {
+					lat = append(lat, time.Since(t0))
+				}
 				switch {
 				case err != nil:
 					failed++
@@ -254,7 +271,12 @@ func measure(srv *server, sc scenario, c *Contestant, d time.Duration) (result, 
 	stop.Store(true)
 	wg.Wait()
 
-	return m.stop(total.Load(), wrong.Load(), errs.Load())
+	r, err := m.stop(total.Load(), wrong.Load(), errs.Load())
+	if len(lat) > 0 {
+		slices.Sort(lat)
+		r.p50, r.p99 = lat[len(lat)/2], lat[len(lat)*99/100]
+	}
+	return r, err
 }
 
 // A meter reads the counters of a run: Redis's command statistics and
@@ -326,27 +348,59 @@ func median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
+// column is one column of a scenario's table: its header, its format and
+// its value in one run (the table shows the median of the runs).
+type column struct {
+	head, format string
+	value        func(r result) float64
+}
+
 func printTable(sc scenario, names []string, results map[string][]result) {
+	perDec := func(f func(r result) float64) func(r result) float64 {
+		return func(r result) float64 { return f(r) / r.decisions }
+	}
+	cols := []column{
+		{"decisions/s", "%.0f", result.perSec},
+		{"Redis cmd µs/dec", "%.2f", perDec(func(r result) float64 { return r.redisUsec })},
+		{"Redis process CPU µs/dec", "%.2f", perDec(func(r result) float64 { return r.redisProc })},
+		{"Redis cmds/dec", "%.2f", perDec(func(r result) float64 { return r.redisCalls })},
+		{"scripts/dec", "%.2f", perDec(func(r result) float64 { return r.scripts })},
+		{"Go CPU µs/dec", "%.2f", perDec(func(r result) float64 { return float64(r.goCPU.Microseconds()) })},
+		{"allocs/dec", "%.1f", perDec(func(r result) float64 { return r.mallocs })},
+	}
+	if sc.sequential {
+		micros := func(d func(r result) time.Duration) func(r result) float64 {
+			return func(r result) float64 { return float64(d(r).Nanoseconds()) / 1e3 }
+		}
+		cols = []column{
+			cols[0],
+			{"p50 µs", "%.1f", micros(func(r result) time.Duration { return r.p50 })},
+			{"p99 µs", "%.1f", micros(func(r result) time.Duration { return r.p99 })},
+			cols[1], cols[6],
+		}
+	}
 	fmt.Printf("\n### Scenario %s: %s\n\n", sc.name, sc.desc)
-	fmt.Println("| contestant | decisions/s | Redis cmd µs/dec | Redis process CPU µs/dec | Redis cmds/dec | scripts/dec | Go CPU µs/dec | allocs/dec | unexpected/errors |")
-	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Print("| contestant |")
+	for _, c := range cols {
+		fmt.Printf(" %s |", c.head)
+	}
+	fmt.Print(" unexpected/errors |\n|---|")
+	for range cols {
+		fmt.Print("---:|")
+	}
+	fmt.Println("---:|")
 	for _, name := range names {
 		rs := results[name]
-		col := func(f func(r result) float64) float64 { return medianOf(rs, f) }
+		fmt.Printf("| %s |", name)
+		for _, c := range cols {
+			fmt.Printf(" "+c.format+" |", medianOf(rs, c.value))
+		}
 		var wrong, errs int64
 		for _, r := range rs {
 			wrong += r.wrong
 			errs += r.errs
 		}
-		fmt.Printf("| %s | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %d/%d |\n", name,
-			col(func(r result) float64 { return r.perSec() }),
-			col(func(r result) float64 { return r.redisUsec / r.decisions }),
-			col(func(r result) float64 { return r.redisProc / r.decisions }),
-			col(func(r result) float64 { return r.redisCalls / r.decisions }),
-			col(func(r result) float64 { return r.scripts / r.decisions }),
-			col(func(r result) float64 { return float64(r.goCPU.Microseconds()) / r.decisions }),
-			col(func(r result) float64 { return r.mallocs / r.decisions }),
-			wrong, errs)
+		fmt.Printf(" %d/%d |\n", wrong, errs)
 	}
 }
 

@@ -28,8 +28,32 @@ local function decide(keys, args)
     end
   end
   charge = (mode == 'take' or reserve) and cost > 0
-  local n = #ARGV - base
   draw = nil
+  if not reserve and #ARGV == 3 then
+    -- one limit, no draw (most calls): when it has no block, its answer is
+    -- the reply, without the bookkeeping of several limits; the same steps
+    -- as below for n = 1 (a taker that denies has taken its charge back)
+    local sp = spec(ARGV[3])
+    if sp and sp[6] and sp[5] == 0 then
+      local r = lent[1] or {}
+      lent[1] = r
+      r.window, r.factor, r.op, r.undo = false, false, false, false
+      r = (charge and sp[7] or sp[6])(r, KEYS[1], sp[2], sp[3], sp[4])
+      local ok = r.allowed
+      local reply = { ok and 1 or 0, r.remaining, r.reset, ok and 0 or r.retry, ok and 0 or r.flags, 0, r.window or 0 }
+      if charge and r.op and (ok or always[r.op]) then
+        local write = writes[r.op]
+        if not write then return redis.error_reply('ratekit: unknown write ' .. tostring(r.op)) end
+        write(KEYS[1], r, ok)
+        if ok then
+          reply[2], reply[3], reply[6], reply[7] = r.after_remaining, r.after_reset, r.delay or 0, r.after_window or 0
+        end
+      end
+      if r.factor then reply[8] = string.format('%.17g', r.factor) end
+      return reply
+    end
+  end
+  local n = #ARGV - base
   if n > 0 and not spec(ARGV[n + base]) then -- the last argument is a draw
     draw, n = tonumber(ARGV[n + base]), n - 1
   end

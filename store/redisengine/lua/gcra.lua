@@ -26,7 +26,7 @@ local function at(r, stored, interval, burst, max_wait)
   r.allowed = true
   if not charge then return r end
   r.after_remaining, r.after_reset, r.delay, r.after_window = math.floor(diff / interval), new_tat - now, delay, 0
-  r.op, r.a, r.b = 'set', int(new_tat), math.ceil((new_tat - now) / 1000)
+  r.op, r.a, r.b = 'set', new_tat, math.ceil((new_tat - now) / 1000)
   return r
 end
 
@@ -45,7 +45,7 @@ local function take(r, key, interval, burst, max_wait)
   local new_tat = now + interval * cost
   local diff = now - (new_tat - offset)
   if diff < 0 then return check(r, key, interval, burst, max_wait) end
-  local stored = redis.pcall('SET', key, int(new_tat), 'PX', int(math.ceil((new_tat - now) / 1000)), 'NX', 'GET')
+  local stored = redis.pcall('SET', key, new_tat, 'PX', math.ceil((new_tat - now) / 1000), 'NX', 'GET')
   if type(stored) == 'table' and stored.err then return check(r, key, interval, burst, max_wait) end
   if stored then return at(r, tonumber(stored), interval, burst, max_wait) end
   r.allowed, r.remaining, r.reset, r.undo = true, math.floor(diff / interval), new_tat - now, 'del'

@@ -1,6 +1,7 @@
 -- ratekit prelude: what the engine's programs share (docs/architecture.md,
--- "Functions, and scripts"). Numbers are written with int: tostring keeps 14
--- digits.
+-- "Functions, and scripts"). A number made into a string in Lua is written
+-- with int (tostring keeps 14 digits); one passed to redis.call as a number
+-- is written by Redis with 17, exact for the integers below 2^53 used here.
 
 -- the call's values, set by the program that runs, upvalues of every
 -- algorithm: draw is k for k / 2^53 or nil, lease the call's or nil, now
@@ -38,7 +39,7 @@ local algorithms, writes, always = {}, {}, {}
 
 function writes.incr(key) redis.call('INCRBY', key, ARGV[1]) end
 function writes.decr(key) redis.call('DECRBY', key, ARGV[1]) end
-function writes.set(key, r) redis.call('SET', key, r.a, 'PX', int(r.b)) end
+function writes.set(key, r) redis.call('SET', key, r.a, 'PX', math.floor(r.b)) end
 function writes.del(key) redis.call('DEL', key) end
 
 -- custom makes the algorithm of a custom decide function f.

@@ -2,7 +2,7 @@ package redisstore_test
 
 import (
 	"context"
-	"github.com/ratekit/ratekit/store/storetest"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/internal/redistest"
+	"github.com/ratekit/ratekit/store/storetest"
 )
 
 // commandCalls returns the calls of each command in INFO commandstats.
@@ -120,19 +121,28 @@ func TestWithoutFunctions(t *testing.T) {
 	}
 }
 
-// TestFlushMidRun runs FUNCTION FLUSH and SCRIPT FLUSH while 8 callers take
-// from one subject: no call fails, and the counter holds exactly the admitted
+// TestFlushMidRun runs FUNCTION FLUSH and SCRIPT FLUSH while 8 callers (each
+// call on a connection of its own) or 32 (most calls pipelined) take from
+// one subject: no call fails, and the counter holds exactly the admitted
 // calls (a call is retried only when its reply proves it did not run).
 func TestFlushMidRun(t *testing.T) {
+	for _, callers := range []int{8, 32} {
+		t.Run(fmt.Sprint(callers), func(t *testing.T) { testFlushMidRun(t, callers) })
+	}
+}
+
+func testFlushMidRun(t *testing.T, callers int) {
 	srv := redistest.Private(t)
 	c := srv.NewClient(nil)
 	t.Cleanup(func() { c.Close() })
+	var batched atomic.Int64 // pipelines of more than one call
+	c.AddHook(countBatched(&batched))
 	s := newStore(t, c, "flush")
 	limits := []ratekit.Limit{ratekit.FixedWindow(1<<40, time.Hour)}
 	var admitted, failed atomic.Int64
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	for range 8 {
+	for range callers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -173,6 +183,9 @@ func TestFlushMidRun(t *testing.T) {
 	}
 	if loads := commandCalls(t, c)["function|load"]; loads < 10 {
 		t.Fatalf("%d FUNCTION LOADs after 10 flushes", loads)
+	}
+	if callers > 8 && batched.Load() == 0 {
+		t.Fatalf("%d callers: no pipeline of several calls", callers)
 	}
 }
 

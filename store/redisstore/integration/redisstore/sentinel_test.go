@@ -24,6 +24,8 @@ func sentinelOptions() *redis.FailoverOptions {
 		WriteTimeout:    500 * time.Millisecond,
 		DialerRetries:   1,
 		MaxRetries:      -1,
+
+		AutoPipelineOptions: redisstore.ClientOptions("").AutoPipelineOptions,
 	}
 }
 

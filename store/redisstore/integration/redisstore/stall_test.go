@@ -2,9 +2,12 @@ package redisstore_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,27 +15,57 @@ import (
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/internal/redistest"
+	"github.com/ratekit/ratekit/store/redisstore"
 )
 
 // TestStalledReservesTakeNoSlots freezes Redis (SIGSTOP) for 300 ms while 20
 // requests reach an InFlight(4) limit with a 3 s lease through Middleware
-// (fail open, 100 ms timeout): each writes its reserve call, gives up after
-// the timeout and is served unlimited. When Redis resumes (SIGCONT) it runs
-// the 20 calls, past their deadlines: they take nothing, so the subject's 4
-// slots are free at once, not refused for a lease.
+// (fail open, 100 ms timeout): each gives up after the timeout and is served
+// unlimited. Through a client that sends each call on its own connection,
+// every request writes its reserve call, and Redis runs the 20 calls when it
+// resumes (SIGCONT), past their deadlines: they take nothing. Through a
+// client with ClientOptions' AutoPipelineOptions, the calls beyond 8 in
+// flight go through the autopipeliner: those written in the batches that
+// Redis froze on run late alike, and those held behind them are never
+// written. Either way Redis runs exactly the calls written, and the
+// subject's 4 slots are free at once, not refused for a lease.
 func TestStalledReservesTakeNoSlots(t *testing.T) {
+	t.Run("connection per call", func(t *testing.T) { testStalledReserves(t, false) })
+	t.Run("pipelined", func(t *testing.T) { testStalledReserves(t, true) })
+}
+
+func testStalledReserves(t *testing.T, pipelined bool) {
 	const requests = 20
 	srv := redistest.Private(t)
-	c := srv.NewClient(&redis.Options{PoolSize: 2 * requests})
+	opts := &redis.Options{PoolSize: 2 * requests, ContextTimeoutEnabled: true}
+	if pipelined {
+		opts.AutoPipelineOptions = redisstore.ClientOptions("").AutoPipelineOptions
+	}
+	c := srv.NewClientAsGiven(opts)
 	t.Cleanup(func() { c.Close() })
-	// Five instances: each sends at most 4 of the subject's requests to
-	// the store at once (InFlight(4)), so the 20 stalled calls come from
-	// 4 requests of each.
-	prefix := redistest.Prefix(t)
+	var stalled atomic.Bool                       // counting the calls made during the stall
+	var piped atomic.Int64                        // calls that went to the autopipeliner
+	c.AddHook(sendHook(func(cmds []redis.Cmder) { // before the store's hook: every call
+		for _, cmd := range cmds {
+			if stalled.Load() && strings.Contains(fmt.Sprintf("%T", cmd), "piped") {
+				piped.Add(1)
+			}
+		}
+	}))
+	s := newStore(t, c, redistest.Prefix(t))
+	var written atomic.Int64                      // calls written during the stall
+	c.AddHook(sendHook(func(cmds []redis.Cmder) { // after the store's hook: the calls it sends
+		if stalled.Load() {
+			written.Add(int64(len(cmds)))
+		}
+	}))
+	// Five instances, one store: each Limiter sends at most 4 of the
+	// subject's requests to the store at once (InFlight(4)), so the 20
+	// stalled calls come from 4 requests of each.
 	var limiter *ratekit.Limiter
 	var handlers []http.Handler
 	for range 5 {
-		l, err := ratekit.New(newStore(t, c, prefix), ratekit.InFlight(4).Lease(3*time.Second).Named("conc"))
+		l, err := ratekit.New(s, ratekit.InFlight(4).Lease(3*time.Second).Named("conc"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,6 +92,7 @@ func TestStalledReservesTakeNoSlots(t *testing.T) {
 	if err := srv.Freeze(); err != nil {
 		t.Fatal(err)
 	}
+	stalled.Store(true)
 	frozen := time.Now()
 	codes := make([]int, requests)
 	var wg sync.WaitGroup
@@ -70,6 +104,7 @@ func TestStalledReservesTakeNoSlots(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	stalled.Store(false) // every caller has gone: nothing more is written
 	// The stall lasts 300 ms, as a DEBUG SLEEP 0.3 would: the scenario's
 	// length (past the timeout and the engine's margin), not a wait for a race.
 	time.Sleep(time.Until(frozen.Add(300 * time.Millisecond)))
@@ -81,7 +116,13 @@ func TestStalledReservesTakeNoSlots(t *testing.T) {
 			t.Fatalf("request %d during the stall: %d, want 200 (failed open)", i, code)
 		}
 	}
-	waitScriptCalls(t, srv.Addr, calls+requests)
+	if pipelined && piped.Load() == 0 {
+		t.Fatal("no call went to the autopipeliner")
+	}
+	if !pipelined && written.Load() != requests {
+		t.Fatalf("%d calls written, want %d", written.Load(), requests)
+	}
+	waitScriptCalls(t, srv.Addr, calls+float64(written.Load()))
 
 	ctx := context.Background()
 	if d, err := limiter.Peek(ctx, "stalled"); err != nil || d.Remaining != 4 {
