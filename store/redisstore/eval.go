@@ -42,19 +42,16 @@ type conn Store
 var _ redisengine.Conn = (*conn)(nil)
 
 // pipelineAbove is the number of calls in flight (this one included) above
-// which a store with an autopipeliner sends a call through it. Below, calls
-// go out on pooled connections of their own: a handful of connections keep
-// Redis and the callers busy at once, where batches of a few calls would
-// make them take turns. Measured here from 8 concurrent callers, the store
-// decided 0.7–0.9× as many calls a second through the autopipeliner as on a
-// connection each; from 64, about twice as many (docs/performance.md).
+// which a store with an autopipeliner sends a call through it: below, a
+// connection each keeps Redis and the callers busy at once, where small
+// batches would make them take turns (docs/performance.md).
 const pipelineAbove = 8
 
 // Eval implements redisengine.Conn: cmd goes out as one command that go-redis
-// will not retry, routed by its first key: through the client's
-// autopipeliner when the store has one and more than pipelineAbove calls are
-// in flight (see pipeliner), else on a pooled connection of its own, its
-// arguments passed as *string (no copies).
+// will not retry, routed by its first key, through the client's
+// autopipeliner while more than pipelineAbove calls are in flight (see
+// pipeliner), else on a pooled connection of its own with its arguments
+// passed as *string (no copies).
 func (c *conn) Eval(ctx context.Context, cmd *redisengine.Command) (any, error) {
 	s := (*Store)(c)
 	start := time.Now()
@@ -99,11 +96,10 @@ func (c *conn) Eval(ctx context.Context, cmd *redisengine.Command) (any, error) 
 	return rc.Val(), nil
 }
 
-// send processes c, a call that started at start, through the
-// autopipeliner when piped, and classifies its failure; one that hints at a
-// changed cluster reloads the slot map. A piped call is waited for until ctx
-// ends, however long its batch takes: it is left to the batch then (it may
-// have been written already) and its result is never read; see dropExpired.
+// send processes c, a call that started at start (piped: through the
+// autopipeliner, waited for until ctx ends, then left to its batch), and
+// classifies its failure; one that hints at a changed cluster reloads the
+// slot map.
 func (s *Store) send(ctx context.Context, start time.Time, c redis.Cmder, piped bool) error {
 	var err error
 	if piped {

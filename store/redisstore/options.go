@@ -13,15 +13,11 @@ import (
 // every call is decided within 100 ms up to 40 ms of added Redis latency
 // (TestSlowRedis; docs/operations.md, "Redis settings").
 //
-// AutoPipelineOptions has the store send its calls through the client's
-// autopipeliner while more than 8 are in flight (see New): up to 2 batches
-// in flight at once (a cluster client has a queue per CPU core, each with at
-// least one), of up to about 32 calls each (a soft cap), in no set
-// order between callers, which the store does not need, since each caller
-// waits for its own call. go-redis's defaults (one batch in flight, of up to
-// 200) make Redis and the callers take turns; two let one batch's callers
-// work while Redis runs the other (docs/performance.md). Set it to nil to
-// send each call on a connection of its own.
+// AutoPipelineOptions has the store pipeline its calls while more than 8 are
+// in flight (see New): up to 2 batches in flight (a cluster client: a queue
+// per CPU core), of about 32 calls, unordered, which the store does not need:
+// each caller waits for its own call. Set it to nil to send each call on a
+// connection of its own (docs/operations.md, "Pipelining").
 func ClientOptions(addr string) *redis.Options {
 	return &redis.Options{
 		Addr:                     addr,

@@ -4,53 +4,41 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit/store/redisengine"
 )
 
-// pipeliner returns the go-redis autopipeliner that the store sends its
-// concurrent calls through, or nil: a *redis.Client (also a Sentinel failover
-// client) or a *redis.ClusterClient whose options set AutoPipelineOptions, as
-// ClientOptions does, gets its client's deferred autopipeliner
-// (AsyncAutoPipeline), which batches concurrent calls into pipelines; a
-// cluster's routes each call by slot to its node. Other clients, and clients
-// whose options leave AutoPipelineOptions nil, send each call on its own
-// pooled connection.
+// pipeliner returns the deferred autopipeliner (AsyncAutoPipeline) of a
+// *redis.Client (Sentinel's too) or *redis.ClusterClient whose options set
+// AutoPipelineOptions, or nil: other clients send each call on a pooled
+// connection of its own.
 func pipeliner(client redis.Scripter) (*redis.AutoPipeliner, error) {
-	var (
-		ap  *redis.AutoPipeliner
-		err error
-	)
+	set := false
 	switch c := client.(type) {
 	case *redis.Client:
-		if c.Options().AutoPipelineOptions == nil {
-			return nil, nil
-		}
-		ap, err = c.AsyncAutoPipeline()
+		set = c.Options().AutoPipelineOptions != nil
 	case *redis.ClusterClient:
-		if c.Options().AutoPipelineOptions == nil {
-			return nil, nil
-		}
-		ap, err = c.AsyncAutoPipeline()
-	default:
+		set = c.Options().AutoPipelineOptions != nil
+	}
+	if !set {
 		return nil, nil
 	}
+	ap, err := client.(interface {
+		AsyncAutoPipeline() (*redis.AutoPipeliner, error)
+	}).AsyncAutoPipeline()
 	if err != nil {
 		return nil, fmt.Errorf("ratekit: redisstore: the client's AutoPipelineOptions: %w; fix them or set them to nil", err)
 	}
 	return ap, nil
 }
 
-// pipedArgs appends cmd's command line to all for a call sent through the
-// autopipeliner, which may write it after Eval returns (when its caller's
-// context ended first): the strings are copied into one slice of the call's
-// own, so nothing points into cmd.
+// pipedArgs appends cmd's command line to all, its strings copied into one
+// slice of the call's own: a piped call may be written after Eval returns.
 func pipedArgs(all []any, cmd *redisengine.Command) []any {
-	vals := make([]string, 0, 1+len(cmd.Keys)+cmd.NumArgs())
-	vals = append(vals, cmd.Script)
-	vals = append(vals, cmd.Keys...)
+	vals := append(append(make([]string, 0, 1+len(cmd.Keys)+cmd.NumArgs()), cmd.Script), cmd.Keys...)
 	vals = cmd.AppendArgs(vals)
 	all = append(all, commandName(cmd.Name), &vals[0], len(cmd.Keys))
 	for i := range vals[1:] {
@@ -59,11 +47,10 @@ func pipedArgs(all []any, cmd *redisengine.Command) []any {
 	return all
 }
 
-// pipedCmd and pipedInts are noRetryCmd and noRetryInts for a call sent
-// through the autopipeliner, with its caller's context: the batch runs on the
-// autopipeliner's own context, so dropExpired reads the caller's here. They
-// embed the concrete commands, whose unexported methods go-redis's
-// autopipeliner uses, so they must not wrap a redis.Cmder.
+// pipedCmd and pipedInts are noRetryCmd and noRetryInts for a piped call,
+// with its caller's context for dropExpired (the batch runs on the
+// autopipeliner's). They embed the concrete commands, whose unexported
+// methods the autopipeliner uses: never wrap a redis.Cmder.
 type pipedCmd struct {
 	noRetryCmd
 	ctx context.Context
@@ -77,12 +64,10 @@ type pipedInts struct {
 func (c pipedCmd) callerContext() context.Context  { return c.ctx }
 func (c pipedInts) callerContext() context.Context { return c.ctx }
 
-// errExpired is the error of a piped call that was not written because its
-// caller had stopped waiting: nobody reads it but the command itself.
 var errExpired = errors.New("ratekit: redisstore: not sent: the caller's context ended while the call waited for its batch")
 
-// expired returns the error of c when it is a piped call whose caller's
-// context has ended, and gives c that error; else nil.
+// expired gives c, and returns, its error when c is a piped call whose
+// caller's context has ended; else nil.
 func expired(c redis.Cmder) error {
 	p, ok := c.(interface{ callerContext() context.Context })
 	if !ok || p.callerContext().Err() == nil {
@@ -93,51 +78,33 @@ func expired(c redis.Cmder) error {
 	return err
 }
 
-// dropExpired is a go-redis hook, added to a client whose calls the store
-// pipelines, that never writes a piped call whose caller has stopped waiting
-// for it (its context ended while the call sat in the autopipeliner's queue,
-// for instance behind a batch that a hung Redis does not answer): its caller
-// has its error already, and a call sent later would charge a subject for a
-// decision nobody received. The check is made when the batch is dispatched:
-// a batch that then waits for a connection may still be written after its
-// callers gave up, as a call on a connection of its own may be. Other
-// commands pass unchanged.
+// dropExpired is a go-redis hook that never writes a piped call whose caller
+// has stopped waiting (for instance behind a batch a hung Redis does not
+// answer): it would charge a subject for a decision nobody received. It
+// checks when the batch is dispatched; a batch that then waits for a
+// connection may still be written late, as a direct call may.
 type dropExpired struct{}
 
-// DialHook implements redis.Hook, changing nothing.
 func (dropExpired) DialHook(next redis.DialHook) redis.DialHook { return next }
 
-// ProcessHook implements redis.Hook: the autopipeliner sends a batch of one
-// call as a plain command.
+// ProcessHook: the autopipeliner sends a batch of one call as a command, and
+// sets its error to the hook's.
 func (dropExpired) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, c redis.Cmder) error {
 		if err := expired(c); err != nil {
-			return err // go-redis sets a lone call's error to the hook's
+			return err
 		}
 		return next(ctx, c)
 	}
 }
 
-// ProcessPipelineHook implements redis.Hook: it sends the batch without its
-// expired calls.
+// ProcessPipelineHook sends the batch without its expired calls, which hold
+// their errors.
 func (dropExpired) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
-		var live []redis.Cmder // nil while no call has expired
-		for i, c := range cmds {
-			switch {
-			case expired(c) != nil:
-				if live == nil {
-					live = append(make([]redis.Cmder, 0, len(cmds)-1), cmds[:i]...)
-				}
-			case live != nil:
-				live = append(live, c)
-			}
-		}
-		switch {
-		case live == nil:
-			return next(ctx, cmds)
-		case len(live) == 0:
-			return nil // each call holds its error
+		live := slices.DeleteFunc(slices.Clone(cmds), func(c redis.Cmder) bool { return expired(c) != nil })
+		if len(live) == 0 {
+			return nil
 		}
 		return next(ctx, live)
 	}

@@ -64,15 +64,11 @@ func WithPrefix(prefix string) Option {
 // sends nothing to Redis (call Store.Ping at start); it hooks the client's
 // dials, so that a call cut short by its context can name a failed dial.
 //
-// A *redis.Client (also a Sentinel failover client) or *redis.ClusterClient
-// whose options set AutoPipelineOptions, as ClientOptions does, has its
-// calls sent through the client's autopipeliner while more than 8 are in
-// flight: calls made at the same time go out as one pipeline, each still one
-// atomic call that go-redis never sends twice and that its caller waits for
-// only until its context ends; New then hooks the client so that a call
-// whose context ended before its batch was dispatched is not written. Other
-// calls, and every call through other clients, go out on pooled connections
-// of their own.
+// Through a *redis.Client (Sentinel's too) or *redis.ClusterClient whose
+// options set AutoPipelineOptions, as ClientOptions does, calls go out in
+// pipelines while more than 8 are in flight, each still one atomic call
+// never sent twice, waited for until its context ends, and dropped unsent
+// if that ends before its batch is dispatched (a hook New adds).
 func New(client redis.Scripter, opts ...Option) (*Store, error) {
 	if client == nil {
 		return nil, errNilClient
