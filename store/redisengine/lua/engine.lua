@@ -6,6 +6,36 @@
 -- that a call makes no table but its reply.
 local lent, answers = {}, {}
 
+-- lend returns limit i's lent table, its optional fields cleared
+local function lend(i)
+  local r = lent[i] or {}
+  lent[i] = r
+  r.window, r.factor, r.op, r.undo = false, false, false, false
+  return r
+end
+
+-- answer puts r, a limit's answer, into reply as seven integers from o + 1
+local function answer(reply, o, r)
+  local ok = r.allowed
+  reply[o + 1], reply[o + 2], reply[o + 3] = ok and 1 or 0, r.remaining, r.reset
+  reply[o + 4], reply[o + 5] = ok and 0 or r.retry, ok and 0 or r.flags
+  reply[o + 6], reply[o + 7] = 0, r.window or 0
+end
+
+-- commit applies r's write to key when the call is admitted (all) or the
+-- write is in always, then, admitted, puts the state after it into reply
+-- from o + 1; it returns an error reply for an unknown write
+local function commit(key, r, all, reply, o)
+  if not (r.op and (all or always[r.op])) then return nil end
+  local write = writes[r.op]
+  if not write then return redis.error_reply('ratekit: unknown write ' .. tostring(r.op)) end
+  write(key, r, all)
+  if all then
+    reply[o + 2], reply[o + 3] = r.after_remaining, r.after_reset
+    reply[o + 6], reply[o + 7] = r.delay or 0, r.after_window or 0
+  end
+end
+
 local function decide(keys, args)
   KEYS, ARGV, now = keys, args, nil
   local mode = ARGV[2]
@@ -35,20 +65,11 @@ local function decide(keys, args)
     -- as below for n = 1 (a taker that denies has taken its charge back)
     local sp = spec(ARGV[3])
     if sp and sp[6] and sp[5] == 0 then
-      local r = lent[1] or {}
-      lent[1] = r
-      r.window, r.factor, r.op, r.undo = false, false, false, false
-      r = (charge and sp[7] or sp[6])(r, KEYS[1], sp[2], sp[3], sp[4])
-      local ok = r.allowed
-      local reply = { ok and 1 or 0, r.remaining, r.reset, ok and 0 or r.retry, ok and 0 or r.flags, 0, r.window or 0 }
-      if charge and r.op and (ok or always[r.op]) then
-        local write = writes[r.op]
-        if not write then return redis.error_reply('ratekit: unknown write ' .. tostring(r.op)) end
-        write(KEYS[1], r, ok)
-        if ok then
-          reply[2], reply[3], reply[6], reply[7] = r.after_remaining, r.after_reset, r.delay or 0, r.after_window or 0
-        end
-      end
+      local r = (charge and sp[7] or sp[6])(lend(1), KEYS[1], sp[2], sp[3], sp[4])
+      local reply = { 0, 0, 0, 0, 0, 0, 0 }
+      answer(reply, 0, r)
+      local err = charge and commit(KEYS[1], r, r.allowed, reply, 0)
+      if err then return err end
       if r.factor then reply[8] = string.format('%.17g', r.factor) end
       return reply
     end
@@ -71,9 +92,7 @@ local function decide(keys, args)
   local block_index = n
   for i = 1, n do
     local sp, key = spec(ARGV[i + base]), KEYS[i]
-    local r = lent[i] or {}
-    lent[i] = r
-    r.window, r.factor, r.op, r.undo = false, false, false, false
+    local r = lend(i)
     local block_ms, bkey = sp[5], nil
     if block_ms > 0 then
       block_index = block_index + 1
@@ -108,11 +127,7 @@ local function decide(keys, args)
       end
     end
     answers[i] = r
-    local o = 7 * (i - 1)
-    local ok = r.allowed
-    reply[o + 1], reply[o + 2], reply[o + 3] = ok and 1 or 0, r.remaining, r.reset
-    reply[o + 4], reply[o + 5] = ok and 0 or r.retry, ok and 0 or r.flags
-    reply[o + 6], reply[o + 7] = 0, r.window or 0
+    answer(reply, 7 * (i - 1), r)
     if r.factor then
       factors = factors or {}
       factors[i] = r.factor
@@ -131,14 +146,9 @@ local function decide(keys, args)
           reply[o + 2] = r.remaining + cost
           if r.undo == 'del' then reply[o + 3] = 0 end
         end
-      elseif r.op and (all or always[r.op]) then
-        local write = writes[r.op]
-        if not write then return redis.error_reply('ratekit: unknown write ' .. tostring(r.op)) end
-        write(KEYS[i], r, all)
-        if all then -- the state after the write
-          reply[o + 2], reply[o + 3] = r.after_remaining, r.after_reset
-          reply[o + 6], reply[o + 7] = r.delay or 0, r.after_window or 0
-        end
+      else
+        local err = commit(KEYS[i], r, all, reply, o)
+        if err then return err end
       end
     end
   end
