@@ -42,9 +42,8 @@ type conn Store
 var _ redisengine.Conn = (*conn)(nil)
 
 // pipelineAbove is the number of calls in flight (this one included) above
-// which a store with an autopipeliner sends a call through it: below, a
-// connection each keeps Redis and the callers busy at once, where small
-// batches would make them take turns (docs/performance.md).
+// which the store pipelines: below, a connection each keeps Redis and the
+// callers busy at once, where small batches take turns (docs/performance.md).
 const pipelineAbove = 8
 
 // Eval implements redisengine.Conn: cmd goes out as one command that go-redis

@@ -2,11 +2,9 @@
 -- one atomic call, through algorithms[name] only. Its contract is
 -- docs/architecture.md, "The decide program".
 
--- the tables lent to each limit's algorithm, and their answers: kept, so
--- that a call makes no table but its reply.
+-- the tables lent to each limit's algorithm (lend: limit i's, its optional
+-- fields cleared), and their answers: kept, so a call makes no table but its reply
 local lent, answers = {}, {}
-
--- lend returns limit i's lent table, its optional fields cleared
 local function lend(i)
   local r = lent[i] or {}
   lent[i] = r
@@ -22,9 +20,8 @@ local function answer(reply, o, r)
   reply[o + 6], reply[o + 7] = 0, r.window or 0
 end
 
--- commit applies r's write to key when the call is admitted (all) or the
--- write is in always, then, admitted, puts the state after it into reply
--- from o + 1; it returns an error reply for an unknown write
+-- commit applies r's write to key if admitted (all) or always[r.op], then puts
+-- the state after it into reply from o + 1; an unknown write is an error reply
 local function commit(key, r, all, reply, o)
   if not (r.op and (all or always[r.op])) then return nil end
   local write = writes[r.op]
@@ -60,9 +57,8 @@ local function decide(keys, args)
   charge = (mode == 'take' or reserve) and cost > 0
   draw = nil
   if not reserve and #ARGV == 3 then
-    -- one limit, no draw (most calls): when it has no block, its answer is
-    -- the reply, without the bookkeeping of several limits; the same steps
-    -- as below for n = 1 (a taker that denies has taken its charge back)
+    -- one limit, no draw, no block (most calls): the steps below for n = 1,
+    -- without their bookkeeping (a taker that denies took its charge back)
     local sp = spec(ARGV[3])
     if sp and sp[6] and sp[5] == 0 then
       local r = (charge and sp[7] or sp[6])(lend(1), KEYS[1], sp[2], sp[3], sp[4])
