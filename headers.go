@@ -75,12 +75,12 @@ func headerValues(names, vals *[5]string, d *Decision, mode HeaderMode, now time
 		states := d.states(&one)
 		names[n], names[n+1] = "Ratelimit-Policy", "Ratelimit"
 		policy, vals[n], ends[n] = n, d.policy, len(b) // a value of its own, not built in b
-		if vals[n] == "" || d.Fallback {               // a fallback decides on scaled limits
-			limits := make([]Limit, len(states))
+		if vals[n] == "" || d.Fallback {               // a fallback decides on scaled limits; a calendar's period varies
+			limits, ws := make([]Limit, len(states)), make([]int64, len(states))
 			for i, s := range states {
-				limits[i] = s.Limit
+				limits[i], ws[i] = s.Limit, periodSeconds(&s, now)
 			}
-			vals[n] = policyHeader(limits)
+			vals[n] = policyHeader(limits, ws)
 		}
 		for i, s := range states {
 			if i > 0 {
@@ -124,8 +124,9 @@ func effectiveWindow(s *LimitState) time.Duration {
 }
 
 // policyHeader returns the RateLimit-Policy value describing limits, e.g.
-// "burst";q=10;w=1, "hourly";q=1000;w=3600.
-func policyHeader(limits []Limit) string {
+// "burst";q=10;w=1, "hourly";q=1000;w=3600, or "" when it depends on the
+// decision (a Calendar period's w, which ws gives when not nil).
+func policyHeader(limits []Limit, ws []int64) string {
 	var b []byte
 	for i, l := range limits {
 		if i > 0 {
@@ -133,14 +134,35 @@ func policyHeader(limits []Limit) string {
 		}
 		d := l.def()
 		b = appendParam(appendItem(b, d.Name), "q", d.headerQ)
-		if d.headerW > 0 { // a limit without a window in whole seconds has no w (the draft wants a positive integer)
-			b = appendParam(b, "w", d.headerW)
+		w := d.headerW
+		if d.periodic {
+			if ws == nil {
+				return ""
+			}
+			w = ws[i]
+		}
+		if w > 0 { // a limit without a window in whole seconds has no w (the draft wants a positive integer)
+			b = appendParam(b, "w", w)
 		}
 		if d.Concurrent {
 			b = append(b, `;qu="concurrent-requests"`...)
 		}
 	}
 	return string(b)
+}
+
+// periodSeconds returns the length, in whole seconds rounded up, of the
+// Calendar period that s counted in (0 for any other limit): the one that
+// ends s.EffectiveWindow after now, probed 30 s before that end (no later
+// than now), so that a store whose clock is up to 30 s off still names it.
+func periodSeconds(s *LimitState, now time.Time) int64 {
+	d := s.Limit.def()
+	if !d.periodic {
+		return 0
+	}
+	probe := max(now.UnixMicro(), now.Add(s.EffectiveWindow-30*time.Second).UnixMicro())
+	start, end := algo.PeriodOf(&d.Spec, probe)
+	return ceilSeconds(time.Duration(end-start) * time.Microsecond)
 }
 
 // headerQuota returns the quota and window (whole seconds) that describe l

@@ -17,7 +17,7 @@ func TestPolicyOmitsZeroWindow(t *testing.T) {
 		{[]Limit{{}}, `"";q=0`},
 		{[]Limit{GCRA(10, time.Second, 20).Named("burst"), {}}, `"burst";q=20;w=2, "";q=0`},
 	} {
-		if got := policyHeader(c.limits); got != c.want {
+		if got := policyHeader(c.limits, nil); got != c.want {
 			t.Errorf("policyHeader = %s, want %s", got, c.want)
 		}
 	}

@@ -30,7 +30,7 @@ type Spec struct {
 	// the other.)
 
 	// Algorithm names the algorithm: "fixed", "sliding", "log", "token",
-	// "leaky", "gcra", "suppressed", "inflight", or a custom name (see
+	// "leaky", "gcra", "suppressed", "inflight", "calendar", or a custom name (see
 	// Custom). It is part of every stored key and never changes.
 	Algorithm string
 	// Name is the policy name (Named), reported in headers and bodies.
@@ -62,6 +62,10 @@ type Spec struct {
 	// Concurrent reports a limit on requests in flight (InFlight), not on
 	// requests over time: headers give it qu="concurrent-requests".
 	Concurrent bool
+	// Period is a Calendar limit's period (a Period's value), "" for a
+	// window aligned to the clock (Aligned); Location its time zone.
+	Period   string
+	Location *time.Location
 }
 
 // limitDef is what a Limit is, never changed once a Limit holds it: a
@@ -70,6 +74,7 @@ type limitDef struct {
 	algo.Spec              // Window is the window, the period of a rate, or a lease
 	shadow           bool  // decides and counts, never refuses (Shadow)
 	headerQ, headerW int64 // headerQuota()
+	periodic         bool  // a Calendar period: its length varies, so headers give the current one's
 }
 
 // def returns l's definition, which the caller must not change; a new
@@ -94,6 +99,7 @@ func (c limitDef) limit() Limit {
 	c.ID = c.Name + ":" + c.Algorithm + ":" + c.fingerprint()
 	c.Concurrent = r.Caps()&algo.Holds != 0
 	c.headerQ, c.headerW = c.headerQuota(r)
+	c.periodic = c.Algorithm == algo.Calendar && c.Period != ""
 	return Limit{&c}
 }
 
@@ -163,6 +169,9 @@ func (l *limitDef) fingerprint() string {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s|%d|%s|%d|%d|%d|%d|%v", l.Algorithm, l.Quota, strconv.FormatFloat(l.Rate, 'g', -1, 64), l.Window,
 		l.Precision, l.MaxWait, l.Block, l.Params)
+	if l.Algorithm == algo.Calendar { // only Calendar: other limits keep their keys
+		fmt.Fprintf(h, "|%s|%s", l.Period, l.Location)
+	}
 	if l.Factor != 0 { // only Suppressed: other limits keep their keys
 		fmt.Fprintf(h, "|%s", strconv.FormatFloat(l.Factor, 'g', -1, 64))
 	}

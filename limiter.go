@@ -82,9 +82,9 @@ func New(store Store, limits ...Limit) (*Limiter, error) {
 	}
 	l.names, l.held = strings.Join(names, ","), strings.Join(held, ",")
 	l.gate = newGate(enforced)
-	l.policy = policyHeader(enforced)
+	l.policy = policyHeader(enforced, nil)
 	if len(enforced) == 0 {
-		l.policy = policyHeader(shadow)
+		l.policy = policyHeader(shadow, nil)
 	}
 	var err error
 	if l.all, err = store.Prepare(limits); err != nil {

@@ -5,6 +5,7 @@ package algo
 
 import (
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -19,6 +20,8 @@ type Spec struct {
 	Hard                                        int64
 	Params                                      [3]int64
 	Concurrent                                  bool // Holds: requests in flight, not over time
+	Period                                      string
+	Location                                    *time.Location
 }
 
 // State is one limit's state for one subject, as memstore keeps it: a
@@ -76,7 +79,10 @@ type Rules interface {
 	Validate(s *Spec, shadow bool) Fault // the first fault, in ratekit's order
 	Derive(s *Spec)                      // sets the derived values (Interval, Hard)
 	Describe(s *Spec) string             // Limit.String but for the block
-	Args(s *Spec) [3]int64               // the three parameters the Redis engine sends
+	Args(s *Spec, now int64) [3]int64    // the three parameters the Redis engine sends for a call at now (µs)
+	// Period returns the stretch of time [start, end) around now (µs) over
+	// which Args stays the same: all time, unless the limit follows the clock.
+	Period(s *Spec, now int64) (start, end int64)
 	// Header returns the quota and window RateLimit-Policy describes (0: none).
 	Header(s *Spec) (quota int64, window time.Duration)
 	Share(s *Spec, n int64) bool // makes s one of n instances' share, or reports false
@@ -116,7 +122,9 @@ func (base) Describe(s *Spec) string {
 	return fmt.Sprintf("%s: %s %d per %s", s.Name, s.Algorithm, s.Quota, s.Window)
 }
 
-func (base) Args(s *Spec) [3]int64 { return [3]int64{s.Quota, s.Window.Milliseconds(), 0} }
+func (base) Args(s *Spec, _ int64) [3]int64 { return [3]int64{s.Quota, s.Window.Milliseconds(), 0} }
+
+func (base) Period(*Spec, int64) (int64, int64) { return math.MinInt64, math.MaxInt64 }
 
 func (base) Header(s *Spec) (int64, time.Duration) { return s.Quota, s.Window }
 

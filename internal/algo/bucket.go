@@ -57,7 +57,7 @@ func (*bucket) Describe(s *Spec) string {
 	return d
 }
 
-func (*bucket) Args(s *Spec) [3]int64 {
+func (*bucket) Args(s *Spec, _ int64) [3]int64 {
 	return [3]int64{s.Interval.Microseconds(), s.Quota, s.MaxWait.Microseconds()}
 }
 

@@ -18,7 +18,7 @@ func (custom) Validate(s *Spec, _ bool) Fault {
 }
 
 // Args: the algorithm's own parameters.
-func (custom) Args(s *Spec) [3]int64 { return s.Params }
+func (custom) Args(s *Spec, _ int64) [3]int64 { return s.Params }
 
 // Share: none; a custom algorithm's parameters mean what its Lua says.
 func (custom) Share(*Spec, int64) bool { return false }

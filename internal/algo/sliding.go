@@ -39,7 +39,7 @@ func (*sliding) Describe(s *Spec) string {
 	return fmt.Sprintf("%s: sliding %d per %s, buckets of %s", s.Name, s.Quota, s.Window, s.Precision)
 }
 
-func (*sliding) Args(s *Spec) [3]int64 {
+func (*sliding) Args(s *Spec, _ int64) [3]int64 {
 	return [3]int64{s.Quota, s.Window.Milliseconds(), s.Precision.Milliseconds()}
 }
 

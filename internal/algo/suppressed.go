@@ -37,7 +37,9 @@ func (*suppressed) Describe(s *Spec) string {
 	return fmt.Sprintf("%s: suppressed %d per %s, hard %d", s.Name, s.Quota, s.Window, s.Hard)
 }
 
-func (*suppressed) Args(s *Spec) [3]int64 { return [3]int64{s.Quota, s.Hard, s.Window.Milliseconds()} }
+func (*suppressed) Args(s *Spec, _ int64) [3]int64 {
+	return [3]int64{s.Quota, s.Hard, s.Window.Milliseconds()}
+}
 
 // Decide: see algorithms.suppressed in the engine. A charge writes the state
 // with the call counted, admitted or not (see Commit), and reports after it.

@@ -16,6 +16,8 @@ func Lookup(name string) (Algorithm, bool) {
 		return &suppressed{}, true
 	case InFlight:
 		return &inFlight{}, true
+	case Calendar:
+		return &calendar{}, true
 	}
 	return nil, false
 }

@@ -12,7 +12,7 @@ func TestTable(t *testing.T) {
 	caps := map[string]Caps{
 		FixedWindow: Cacheable | Leasable | SettlesAtReset, SlidingWindow: Cacheable | SettlesAtCall,
 		SlidingLog: Cacheable | SettlesAtCall, GCRA: Cacheable | SettlesAtReset, TokenBucket: Cacheable | SettlesAtReset,
-		LeakyBucket: Cacheable | SettlesAtReset, Suppressed: Draws, InFlight: Holds,
+		LeakyBucket: Cacheable | SettlesAtReset, Suppressed: Draws, InFlight: Holds, Calendar: Cacheable | Leasable | SettlesAtReset,
 	}
 	for name, want := range caps {
 		a, ok := Lookup(name)
@@ -24,7 +24,7 @@ func TestTable(t *testing.T) {
 		t.Error("an unknown name must be a custom algorithm")
 	}
 	s := Spec{Algorithm: "mine", Quota: 10, Window: time.Minute, Params: [3]int64{1, 2, 3}}
-	if Of("mine").Args(&s) != s.Params || Of("mine").Share(&s, 2) || s.Quota != 10 {
+	if Of("mine").Args(&s, 0) != s.Params || Of("mine").Share(&s, 2) || s.Quota != 10 {
 		t.Error("a custom algorithm sends its own parameters and has no share")
 	}
 }

@@ -47,6 +47,7 @@ type Engine struct {
 	leasePrefix string       // random: leases from other engines never collide
 	leases      atomic.Int64 // the last lease number handed out
 	offset      *offsets     // Redis's clock against the engine's, for reserve deadlines
+	skew        atomic.Int64 // Redis's clock less the wall clock (µs), as a refused Calendar call showed it
 
 	scripts atomic.Bool  // the server has no Functions, or refuses them: run scripts
 	loadMu  sync.Mutex   // one FUNCTION LOAD at a time

@@ -2,8 +2,11 @@ package redisengine
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ratekit/ratekit"
@@ -30,12 +33,22 @@ type prepared struct {
 	e      *Engine
 	c      Conn
 	limits []ratekit.Limit
+	specs  []algo.Spec
 	ids    []string
-	static []string
+	static []string    // the arguments, unless timed
 	blocks []int       // indexes of the limits with a block, in order
 	caps   []algo.Caps // each limit's
 	all    algo.Caps   // every limit's: Draws, a call needs a draw; Holds, a charging call names its lease
 	ints   bool        // the reply holds integers only: no limit can report a suppression factor
+	timed  bool        // some limit's arguments follow the clock (Calendar): see argsAt
+	period atomic.Pointer[periodArgs]
+}
+
+// periodArgs are the arguments of the calls made at times in [from, until)
+// (µs) on Redis's clock.
+type periodArgs struct {
+	from, until int64
+	static      []string
 }
 
 func (e *Engine) prepare(c Conn, limits []ratekit.Limit) (*prepared, error) {
@@ -43,7 +56,7 @@ func (e *Engine) prepare(c Conn, limits []ratekit.Limit) (*prepared, error) {
 		return nil, err
 	}
 	n := len(limits)
-	p := &prepared{e: e, c: c, limits: slices.Clone(limits), ids: make([]string, n), static: make([]string, 0, n), caps: make([]algo.Caps, n), ints: true}
+	p := &prepared{e: e, c: c, limits: slices.Clone(limits), specs: make([]algo.Spec, n), ids: make([]string, n), caps: make([]algo.Caps, n), ints: true}
 	for i, l := range limits {
 		sp := algo.Spec(l.Spec())
 		_, builtin := algo.Lookup(sp.Algorithm)
@@ -51,9 +64,10 @@ func (e *Engine) prepare(c Conn, limits []ratekit.Limit) (*prepared, error) {
 			return nil, e.errorf("algorithm %q is not supported", sp.Algorithm)
 		}
 		r := algo.Of(sp.Algorithm)
-		args := r.Args(&sp)
-		p.ids[i] = sp.ID
-		p.static = append(p.static, sp.Algorithm+" "+itoa(args[0])+" "+itoa(args[1])+" "+itoa(args[2])+" "+itoa(sp.Block.Milliseconds()))
+		p.specs[i], p.ids[i] = sp, sp.ID
+		if from, until := r.Period(&sp, 0); from != math.MinInt64 || until != math.MaxInt64 {
+			p.timed = true
+		}
 		if sp.Block > 0 {
 			p.blocks = append(p.blocks, i)
 		}
@@ -61,7 +75,59 @@ func (e *Engine) prepare(c Conn, limits []ratekit.Limit) (*prepared, error) {
 		p.all |= p.caps[i]
 		p.ints = p.ints && builtin && p.caps[i]&algo.Draws == 0 // a custom algorithm may report a factor
 	}
+	if !p.timed {
+		p.static = p.build(0).static
+	}
 	return p, nil
+}
+
+// build returns the limits' arguments for a call at now (µs), each
+// "<algorithm> <p1> <p2> <p3> <block ms>", and the stretch of time they serve.
+func (p *prepared) build(now int64) *periodArgs {
+	a := &periodArgs{from: math.MinInt64, until: math.MaxInt64, static: make([]string, len(p.specs))}
+	for i := range p.specs {
+		sp := &p.specs[i]
+		r := algo.Of(sp.Algorithm)
+		args := r.Args(sp, now)
+		a.static[i] = sp.Algorithm + " " + itoa(args[0]) + " " + itoa(args[1]) + " " + itoa(args[2]) + " " + itoa(sp.Block.Milliseconds())
+		from, until := r.Period(sp, now)
+		a.from, a.until = max(a.from, from), min(a.until, until)
+	}
+	return a
+}
+
+// args returns the limits' arguments for a call now: made once, or, when
+// they follow the clock, once per period. Now is the engine's estimate of
+// Redis's clock; Redis refuses arguments made for another time (see stale),
+// and the call is sent again with Redis's.
+func (p *prepared) args() []string {
+	if !p.timed {
+		return p.static
+	}
+	return p.argsAt(time.Now().UnixMicro() + p.e.skew.Load())
+}
+
+func (p *prepared) argsAt(now int64) []string {
+	if a := p.period.Load(); a != nil && a.from <= now && now < a.until {
+		return a.static
+	}
+	a := p.build(now)
+	p.period.Store(a)
+	return a.static
+}
+
+// restale answers a call Redis refused as made for another time (err:
+// "STALE <Redis's µs>"), which ran nothing: it learns Redis's clock and
+// sends cmd again, once, with the arguments for Redis's time.
+func (p *prepared) restale(ctx context.Context, prog int, cmd *Command, err error, sent int64) (any, error) {
+	msg, _ := replyMsg(err)
+	redis, perr := strconv.ParseInt(strings.TrimPrefix(msg, "STALE "), 10, 64)
+	if perr != nil {
+		return nil, err
+	}
+	p.e.skew.Store(redis - (sent+time.Now().UnixMicro())/2)
+	cmd.static = p.argsAt(redis)
+	return p.e.run(ctx, p.c, prog, cmd)
 }
 
 var _ store.Settler = (*prepared)(nil)
@@ -135,7 +201,8 @@ func (p *prepared) decide(ctx context.Context, key string, cost int64, mode stri
 	if err != nil {
 		return ratekit.Decision{}, err
 	}
-	cmd := &Command{static: p.static, ints: p.ints}
+	sentAt := time.Now().UnixMicro()
+	cmd := &Command{static: p.args(), ints: p.ints}
 	cmd.Keys = e.keys(t, p, cmd)
 	cmd.h[0], cmd.h[1] = itoa(cost), mode
 	cmd.head = cmd.h[:2]
@@ -157,6 +224,9 @@ func (p *prepared) decide(ctx context.Context, key string, cost int64, mode stri
 		cmd.tail = cmd.t[:]
 	}
 	reply, err := e.run(ctx, p.c, progDecide, cmd)
+	if p.timed && replyHas(err, "STALE ") {
+		reply, err = p.restale(ctx, progDecide, cmd, err, sentAt)
+	}
 	if receipt && err != nil && replyHas(err, "LATE ") {
 		reply, err = e.reserveLate(ctx, p.c, cmd, err, &sent)
 	}

@@ -64,18 +64,20 @@ func (p *prepared) settle(ctx context.Context, key string, rc *ratekit.Receipt, 
 	if err != nil {
 		return nil, err
 	}
-	args := make([]string, 0, 4+3*n)
-	args = append(args, mode, itoa(rc.Cost), itoa(cost), rc.Lease)
-	args = append(args, p.static...)
+	tail := make([]string, 0, 2*n)
 	for _, end := range rc.Ends {
-		args = append(args, itoa(end))
+		tail = append(tail, itoa(end))
 	}
 	for _, held := range rc.Held {
-		args = append(args, itoa(held))
+		tail = append(tail, itoa(held))
 	}
-	cmd := &Command{head: args, ints: true}
+	sent := time.Now().UnixMicro()
+	cmd := &Command{head: []string{mode, itoa(rc.Cost), itoa(cost), rc.Lease}, static: p.args(), tail: tail, ints: true}
 	cmd.Keys = e.keys(t, p, cmd)
 	reply, err := e.run(ctx, p.c, progSettle, cmd)
+	if p.timed && replyHas(err, "STALE ") {
+		reply, err = p.restale(ctx, progSettle, cmd, err, sent)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -61,6 +61,10 @@ local function decide(keys, args)
     -- without their bookkeeping (a taker that denies took its charge back)
     local sp = spec(ARGV[3])
     if sp and sp[6] and sp[5] == 0 then
+      if sp[8] then
+        local err = stale(sp)
+        if err then return err end
+      end
       local r = (charge and sp[7] or sp[6])(lend(1), KEYS[1], sp[2], sp[3], sp[4])
       local reply = { 0, 0, 0, 0, 0, 0, 0 }
       answer(reply, 0, r)
@@ -81,6 +85,8 @@ local function decide(keys, args)
     local sp = spec(ARGV[i + base])
     if not sp then return redis.error_reply('ratekit: malformed limit ' .. tostring(ARGV[i + base])) end
     if not sp[6] then return redis.error_reply('ratekit: unknown algorithm ' .. tostring(sp[1])) end
+    local err = stale(sp)
+    if err then return err end
   end
   -- check phase: decide every limit, write nothing but blocks and takers'
   -- charges

@@ -53,7 +53,8 @@ local function custom(f)
 end
 
 -- spec reads a limit's argument, cached as num is: { algorithm, p1, p2, p3,
--- block ms, decide, take or decide (none if unknown) }, or nil (a draw).
+-- block ms, decide, take or decide (none if unknown), stale or false }, or
+-- nil (a draw).
 local specs, specs_n = {}, 0
 local function spec(s)
   local sp = specs[s]
@@ -62,11 +63,20 @@ local function spec(s)
     if not a then return nil end
     local algorithm = algorithms[a]
     sp = { a, tonumber(p1), tonumber(p2), tonumber(p3), tonumber(b) }
-    if algorithm then sp[6], sp[7] = algorithm.decide, algorithm.take or algorithm.decide end
+    sp[8] = false
+    if algorithm then sp[6], sp[7], sp[8] = algorithm.decide, algorithm.take or algorithm.decide, algorithm.stale or false end
     if specs_n >= 4096 then specs, specs_n = {}, 0 end
     specs[s], specs_n = sp, specs_n + 1
   end
   return sp
+end
+
+-- stale returns the error reply that refuses, before any write, a call
+-- whose limit sp has arguments made for another time than Redis's (its
+-- algorithm's stale says so), else nil; the engine sends it again with
+-- the arguments for the time the reply gives (µs).
+local function stale(sp)
+  if sp[8] and sp[8](sp[2], sp[3], sp[4]) then return redis.error_reply('STALE ' .. int(clock())) end
 end
 
 -- prune deletes the fields of the hash at key that name no bucket or one

@@ -9,9 +9,14 @@ local function settle(keys, args)
   if lease == '' then lease = nil end
   local n = (#ARGV - 4) / 3
   local reply = {}
-  for i = 1, n do
+  for i = 1, n do -- every limit well formed, for this time, before any write
     local sp = spec(ARGV[4 + i])
     if not sp then return redis.error_reply('ratekit: malformed limit ' .. tostring(ARGV[4 + i])) end
+    local err = stale(sp)
+    if err then return err end
+  end
+  for i = 1, n do
+    local sp = spec(ARGV[4 + i])
     local algorithm, key = algorithms[sp[1]], KEYS[i]
     if mode == 'renew' then
       reply[i] = 1

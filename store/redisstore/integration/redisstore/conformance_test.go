@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"testing"
 	"time"
+	_ "time/tzdata" // the calendar cases' zones, on machines without a zone database
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
@@ -36,4 +37,16 @@ func miniHarness(t *testing.T) storetest.Harness {
 	t.Cleanup(func() { c.Close() })
 	d := storetest.NewDraw()
 	return storetest.Harness{Store: newStore(t, c, "conf", redisstore.WithRandom(d.Float64)), Advance: clock.Advance, Exact: true, Draw: d}
+}
+
+// TestCalendar runs the calendar cases on miniredis with a fake clock: the
+// Lua, on miniredis's TIME.
+func TestCalendar(t *testing.T) {
+	storetest.RunCalendar(t, func(t *testing.T, start time.Time) storetest.Harness {
+		m := miniredis.RunT(t)
+		clock := redistest.NewRedisClock(start, m)
+		c := redis.NewClient(&redis.Options{Addr: m.Addr(), ContextTimeoutEnabled: true})
+		t.Cleanup(func() { c.Close() })
+		return storetest.Harness{Store: newStore(t, c, "cal"), Advance: clock.Advance, Exact: true}
+	})
 }

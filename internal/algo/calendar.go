@@ -1,0 +1,267 @@
+package algo
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Calendar counts requests per period of the calendar in a time zone (a
+// minute, hour, day, week, month or year), or per window aligned to the Unix
+// epoch; a call counts in the period that holds the store's clock.
+const Calendar = "calendar"
+
+// The periods of a Calendar limit (Spec.Period); "" with a Window: windows
+// on multiples of the window since the Unix epoch. A week is "week" (from
+// Monday) or "week-" and the weekday it starts on, in lower case.
+const (
+	Minute = "minute"
+	Hour   = "hour"
+	Day    = "day"
+	Week   = "week"
+	Month  = "month"
+	Year   = "year"
+)
+
+type calendar struct{ base }
+
+func (*calendar) Caps() Caps { return Cacheable | Leasable | SettlesAtReset }
+
+func (*calendar) Validate(s *Spec, _ bool) Fault {
+	var c check
+	c.modifiers(s, takes{period: true})
+	c.count("quota", s.Quota)
+	if s.Period == "" {
+		c.window("window", s.Window)
+		return c.Fault
+	}
+	_, _, ok := unit(s.Period)
+	c.fail(!ok, "period", "must be ratekit.Minute, Hour, Day, Week, Month, Year or WeekFrom(a weekday) (got %q)", s.Period)
+	c.fail(s.Location == nil, "location", "is missing; pass time.UTC or a zone from time.LoadLocation")
+	c.fail(s.Location == time.Local, "location", "time.Local differs from machine to machine; name the zone with time.LoadLocation")
+	return c.Fault
+}
+
+// Derive sets the Window of a calendar period: its usual length (a month's
+// is 30 days), which describes it where a length is wanted.
+func (*calendar) Derive(s *Spec) {
+	if n, _, ok := unit(s.Period); ok {
+		s.Window = n
+	}
+}
+
+func (*calendar) Describe(s *Spec) string {
+	if s.Period == "" {
+		return fmt.Sprintf("%s: %s %d per %s aligned to the clock", s.Name, s.Algorithm, s.Quota, s.Window)
+	}
+	return fmt.Sprintf("%s: %s %d per %s in %s", s.Name, s.Algorithm, s.Quota, s.Period, s.Location)
+}
+
+// Args: the quota and the period's start and end (ms), for a call at a
+// time of the period (see Period).
+func (*calendar) Args(s *Spec, now int64) [3]int64 {
+	start, end := PeriodOf(s, now)
+	return [3]int64{s.Quota, start / 1000, end / 1000}
+}
+
+func (*calendar) Period(s *Spec, now int64) (int64, int64) { return PeriodOf(s, now) }
+
+// Header: the quota, and for a calendar period no window here: its length
+// varies, so the headers give the length of the period a decision counted in.
+func (*calendar) Header(s *Spec) (int64, time.Duration) {
+	if s.Period != "" {
+		return s.Quota, 0
+	}
+	return s.Quota, s.Window
+}
+
+// Decide: see lua/calendar.lua in store/redisengine. The state is the count
+// and the end (ms) of the period it counts; a count of another period is 0.
+func (*calendar) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
+	_, end := PeriodOf(s, c.Now)
+	count := int64(0)
+	if e != nil && e.ExpireMS == end/1000 {
+		count = e.Value
+	}
+	left := us(end - c.Now)
+	r.Allowed = count+c.Cost <= s.Quota
+	after := count
+	if r.Allowed && c.Charge {
+		after += c.Cost
+	}
+	r.Remaining, r.EffectiveWindow = max(s.Quota-after, 0), left
+	if after > 0 {
+		r.ResetAfter = left
+	}
+	if !r.Allowed {
+		if c.Cost > s.Quota {
+			r.Unsatisfiable = true
+		} else {
+			r.RetryAfter = left
+		}
+	}
+	*next = State{Value: after, ExpireMS: end / 1000}
+}
+
+// End: the period's end.
+func (*calendar) End(_ *Spec, next *State, _ int64) int64 { return next.ExpireMS * 1000 }
+
+// GiveBack takes n off the charged period while it is the current one.
+func (*calendar) GiveBack(_ *Spec, e *State, end *int64, n, now int64) {
+	if e.ExpireMS*1000 == *end && now < *end {
+		e.Value = max(e.Value-n, 0)
+		if e.Value == 0 {
+			e.ExpireMS = 0
+		}
+	}
+}
+
+// Extra adds n to the current period, which holds the charge's units still
+// when it is the charged one.
+func (*calendar) Extra(s *Spec, e *State, end, held, n, now int64) (State, int64, int64) {
+	_, cur := PeriodOf(s, now)
+	count := int64(0)
+	if e != nil && e.ExpireMS*1000 == cur {
+		count = e.Value
+	}
+	if cur != end {
+		held = 0
+	}
+	return State{Value: count + n, ExpireMS: cur / 1000}, cur, held + n
+}
+
+// PeriodOf returns the period of s that holds now, [start, end) in µs. A
+// calendar period starts when the zone's clock, cut to the period's unit
+// (its minute, hour, day, the first day of its week, month or year), first
+// shows a new value, and ends when it next does: a day of a DST change has
+// 23 or 25 hours, and when clocks go back an hour the hour they repeat is one
+// period of two hours.
+func PeriodOf(s *Spec, now int64) (start, end int64) {
+	if s.Period == "" {
+		w := s.Window.Microseconds()
+		start = now - (now%w+w)%w
+		return start, start + w
+	}
+	_, first, _ := unit(s.Period)
+	t := time.UnixMicro(now).In(s.Location)
+	label := cut(t, s.Period, first)
+	return periodStart(t, label, s.Period, first).UnixMicro(), periodEnd(t, label, s.Period, first).UnixMicro()
+}
+
+// cut returns the wall clock of t cut to the period's unit, as a UTC time.
+func cut(t time.Time, period string, first time.Weekday) time.Time {
+	y, mo, d := t.Date()
+	h, mi, _ := t.Clock()
+	switch period {
+	case Minute:
+		return time.Date(y, mo, d, h, mi, 0, 0, time.UTC)
+	case Hour:
+		return time.Date(y, mo, d, h, 0, 0, 0, time.UTC)
+	case Month:
+		return time.Date(y, mo, 1, 0, 0, 0, 0, time.UTC)
+	case Year:
+		return time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	day := time.Date(y, mo, d, 0, 0, 0, 0, time.UTC)
+	if period == Day {
+		return day
+	}
+	return day.AddDate(0, 0, -int((7+t.Weekday()-first)%7))
+}
+
+// next returns the wall clock at which the period after label starts.
+func next(label time.Time, period string) time.Time {
+	switch period {
+	case Minute:
+		return label.Add(time.Minute)
+	case Hour:
+		return label.Add(time.Hour)
+	case Day:
+		return label.AddDate(0, 0, 1)
+	case Month:
+		return label.AddDate(0, 1, 0)
+	case Year:
+		return label.AddDate(1, 0, 0)
+	}
+	return label.AddDate(0, 0, 7)
+}
+
+// at returns the instant at which a clock at offset (seconds) shows wall.
+func at(wall time.Time, offset int) time.Time {
+	return wall.Add(-time.Duration(offset) * time.Second)
+}
+
+// periodStart returns when the clock first showed label in the stretch
+// that holds t: within t's zone span when it shows label there, else at the
+// span's start, unless the span before showed label too (clocks went back
+// within the period), where the search goes on.
+func periodStart(t, label time.Time, period string, first time.Weekday) time.Time {
+	for range 64 { // zone spans of one period: a few at most
+		_, offset := t.Zone()
+		from, _ := t.ZoneBounds()
+		s := at(label, offset)
+		if from.IsZero() || !s.Before(from) && !s.Equal(from) {
+			return s
+		}
+		before := from.Add(-time.Nanosecond)
+		if !cut(before, period, first).Equal(label) {
+			return maxTime(s, from)
+		}
+		t = before
+	}
+	return t
+}
+
+// periodEnd returns when the clock next shows a value other than label
+// after t: the start of the next period within t's zone span, else the
+// span's end, unless the clock shows label still after it.
+func periodEnd(t, label time.Time, period string, first time.Weekday) time.Time {
+	wall := next(label, period)
+	for range 64 {
+		_, offset := t.Zone()
+		_, to := t.ZoneBounds()
+		e := at(wall, offset)
+		if to.IsZero() || e.Before(to) {
+			return e
+		}
+		if !cut(to.In(t.Location()), period, first).Equal(label) {
+			return to
+		}
+		t = to.In(t.Location())
+	}
+	return t
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// unit returns a period's usual length and the first day of its weeks, or
+// reports that period names none.
+func unit(period string) (time.Duration, time.Weekday, bool) {
+	switch period {
+	case Minute:
+		return time.Minute, time.Monday, true
+	case Hour:
+		return time.Hour, time.Monday, true
+	case Day:
+		return 24 * time.Hour, time.Monday, true
+	case Week:
+		return 7 * 24 * time.Hour, time.Monday, true
+	case Month:
+		return 30 * 24 * time.Hour, time.Monday, true
+	case Year:
+		return 365 * 24 * time.Hour, time.Monday, true
+	}
+	if day, ok := strings.CutPrefix(period, Week+"-"); ok {
+		for d := time.Sunday; d <= time.Saturday; d++ {
+			if day == strings.ToLower(d.String()) {
+				return 7 * 24 * time.Hour, d, true
+			}
+		}
+	}
+	return 0, 0, false
+}

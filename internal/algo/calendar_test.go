@@ -1,0 +1,113 @@
+package algo
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+	_ "time/tzdata" // the zones below, on machines without a zone database
+)
+
+func zone(t *testing.T, name string) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
+}
+
+func utc(s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// Periods worked out by hand from each zone's rules: DST days of 23, 23.5,
+// 24.5 and 25 hours, hours of 30 and 90 minutes and of two hours, offsets
+// of +05:45 and +12:45/+13:45, a skipped day, month and year ends, ISO
+// week 53.
+func TestPeriodOf(t *testing.T) {
+	cases := []struct {
+		zone, period, at, start, end string
+	}{
+		{"America/New_York", Day, "2026-03-08T12:00:00Z", "2026-03-08T05:00:00Z", "2026-03-09T04:00:00Z"},
+		{"America/New_York", Day, "2026-11-01T12:00:00Z", "2026-11-01T04:00:00Z", "2026-11-02T05:00:00Z"},
+		{"America/New_York", Hour, "2026-11-01T05:30:00Z", "2026-11-01T05:00:00Z", "2026-11-01T07:00:00Z"},
+		{"America/New_York", Hour, "2026-11-01T06:59:59Z", "2026-11-01T05:00:00Z", "2026-11-01T07:00:00Z"},
+		{"America/New_York", Hour, "2026-03-08T06:30:00Z", "2026-03-08T06:00:00Z", "2026-03-08T07:00:00Z"},
+		{"America/New_York", Hour, "2026-03-08T07:00:00Z", "2026-03-08T07:00:00Z", "2026-03-08T08:00:00Z"},
+		{"America/New_York", Minute, "2026-11-01T06:00:30Z", "2026-11-01T06:00:00Z", "2026-11-01T06:01:00Z"},
+		{"America/New_York", Year, "2026-06-01T00:00:00Z", "2026-01-01T05:00:00Z", "2027-01-01T05:00:00Z"},
+		{"Australia/Lord_Howe", Day, "2026-10-04T00:00:00Z", "2026-10-03T13:30:00Z", "2026-10-04T13:00:00Z"},
+		{"Australia/Lord_Howe", Hour, "2026-10-03T15:45:00Z", "2026-10-03T15:30:00Z", "2026-10-03T16:00:00Z"},
+		{"Australia/Lord_Howe", Hour, "2026-10-03T15:29:00Z", "2026-10-03T14:30:00Z", "2026-10-03T15:30:00Z"},
+		{"Australia/Lord_Howe", Day, "2026-04-05T00:00:00Z", "2026-04-04T13:00:00Z", "2026-04-05T13:30:00Z"},
+		{"Australia/Lord_Howe", Hour, "2026-04-04T15:10:00Z", "2026-04-04T14:00:00Z", "2026-04-04T15:30:00Z"},
+		{"Asia/Kathmandu", Day, "2026-05-10T00:00:00Z", "2026-05-09T18:15:00Z", "2026-05-10T18:15:00Z"},
+		{"Asia/Kathmandu", Hour, "2026-05-10T00:00:00Z", "2026-05-09T23:15:00Z", "2026-05-10T00:15:00Z"},
+		{"Pacific/Chatham", Day, "2026-04-05T00:00:00Z", "2026-04-04T10:15:00Z", "2026-04-05T11:15:00Z"},
+		{"Pacific/Chatham", Day, "2026-09-27T00:00:00Z", "2026-09-26T11:15:00Z", "2026-09-27T10:15:00Z"},
+		{"Pacific/Chatham", Month, "2026-09-27T00:00:00Z", "2026-08-31T11:15:00Z", "2026-09-30T10:15:00Z"},
+		{"Pacific/Apia", Day, "2026-06-01T00:00:00Z", "2026-05-31T11:00:00Z", "2026-06-01T11:00:00Z"},
+		{"Pacific/Apia", Day, "2011-12-30T09:00:00Z", "2011-12-29T10:00:00Z", "2011-12-30T10:00:00Z"}, // Dec 30 never came
+		{"Pacific/Apia", Day, "2011-12-30T10:00:00Z", "2011-12-30T10:00:00Z", "2011-12-31T10:00:00Z"},
+		{"Europe/London", Day, "2026-03-29T12:00:00Z", "2026-03-29T00:00:00Z", "2026-03-29T23:00:00Z"},
+		{"Europe/London", Day, "2026-10-25T12:00:00Z", "2026-10-24T23:00:00Z", "2026-10-26T00:00:00Z"},
+		{"Europe/London", Week, "2026-10-25T12:00:00Z", "2026-10-18T23:00:00Z", "2026-10-26T00:00:00Z"},
+		{"UTC", Month, "2026-01-31T23:59:59Z", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"},
+		{"UTC", Month, "2028-02-29T12:00:00Z", "2028-02-01T00:00:00Z", "2028-03-01T00:00:00Z"},
+		{"UTC", Day, "2028-02-29T12:00:00Z", "2028-02-29T00:00:00Z", "2028-03-01T00:00:00Z"},
+		{"UTC", Week, "2027-01-03T23:59:59Z", "2026-12-28T00:00:00Z", "2027-01-04T00:00:00Z"}, // ISO week 53 of 2026
+		{"UTC", "week-sunday", "2026-12-30T00:00:00Z", "2026-12-27T00:00:00Z", "2027-01-03T00:00:00Z"},
+		{"UTC", Year, "2026-12-31T23:59:59Z", "2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z"},
+		{"UTC", Year, "2027-01-01T00:00:00Z", "2027-01-01T00:00:00Z", "2028-01-01T00:00:00Z"},
+	}
+	for _, c := range cases {
+		s := Spec{Period: c.period, Location: zone(t, c.zone)}
+		start, end := PeriodOf(&s, utc(c.at).UnixMicro())
+		if start != utc(c.start).UnixMicro() || end != utc(c.end).UnixMicro() {
+			t.Errorf("%s %s at %s: [%s, %s), want [%s, %s)", c.zone, c.period, c.at,
+				time.UnixMicro(start).UTC().Format(time.RFC3339), time.UnixMicro(end).UTC().Format(time.RFC3339), c.start, c.end)
+		}
+	}
+}
+
+// Aligned windows lie on multiples of the window since the Unix epoch.
+func TestPeriodOfAligned(t *testing.T) {
+	s := Spec{Window: 10 * time.Second}
+	for _, c := range []struct{ now, start int64 }{{1_234_567_890, 1_230_000_000}, {1_230_000_000, 1_230_000_000}, {-1, -10_000_000}} {
+		if start, end := PeriodOf(&s, c.now); start != c.start || end != c.start+10_000_000 {
+			t.Errorf("at %d: [%d, %d), want [%d, +10 s)", c.now, start, end, c.start)
+		}
+	}
+}
+
+// At random instants in every zone above, the period holds the instant,
+// the clock shows its value from its start up to its end and another one at
+// its end, and its neighbours meet it.
+func TestPeriodOfRandom(t *testing.T) {
+	zones := []string{"America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu", "Pacific/Chatham", "Pacific/Apia", "Europe/London", "UTC"}
+	periods := []string{Minute, Hour, Day, Week, "week-sunday", Month, Year}
+	r := rand.New(rand.NewPCG(1, 2))
+	from, to := utc("2010-01-01T00:00:00Z").UnixMicro(), utc("2030-01-01T00:00:00Z").UnixMicro()
+	for range 20_000 {
+		s := Spec{Period: periods[r.IntN(len(periods))], Location: zone(t, zones[r.IntN(len(zones))])}
+		_, first, _ := unit(s.Period)
+		now := from + r.Int64N(to-from)
+		start, end := PeriodOf(&s, now)
+		label := func(us int64) time.Time { return cut(time.UnixMicro(us).In(s.Location), s.Period, first) }
+		ok := start <= now && now < end && label(start).Equal(label(now)) && label(end-1).Equal(label(now)) &&
+			!label(end).Equal(label(now)) && !label(start-1).Equal(label(now))
+		if s2, e2 := PeriodOf(&s, end); s2 != end || e2 <= end {
+			ok = false
+		}
+		if s0, e0 := PeriodOf(&s, start-1); e0 != start || s0 >= start {
+			ok = false
+		}
+		if !ok {
+			t.Fatalf("%s %s at %s: [%s, %s)", s.Location, s.Period, time.UnixMicro(now).UTC(), time.UnixMicro(start).UTC(), time.UnixMicro(end).UTC())
+		}
+	}
+}
