@@ -12,8 +12,8 @@
 //
 // All instances together admit at most the quota per window; the price is
 // the units each holds, at most MaxLease per subject, which lapse unspent
-// with their window. New accepts FixedWindow limits without a penalty
-// block; calls with other limits go to the inner store, and a Limiter that
+// with their window. New accepts FixedWindow and Calendar limits (aligned
+// windows too) without a penalty block; calls with other limits go to the inner store, and a Limiter that
 // would settle a leased limit is refused when it is built. See
 // docs/architecture.md#leased-quota-storelease and
 // docs/operations.md#hot-limits-leased-quota in the repository.

@@ -28,7 +28,7 @@ func TestNewRefuses(t *testing.T) {
 		want   string
 	}{
 		{"gcra", ms, []ratekit.Limit{ratekit.GCRA(10, time.Second, 10)}, nil, `limit "gcra" is gcra, which a lease cannot keep exact`},
-		{"token", ms, []ratekit.Limit{ratekit.TokenBucket(10, time.Second, 10)}, nil, "lease FixedWindow limits only"},
+		{"token", ms, []ratekit.Limit{ratekit.TokenBucket(10, time.Second, 10)}, nil, "lease FixedWindow or Calendar limits only"},
 		{"sliding", ms, []ratekit.Limit{fw, ratekit.SlidingWindow(10, time.Second)}, nil, `limit "sliding" is sliding`},
 		{"log", ms, []ratekit.Limit{ratekit.SlidingLog(10, time.Second)}, nil, `limit "log" is log`},
 		{"block", ms, []ratekit.Limit{fw.Block(time.Hour)}, nil, "lease it without Block"},
@@ -122,18 +122,28 @@ func TestLeaseSteps(t *testing.T) {
 // in the next one; they lapse, the next window admits exactly its quota,
 // and Stats counts them.
 func TestNeverPastTheWindow(t *testing.T) {
-	f := newFixture(t, ratekit.FixedWindow(100, time.Second), lease.WithMaxLease(50))
-	f.lease(t, "k") // a lease of 50, 49 left
-	if st := f.ls.Stats(); st.Held != 49 || st.Taken != 51 {
-		t.Fatalf("stats %+v, want 49 held of 51 taken", st)
-	}
-	f.clock.Advance(999 * time.Millisecond) // the window ends
-	if admitted := f.admitted(t, "k", 300); admitted != 100 {
-		t.Fatalf("the next window admitted %d, want exactly 100", admitted)
-	}
-	st := f.ls.Stats()
-	if st.Lapsed != 49 || st.Held != 0 || st.Spent() != 102 {
-		t.Fatalf("stats %+v, want 49 lapsed, 102 spent", st)
+	// a window from the first request, one on the clock's seconds (the
+	// fixture's clock starts at a whole second), and the calendar's minutes
+	minute := ratekit.Calendar(100, ratekit.Minute, nil)
+	for _, l := range []ratekit.Limit{ratekit.FixedWindow(100, time.Second), ratekit.FixedWindow(100, time.Second).Aligned(), minute} {
+		t.Run(l.String(), func(t *testing.T) {
+			f := newFixture(t, l, lease.WithMaxLease(50))
+			f.lease(t, "k") // a lease of 50, 49 left
+			if st := f.ls.Stats(); st.Held != 49 || st.Taken != 51 {
+				t.Fatalf("stats %+v, want 49 held of 51 taken", st)
+			}
+			if l == minute {
+				f.clock.Advance(59 * time.Second)
+			}
+			f.clock.Advance(999 * time.Millisecond) // the window ends
+			if admitted := f.admitted(t, "k", 300); admitted != 100 {
+				t.Fatalf("the next window admitted %d, want exactly 100", admitted)
+			}
+			st := f.ls.Stats()
+			if st.Lapsed != 49 || st.Held != 0 || st.Spent() != 102 {
+				t.Fatalf("stats %+v, want 49 lapsed, 102 spent", st)
+			}
+		})
 	}
 }
 

@@ -41,7 +41,8 @@ var _ ratekit.Store = (*Store)(nil)
 
 // New returns a Store that leases limits, a Limiter's limits in its order,
 // from inner (the store every instance shares). It reports every limit that
-// is not a FixedWindow without a penalty block, a nil store and bad options,
+// is not a FixedWindow or Calendar limit without a penalty block, a nil
+// store and bad options,
 // each saying how to fix it.
 func New(inner ratekit.Store, limits []ratekit.Limit, opts ...Option) (*Store, error) {
 	s := &Store{inner: inner, config: config{interval: DefaultRefillInterval, margin: DefaultMargin, maxSubjects: DefaultMaxSubjects}}
@@ -84,7 +85,7 @@ func checkLeasable(limits []ratekit.Limit) []error {
 		switch {
 		case algo.Of(sp.Algorithm).Caps()&algo.Leasable == 0:
 			errs = append(errs, fmt.Errorf("ratekit: lease: limit %q is %s, which a lease cannot keep exact: units debited at one instant and "+
-				"spent later would pass bursts that a sliding window or a bucket refuses; lease FixedWindow limits only, "+
+				"spent later would pass bursts that a sliding window or a bucket refuses; lease FixedWindow or Calendar limits only, "+
 				"and give this one to a Limiter on the inner store", sp.Name, sp.Algorithm))
 		case sp.Block > 0:
 			errs = append(errs, fmt.Errorf("ratekit: lease: limit %q has a penalty block, which a lease's refused debit would start "+
