@@ -6,8 +6,9 @@
 //	go run ./examples/server -redis redis://127.0.0.1:6379/0
 //	make run ARGS="-quota 2 -window 10s"          # the same through make
 //
-// Routes: GET / (an index), GET /fixed, /gcra, /sliding, /log, /token, /leaky
-// and /multi (two limits at once), each limited per client IP, GET
+// Routes: GET / (an index), GET /fixed, /gcra, /sliding, /log, /token, /leaky,
+// /multi (two limits at once) and /daily (-quota per calendar day in -zone,
+// resetting at its midnight), each limited per client IP, GET
 // /inflight?ms=N (at most -quota requests in flight per client IP, each
 // held N ms), POST /generate?tokens=N (reserves -quota tokens of a budget of
 // 10 × -quota per window, then settles the N generated), POST /login (a
@@ -16,8 +17,9 @@
 // logged.
 //
 // Flags: -addr (default :8080), -redis (default $REDIS_URL; empty means the
-// in-process store), -quota (default 10), -window (default 1m), -prefix
-// (Redis key prefix, default ratekit-demo), -debug (decision logs).
+// in-process store), -quota (default 10), -window (default 1m), -zone (the
+// time zone of /daily's days, default UTC), -prefix (Redis key prefix,
+// default ratekit-demo), -debug (decision logs).
 package main
 
 import (
@@ -31,12 +33,14 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+	_ "time/tzdata" // -zone names a zone on machines without a zone database too
 )
 
 type config struct {
 	addr, redisURL, prefix string
 	quota                  int64
 	window                 time.Duration
+	zone                   *time.Location
 	login                  loginLimits
 }
 
@@ -46,11 +50,17 @@ func main() {
 	flag.StringVar(&c.redisURL, "redis", os.Getenv("REDIS_URL"), "Redis URL (default $REDIS_URL); empty: the in-process store")
 	flag.Int64Var(&c.quota, "quota", 10, "requests per window (GCRA: rate per window, burst = quota)")
 	flag.DurationVar(&c.window, "window", time.Minute, "window length")
+	zone := flag.String("zone", "UTC", "time zone of /daily's days (e.g. America/New_York)")
 	flag.StringVar(&c.prefix, "prefix", "ratekit-demo", "Redis key prefix")
 	debug := flag.Bool("debug", false, "log every decision (slog, debug level)")
 	flag.Parse()
 	if *debug {
 		slog.SetLogLoggerLevel(slog.LevelDebug)
+	}
+	var err error
+	if c.zone, err = time.LoadLocation(*zone); err != nil {
+		fmt.Fprintln(os.Stderr, "server: -zone:", err)
+		os.Exit(2)
 	}
 	if err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "server:", err)

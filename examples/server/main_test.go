@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"strconv"
 	"testing"
 	"time"
 
@@ -183,7 +184,7 @@ func TestDemoIndex(t *testing.T) {
 		Store  string
 		Routes []struct{ Path, Method, Limit string }
 	}
-	if err := json.NewDecoder(res.Body).Decode(&index); err != nil || len(index.Routes) != 9 || index.Routes[0].Path != "/fixed" ||
+	if err := json.NewDecoder(res.Body).Decode(&index); err != nil || len(index.Routes) != 10 || index.Routes[0].Path != "/fixed" ||
 		index.Routes[0].Limit != "fixed: fixed 3 per 1m0s" {
 		t.Fatalf("index: %+v %v", index, err)
 	}
@@ -227,5 +228,48 @@ func TestDemoMetrics(t *testing.T) {
 	}
 	if strings.Contains(text, "127.0.0.1") || strings.Contains(text, "bob") {
 		t.Error("/metrics names a client")
+	}
+}
+
+// TestDemoDaily: /daily allows the quota per calendar day in -zone, on both
+// stores, and a denial waits until the zone's next midnight.
+func TestDemoDaily(t *testing.T) {
+	ktm, err := time.LoadLocation("Asia/Kathmandu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, redis := range []bool{false, true} {
+		c := config{quota: 3, window: time.Minute, zone: ktm, prefix: redistest.Prefix(t), login: shortLogin}
+		if redis {
+			c.redisURL = "redis://" + redistest.RealStandalone(t).Addr
+		}
+		s, err := openStore(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.close)
+		h, err := newHandler(s, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(h)
+		t.Cleanup(srv.Close)
+		for i := range 4 {
+			res, err := http.Get(srv.URL + "/daily")
+			code := status(t, res, err)
+			if i < 3 {
+				if code != http.StatusOK || res.Header.Get("RateLimit-Policy") != `"daily";q=3;w=86400` {
+					t.Fatalf("redis %v, request %d: %d %v", redis, i+1, code, res.Header)
+				}
+				continue
+			}
+			now := time.Now().In(ktm)
+			midnight := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, ktm)
+			want := int64(midnight.Sub(now)/time.Second) + 1
+			got, _ := strconv.ParseInt(res.Header.Get("Retry-After"), 10, 64)
+			if code != http.StatusTooManyRequests || got < want-1 || got > want {
+				t.Fatalf("redis %v, past the quota: %d, Retry-After %d; want 429 and about %d s (Kathmandu's midnight)", redis, code, got, want)
+			}
+		}
 	}
 }

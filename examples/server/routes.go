@@ -38,6 +38,7 @@ func newHandler(s *demoStore, c config) (http.Handler, error) {
 			ratekit.TokenBucket(float64(q), w, max(q/2, 1)).Named("multi-burst"),
 			ratekit.FixedWindow(q, w).Named("multi-window"),
 		}},
+		{Path: "/daily", Method: "GET", limits: []ratekit.Limit{ratekit.Calendar(q, ratekit.Day, c.zone).Named("daily")}},
 	}
 	routes = append(routes, reservedRoutes(c)...)
 	metrics, err := ratekitprom.New()
