@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"strings"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 

@@ -53,6 +53,8 @@ var registry = []struct {
 	{"ratekit-fixed", ratekitFixed(false)},
 	{"ratekit-fixed-plain", ratekitPlain(fixedLimit)},
 	{"ratekit-fixed+denycache", ratekitFixed(true)},
+	{"ratekit-calendar", ratekitCalendar},
+	{"ratekit-calendar-plain", ratekitPlain(calendarLimit)},
 	{"ratekit-gcra", ratekitGCRA(false)},
 	{"ratekit-gcra-plain", ratekitPlain(gcraLimit)},
 	{"ratekit-gcra+denycache", ratekitGCRA(true)},
