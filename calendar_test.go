@@ -56,11 +56,12 @@ func TestCalendarHeaders(t *testing.T) {
 		at, _ := time.Parse(time.RFC3339Nano, c.at)
 		end, _ := time.Parse(time.RFC3339, c.end)
 		clock := storetest.NewClock(at)
+		ahead := func() time.Time { return clock.Now().Add(3 * time.Millisecond) } // the headers' clock, read after the store's
 		l, err := ratekit.New(memstore.New(memstore.WithClock(clock.Now)), ratekit.Calendar(2, ratekit.Day, ny).Named("daily"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := ratekit.Middleware(l, ratekit.ByIP(), ratekit.WithHeaderClock(clock.Now))(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+		h := ratekit.Middleware(l, ratekit.ByIP(), ratekit.WithHeaderClock(ahead))(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 		left := end.Sub(at)
 		secs := int64((left + time.Second - 1) / time.Second)
 		for i := range 3 {

@@ -66,7 +66,11 @@ func headerValues(names, vals *[5]string, d *Decision, mode HeaderMode, now time
 		ends[0] = len(b)
 		b = strconv.AppendInt(b, clampSF(d.Remaining), 10)
 		ends[1] = len(b)
-		b = strconv.AppendInt(b, ceilSeconds(time.Duration(now.UnixNano())+d.ResetAfter), 10) // Unix seconds
+		reset := ceilSeconds(time.Duration(now.UnixNano()) + d.ResetAfter) // Unix seconds
+		if _, end, ok := periodOf(d.Limit, d.EffectiveWindow, now); ok {
+			reset = ceilSeconds(time.Duration(end) * time.Microsecond) // the period's end, whatever the clocks' gap
+		}
+		b = strconv.AppendInt(b, reset, 10)
 		ends[2] = len(b)
 		n = 3
 	}
@@ -152,17 +156,27 @@ func policyHeader(limits []Limit, ws []int64) string {
 }
 
 // periodSeconds returns the length, in whole seconds rounded up, of the
-// Calendar period that s counted in (0 for any other limit): the one that
-// ends s.EffectiveWindow after now, probed 30 s before that end (no later
-// than now), so that a store whose clock is up to 30 s off still names it.
+// Calendar period that s counted in (see periodOf), or 0.
 func periodSeconds(s *LimitState, now time.Time) int64 {
-	d := s.Limit.def()
-	if !d.periodic {
+	start, end, ok := periodOf(s.Limit, s.EffectiveWindow, now)
+	if !ok {
 		return 0
 	}
-	probe := max(now.UnixMicro(), now.Add(s.EffectiveWindow-30*time.Second).UnixMicro())
-	start, end := algo.PeriodOf(&d.Spec, probe)
 	return ceilSeconds(time.Duration(end-start) * time.Microsecond)
+}
+
+// periodOf returns the Calendar period ([start, end), µs) that a decision
+// about l counted in, which ended window (its EffectiveWindow) after now on
+// the store's clock, or reports that l is no calendar period. It probes 30 s
+// before that end (no earlier than now), so a store clock up to 30 s from
+// now still names the right period.
+func periodOf(l Limit, window time.Duration, now time.Time) (start, end int64, ok bool) {
+	d := l.def()
+	if !d.periodic {
+		return 0, 0, false
+	}
+	start, end = algo.PeriodOf(&d.Spec, max(now.UnixMicro(), now.Add(window-30*time.Second).UnixMicro()))
+	return start, end, true
 }
 
 // headerQuota returns the quota and window (whole seconds) that describe l
