@@ -24,6 +24,7 @@ func ExactLimits() []ratekit.Limit {
 		ratekit.TokenBucket(100, time.Hour, 100),
 		ratekit.LeakyBucket(100, 100, time.Hour),
 		ratekit.LeakyBucket(100, 100, time.Hour).Queue(time.Hour).Named("leakyq"),
+		ratekit.Calendar(100, ratekit.Year, nil), // a year: no run straddles a period's end but on New Year's Eve
 	}
 }
 
