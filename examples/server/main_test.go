@@ -36,7 +36,12 @@ func demo(t *testing.T, redis bool, quota int64, window time.Duration) *httptest
 // demoOn is demo that returns the demo's store too.
 func demoOn(t *testing.T, redis bool, quota int64, window time.Duration) (*httptest.Server, *demoStore) {
 	t.Helper()
-	c := config{quota: quota, window: window, prefix: redistest.Prefix(t), login: shortLogin}
+	return serve(t, redis, config{quota: quota, window: window, prefix: redistest.Prefix(t), login: shortLogin})
+}
+
+// serve serves the demo with c, over a private redis-server when redis is set.
+func serve(t *testing.T, redis bool, c config) (*httptest.Server, *demoStore) {
+	t.Helper()
 	if redis {
 		c.redisURL = "redis://" + redistest.RealStandalone(t).Addr
 	}
@@ -239,21 +244,7 @@ func TestDemoDaily(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, redis := range []bool{false, true} {
-		c := config{quota: 3, window: time.Minute, zone: ktm, prefix: redistest.Prefix(t), login: shortLogin}
-		if redis {
-			c.redisURL = "redis://" + redistest.RealStandalone(t).Addr
-		}
-		s, err := openStore(context.Background(), c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s.close)
-		h, err := newHandler(s, c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := httptest.NewServer(h)
-		t.Cleanup(srv.Close)
+		srv, _ := serve(t, redis, config{quota: 3, window: time.Minute, zone: ktm, prefix: redistest.Prefix(t), login: shortLogin})
 		for i := range 4 {
 			res, err := http.Get(srv.URL + "/daily")
 			code := status(t, res, err)
