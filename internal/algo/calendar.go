@@ -57,14 +57,43 @@ func (*calendar) Describe(s *Spec) string {
 	return fmt.Sprintf("%s: %s %d per %s in %s", s.Name, s.Algorithm, s.Quota, s.Period, s.Location)
 }
 
-// Args: the quota and the period's start and end (ms), for a call at a
-// time of the period (see Period).
+// Args: the quota and the start and end (ms) of the period the engine
+// sends for a call the application makes at now (its estimate of Redis's
+// clock): now's period, or the next one from half a margin before its end.
+// Redis decides in the period that holds its own time, which it can do
+// from these bounds while its time is from a margin before the start
+// (then in the period before, which ends at the start) to the end: so an
+// instance whose clock is up to half a margin (1 s) from Redis's never
+// sends bounds Redis must refuse (lua/calendar.lua, stale).
 func (*calendar) Args(s *Spec, now int64) [3]int64 {
-	start, end := PeriodOf(s, now)
+	start, end, _, _ := sent(s, now)
 	return [3]int64{s.Quota, start / 1000, end / 1000}
 }
 
-func (*calendar) Period(s *Spec, now int64) (int64, int64) { return PeriodOf(s, now) }
+// Period: the stretch of the application's time over which Args sends one
+// period.
+func (*calendar) Period(s *Spec, now int64) (int64, int64) {
+	_, _, from, until := sent(s, now)
+	return from, until
+}
+
+// sent returns the period Args sends for a call at now, [start, end), and
+// the stretch of now [from, until) that sends it.
+func sent(s *Spec, now int64) (start, end, from, until int64) {
+	start, end = PeriodOf(s, now)
+	switchAt := end - Margin(start, end)/2
+	if now < switchAt {
+		return start, end, start, switchAt
+	}
+	next, nextEnd := PeriodOf(s, end)
+	return next, nextEnd, switchAt, end
+}
+
+// Margin returns how long before a period [start, end) (µs) Redis's clock
+// may be and still be decided from its bounds: 2 s, or half the period if
+// shorter (an aligned window of under 4 s). lua/calendar.lua computes it
+// alike, in ms.
+func Margin(start, end int64) int64 { return min(2_000, (end-start)/1000/2) * 1000 }
 
 // Header: the quota, and for a calendar period no window here: its length
 // varies, so the headers give the length of the period a decision counted in.

@@ -111,3 +111,39 @@ func TestPeriodOfRandom(t *testing.T) {
 		}
 	}
 }
+
+// The bounds sent for a call let Redis decide in the period that holds its
+// own time, as PeriodOf does, while its clock is within half a margin (1 s)
+// of the application's, and Period says how long they are sent.
+func TestArgsCoverRedisClock(t *testing.T) {
+	zones := []string{"America/New_York", "Australia/Lord_Howe", "Pacific/Chatham", "UTC"}
+	periods := []string{"", Minute, Hour, Day, Month}
+	r := rand.New(rand.NewPCG(3, 4))
+	from, to := utc("2026-01-01T00:00:00Z").UnixMicro(), utc("2027-01-01T00:00:00Z").UnixMicro()
+	c := &calendar{}
+	for range 20_000 {
+		s := Spec{Period: periods[r.IntN(len(periods))], Location: zone(t, zones[r.IntN(len(zones))]), Window: time.Duration(1+r.IntN(5000)) * time.Millisecond}
+		now := from + r.Int64N(to-from)
+		if r.IntN(2) == 0 { // near a boundary
+			_, end := PeriodOf(&s, now)
+			now = end - 3_000_000 + r.Int64N(6_000_000)
+		}
+		args := c.Args(&s, now)
+		start, end := args[1]*1000, args[2]*1000
+		half := Margin(start, end) / 2
+		redis := now - half + r.Int64N(2*half+1)
+		if redis < start-Margin(start, end) || redis >= end {
+			t.Fatalf("%s %q at %d: Redis at %d is outside [%d - margin, %d)", s.Location, s.Period, now, redis, start, end)
+		}
+		want := end
+		if redis < start {
+			want = start
+		}
+		if _, e := PeriodOf(&s, redis); e != want {
+			t.Fatalf("%s %q at %d, Redis at %d: period ends %d, Redis would count in one ending %d", s.Location, s.Period, now, redis, e, want)
+		}
+		if f, u := c.Period(&s, now); now < f || now >= u || c.Args(&s, f) != args || c.Args(&s, u-1) != args {
+			t.Fatalf("%s %q at %d: Period [%d, %d) does not send %v throughout", s.Location, s.Period, now, f, u, args)
+		}
+	}
+}
