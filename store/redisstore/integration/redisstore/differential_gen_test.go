@@ -62,6 +62,12 @@ func durCode(d time.Duration) string {
 	switch {
 	case d == 0:
 		return "0"
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%d * time.Hour", d/time.Hour)
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%d * time.Minute", d/time.Minute)
+	case d%time.Second == 0:
+		return fmt.Sprintf("%d * time.Second", d/time.Second)
 	case d%time.Millisecond == 0:
 		return fmt.Sprintf("%d * time.Millisecond", d/time.Millisecond)
 	}
@@ -80,6 +86,9 @@ func genLimit(rng *rand.Rand, name string) dlimit {
 	case 0:
 		q, w := int64(1+rng.IntN(6)), ms(pick(1, 2, 3, 5, 8, 10, 20, 40))
 		l, code = ratekit.FixedWindow(q, w), fmt.Sprintf("ratekit.FixedWindow(%d, %s)", q, durCode(w))
+		if rng.IntN(3) == 0 { // windows on multiples of w since the epoch
+			l, code = l.Aligned(), code+".Aligned()"
+		}
 	case 1:
 		width, n, q := pick(1, 2, 3, 5, 10), pick(1, 2, 3, 4, 5, 10), int64(1+rng.IntN(8))
 		l = ratekit.SlidingWindow(q, ms(width*n)).Precision(ms(width))

@@ -18,7 +18,9 @@ import (
 // operation, with random costs, on memstore (on the wall clock) and on a
 // real redis-server (on its own clock, with Redis Functions where the
 // server has them). The two clocks cannot be shared, so every limit is an
-// hour long (windows, periods, leases, blocks): nothing the sequences see
+// hour long (windows, periods, leases, blocks) or a Calendar day, week,
+// month or year in one of diffZones, or an hour aligned to the clock, whose
+// period does not end within 10 minutes: nothing the sequences see
 // depends on the milliseconds between the two stores' calls, and the
 // answers that depend only on counts must be equal: Allowed, Remaining,
 // Unsatisfiable and Blocked, limit by limit; the binding limit's Remaining
@@ -33,7 +35,7 @@ func TestDifferentialRealRedis(t *testing.T) {
 	const sequences, steps = 200, 40
 	for seed := uint64(1); seed <= sequences; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 0x4ea1))
-		sets := genLongSets(rng)
+		sets := genLongSets(rng, time.Now())
 		var limits [][]ratekit.Limit
 		for _, s := range sets {
 			ls := limitsOf(s)
@@ -133,12 +135,12 @@ func TestDifferentialRealRedis(t *testing.T) {
 	}
 }
 
-// genLongSets is genSets with hour-long limits.
-func genLongSets(rng *rand.Rand) [][]dlimit {
+// genLongSets is genSets with hour-long limits (see genLongLimit).
+func genLongSets(rng *rand.Rand, now time.Time) [][]dlimit {
 	n := 1 + rng.IntN(4)
 	all := make([]dlimit, n)
 	for i := range all {
-		all[i] = genLongLimit(rng, fmt.Sprintf("a%d", i))
+		all[i] = genLongLimit(rng, fmt.Sprintf("a%d", i), now)
 	}
 	sets := [][]dlimit{all}
 	if n > 1 && rng.IntN(3) == 0 {
@@ -152,12 +154,14 @@ func genLongSets(rng *rand.Rand) [][]dlimit {
 // genLongLimit returns a random limit named name whose every time is an
 // hour or a whole part of one: a bucket's interval divides the hour, and a
 // queue's longest wait is a whole number of intervals, so no decision
-// turns on the microseconds between two calls.
-func genLongLimit(rng *rand.Rand, name string) dlimit {
+// turns on the microseconds between two calls; or a Calendar day, week,
+// month or year, or an hour aligned to the clock, whose period holding now
+// lasts 10 minutes more at least (else an hour's fixed window).
+func genLongLimit(rng *rand.Rand, name string, now time.Time) dlimit {
 	const h = time.Hour
 	var l ratekit.Limit
 	var code string
-	switch rng.IntN(7) {
+	switch k := rng.IntN(9); k {
 	case 0:
 		q := int64(1 + rng.IntN(6))
 		l, code = ratekit.FixedWindow(q, h), fmt.Sprintf("ratekit.FixedWindow(%d, time.Hour)", q)
@@ -181,6 +185,17 @@ func genLongLimit(rng *rand.Rand, name string) dlimit {
 				wait := l.Spec().Interval * time.Duration(1+rng.IntN(3))
 				l, code = l.Queue(wait), code+fmt.Sprintf(".Queue(%s)", durCode(wait))
 			}
+		}
+	case 7, 8:
+		q := int64(1 + rng.IntN(6))
+		if k == 7 {
+			p, z := diffPeriods[2+rng.IntN(len(diffPeriods)-2)], diffZones[rng.IntN(len(diffZones))]
+			l, code = ratekit.Calendar(q, p, diffZone(z)), fmt.Sprintf("ratekit.Calendar(%d, %s, diffZone(%q))", q, periodCode(p), z)
+		} else {
+			l, code = ratekit.FixedWindow(q, h).Aligned(), fmt.Sprintf("ratekit.FixedWindow(%d, time.Hour).Aligned()", q)
+		}
+		if _, end := calPeriodOf(l, now); end.Sub(now) < 10*time.Minute {
+			l, code = ratekit.FixedWindow(q, h), fmt.Sprintf("ratekit.FixedWindow(%d, time.Hour)", q)
 		}
 	default:
 		n := int64(1 + rng.IntN(3))

@@ -1,6 +1,7 @@
 package redisstore_test
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -10,28 +11,29 @@ import (
 const ms = time.Millisecond
 
 // differentialReplays are sequences the differential test plays as given,
-// from diffStart: the smallest replays of divergences found and fixed,
+// from their start: the smallest replays of divergences found and fixed,
 // and any failing random sequence pasted from the test's output. Any
 // mismatch fails.
 var differentialReplays = []struct {
 	name  string
-	start time.Duration // from diffStart
+	start time.Time
+	known bool // a known product bug: skipped unless RATEKIT_DIFF_KNOWN=1
 	sets  [][]ratekit.Limit
 	ops   []dop
 }{
-	{"fixed window at PTTL 0 admits into a window that ends at once", 0,
+	{"fixed window at PTTL 0 admits into a window that ends at once", diffStart, false,
 		[][]ratekit.Limit{{ratekit.FixedWindow(2, 5*ms)}},
 		[]dop{{kind: opTake, cost: 1}, {adv: 5 * ms, kind: opTake, cost: 1}}},
-	{"fixed window at PTTL 0 denies with RetryAfter 0", 0,
+	{"fixed window at PTTL 0 denies with RetryAfter 0", diffStart, false,
 		[][]ratekit.Limit{{ratekit.FixedWindow(1, 5*ms)}},
 		[]dop{{kind: opTake, cost: 1}, {adv: 5 * ms, kind: opTake, cost: 1}}},
-	{"fixed window at PTTL 0 in Reserve", 0,
+	{"fixed window at PTTL 0 in Reserve", diffStart, false,
 		[][]ratekit.Limit{{ratekit.FixedWindow(3, 5*ms), ratekit.GCRA(1, 5*ms, 1)}},
 		[]dop{{kind: opReserve, cost: 1}, {adv: 5 * ms, kind: opReserve, cost: 1}}},
-	{"a charge after a refund emptied a fixed window", 0,
+	{"a charge after a refund emptied a fixed window", diffStart, false,
 		[][]ratekit.Limit{{ratekit.FixedWindow(3, 10*ms)}},
 		[]dop{{kind: opReserve, cost: 2}, {adv: 4 * ms, kind: opSettle, cost: 0, rc: 0}, {kind: opTake, cost: 1}}},
-	{"another limit denies after a refund emptied a fixed window", 0,
+	{"another limit denies after a refund emptied a fixed window", diffStart, false,
 		[][]ratekit.Limit{
 			{ratekit.FixedWindow(3, 10*ms), ratekit.SlidingLog(1, 10*ms)},
 			{ratekit.FixedWindow(3, 10*ms)},
@@ -43,14 +45,71 @@ var differentialReplays = []struct {
 			{kind: opTake, set: 0, cost: 1},                       // the log denies: Redis DELs the window
 			{kind: opTake, set: 1, cost: 1},
 		}},
-	{"Take with an InFlight limit", 0,
+	{"Take with an InFlight limit", diffStart, false,
 		[][]ratekit.Limit{{ratekit.InFlight(1)}},
+		[]dop{{kind: opTake, cost: 1}}},
+	{"a settle after New York's 25-hour day gives back nothing of the next day", time.Date(2026, 11, 2, 4, 59, 59, 0, time.UTC), false,
+		[][]ratekit.Limit{{ratekit.Calendar(5, ratekit.Day, diffZone("America/New_York")), ratekit.GCRA(1, 10*ms, 3).Named("gcra")}},
+		[]dop{
+			{kind: opReserve, cost: 3}, {kind: opPeek},
+			{adv: time.Second, kind: opTake, cost: 2}, // the next day, at its first second
+			{kind: opSettle, cost: 0, rc: 0},          // yesterday's 3: nothing to give back today
+			{kind: opPeek},
+			{adv: ms, kind: opSettle, cost: 4, rc: 0}, // 1 more, charged to today
+			{adv: 10 * ms, kind: opTake, cost: 1},
+			{kind: opTake, cost: 1},
+		}},
+	{"New York's repeated hour is one period of two hours, with a block", time.Date(2026, 11, 1, 5, 59, 59, 999999000, time.UTC), false,
+		[][]ratekit.Limit{{ratekit.Calendar(2, ratekit.Hour, diffZone("America/New_York")).Block(30 * time.Minute).Named("hour"), ratekit.FixedWindow(3, 10*time.Second).Aligned()}},
+		[]dop{
+			{kind: opTake, cost: 1}, {adv: time.Microsecond, kind: opTake, cost: 1}, // 01:59:59.999999 EDT, 01:00 EST
+			{kind: opTake, cost: 1}, // denied: a block of 30 min
+			{adv: 30 * time.Minute, kind: opPeek}, {kind: opTake, cost: 1},
+			{adv: 30*time.Minute - time.Microsecond, kind: opTake, cost: 1}, // 01:59:59.999999 EST
+			{adv: time.Microsecond, kind: opTake, cost: 1},                  // 02:00 EST
+		}},
+	{"Lord Howe's hour of 30 minutes", time.Date(2026, 10, 3, 15, 29, 59, 0, time.UTC), false,
+		[][]ratekit.Limit{{ratekit.Calendar(1, ratekit.Hour, diffZone("Australia/Lord_Howe")).Named("hour"), ratekit.Calendar(3, ratekit.Day, diffZone("Australia/Lord_Howe")).Named("day")}},
+		[]dop{
+			{kind: opReserve, cost: 1},
+			{adv: time.Second, kind: opTake, cost: 1}, // 02:30 LHDT: a new hour
+			{kind: opSettle, cost: 0, rc: 0},          // the day's unit comes back, not the last hour's
+			{kind: opPeek},
+			{adv: 30*time.Minute - time.Microsecond, kind: opTake, cost: 1},
+			{adv: time.Microsecond, kind: opTake, cost: 1},
+		}},
+	{"Chatham's hour 2 again for 15 minutes when clocks go back", time.Date(2026, 4, 4, 13, 59, 0, 0, time.UTC), false,
+		[][]ratekit.Limit{{ratekit.Calendar(1, ratekit.Hour, diffZone("Pacific/Chatham"))}},
+		[]dop{
+			{kind: opReserve, cost: 1},
+			{adv: time.Minute, kind: opReserve, cost: 1}, // 02:45 CHAST
+			{adv: ms, kind: opSettle, cost: 0, rc: 0},
+			{kind: opTake, cost: 1},
+			{adv: 15*time.Minute - ms, kind: opTake, cost: 1}, // 03:00 CHAST
+			{kind: opSettle, cost: 0, rc: 0},
+		}},
+	// Known bugs, skipped unless RATEKIT_DIFF_KNOWN=1. On 2040-12-31 (UTC)
+	// time.ZoneBounds returns an end before the instant in zones with DST
+	// (golang/go#81583), and algo.PeriodOf returns a period that has ended
+	// (here at 2040-12-31 00:00 UTC): memstore admits every call (its count
+	// expires at once, ResetAfter -11h59m59s); Redis refuses every call as
+	// STALE, twice, and the store returns the error. Before that day, the
+	// periods that reach it end on it: the year 2040 in London ends a day
+	// early (both stores agree; the periods' oracle says so).
+	{"2040-12-31 (golang/go#81583)", time.Date(2040, 12, 31, 11, 59, 59, 0, time.UTC),
+		true, [][]ratekit.Limit{{ratekit.Calendar(2, ratekit.Day, diffZone("America/New_York"))}},
+		[]dop{{kind: opTake, cost: 1}, {kind: opTake, cost: 1}, {adv: time.Second, kind: opTake, cost: 1}, {kind: opPeek}}},
+	{"the year 2040 ends on 2040-12-31 in London (golang/go#81583)", time.Date(2040, 6, 1, 0, 0, 0, 0, time.UTC),
+		true, [][]ratekit.Limit{{ratekit.Calendar(2, ratekit.Year, diffZone("Europe/London"))}},
 		[]dop{{kind: opTake, cost: 1}}},
 }
 
 func TestDifferentialReplays(t *testing.T) {
 	for _, rp := range differentialReplays {
 		t.Run(rp.name, func(t *testing.T) {
+			if rp.known && os.Getenv("RATEKIT_DIFF_KNOWN") != "1" {
+				t.Skip("a known product bug; RATEKIT_DIFF_KNOWN=1 plays it")
+			}
 			env := newDiffEnv(t)
 			sets := make([][]dlimit, len(rp.sets))
 			for i, s := range rp.sets {
@@ -58,7 +117,7 @@ func TestDifferentialReplays(t *testing.T) {
 					sets[i] = append(sets[i], dlimit{l, l.String()})
 				}
 			}
-			r := env.startAt(t, diffStart.Add(rp.start), sets, testing.Verbose())
+			r := env.startAt(t, rp.start, sets, testing.Verbose())
 			t.Cleanup(func() { r.mem.Close() })
 			for _, o := range rp.ops {
 				if !r.play(o) {

@@ -29,6 +29,13 @@ import (
 // keys as a real Redis does) must give the same answers to the same random
 // sequences of every store.Settler operation, on random sets of every
 // algorithm, random costs and clock steps that hit the limits' boundaries.
+// A share of the sequences (diffCalendarShare) are calendar sequences
+// (differential_calendar_test.go): Calendar limits in seven zones and
+// windows aligned to the clock beside the other algorithms, on a clock that
+// starts shortly before a DST change, a day's, week's, month's or year's end
+// and passes several periods; there memstore's period ends must also meet
+// an oracle of the periods, and the Redis engine's calls made for another
+// period than Redis's clock are refused (STALE) and sent again.
 //
 // RATEKIT_DIFF_SEQUENCES=n runs n sequences (default diffSequences);
 // RATEKIT_DIFF_SEED=s runs sequence s alone and logs every step. A failure
@@ -40,17 +47,21 @@ const (
 	diffMoreSteps = 40 // and up to this many more
 	diffWorkers   = 4  // sequences run on this many miniredis at once
 	diffPool      = 8  // live receipts kept per sequence
+
+	diffCalendarShare = 35 // percent of the sequences that are calendar sequences
+	diffCalendarSteps = 45 // percent of a calendar sequence's clock steps that are calendar steps (calStep)
 )
 
 // diffSequences is the number of sequences (of 30 steps on average) of
-// the default run, which takes about 20 s on 2 cores: each step runs the
-// engine in miniredis's Lua interpreter, which costs about 0.3 ms of CPU,
-// and about 1.7 ms under the race detector.
+// the default run, which takes about 27 s on 2 cores (45 s under the race
+// detector): each step runs the engine in miniredis's Lua interpreter,
+// which costs about 0.3 ms of CPU, and about 1.7 ms under the race
+// detector.
 func diffSequences() int {
 	if raceDetector {
-		return 700
+		return 900
 	}
-	return 2500
+	return 3500
 }
 
 var diffStart = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
@@ -81,17 +92,21 @@ func TestDifferentialRandom(t *testing.T) {
 	}
 	var mu sync.Mutex
 	steps := 0
+	var cal calStats
+	var stale atomic.Int64
 	t.Run("workers", func(t *testing.T) {
 		for w := range min(diffWorkers, n) {
 			t.Run(fmt.Sprint(w), func(t *testing.T) {
 				t.Parallel()
 				env := newDiffEnv(t)
+				defer func() { stale.Add(env.stale.Load()) }()
 				for i := w; i < n; i += diffWorkers {
 					r := env.sequence(t, first+uint64(i), verbose)
 					r.generate(diffSteps + r.rng.IntN(diffMoreSteps+1))
 					r.mem.Close()
 					mu.Lock()
 					steps += len(r.ops)
+					cal.add(r.stats)
 					mu.Unlock()
 					if t.Failed() {
 						return
@@ -100,13 +115,17 @@ func TestDifferentialRandom(t *testing.T) {
 			})
 		}
 	})
-	t.Logf("%d sequences, %d steps", n, steps)
+	t.Logf("%d sequences, %d steps; %d calendar sequences; %d steps with a Calendar limit or an aligned window, "+
+		"%d clock steps that ended a calendar period, %d that passed a DST change, %d settles after the charged period; "+
+		"%d calls refused as STALE and sent again",
+		n, steps, cal.sequences, cal.steps, cal.crossed, cal.dst, cal.late, stale.Load())
 }
 
 // A diffEnv is a miniredis and a redisstore on it, reused by the
 // sequences one worker runs.
 type diffEnv struct {
 	draw   atomic.Uint64 // the draw of the step (float64 bits): both stores' WithRandom
+	stale  atomic.Int64  // calls Redis refused as made for another time (STALE), which the engine sends again
 	m      *miniredis.Miniredis
 	red    *redisstore.Store
 	prefix string
@@ -117,8 +136,28 @@ func newDiffEnv(t *testing.T) *diffEnv {
 	c := redis.NewClient(&redis.Options{Addr: m.Addr(), ContextTimeoutEnabled: true})
 	t.Cleanup(func() { c.Close() })
 	e := &diffEnv{m: m, prefix: "diff"}
+	c.AddHook(diffStaleHook{&e.stale})
 	e.red = newStore(t, c, e.prefix, redisstore.WithRandom(e.random))
 	return e
+}
+
+// diffStaleHook counts the replies "STALE <µs>" (see redisengine's restale).
+type diffStaleHook struct{ n *atomic.Int64 }
+
+func (diffStaleHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h diffStaleHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if err != nil && strings.HasPrefix(err.Error(), "STALE ") {
+			h.n.Add(1)
+		}
+		return err
+	}
+}
+
+func (diffStaleHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
 }
 
 // random returns the step's draw.
@@ -141,6 +180,11 @@ type diffRun struct {
 	ops     []dop
 	last    []time.Duration // the spans of the last decision
 	verbose bool
+
+	start    time.Time       // the clock's start
+	slow     []ratekit.Limit // set 0's Calendar limits and aligned windows of a second or more (see slowLimit)
+	shortest time.Duration   // the shortest usual length (Window) of slow
+	stats    calStats
 }
 
 // An rpair is one receipt of each store for one admitted Reserve: receipt
@@ -152,13 +196,21 @@ type rpair struct {
 }
 
 // sequence starts random sequence seed on a flushed miniredis and a new
-// memstore.
+// memstore: a calendar sequence (genCalendarSets picks its start), or one
+// of limits with milliseconds that starts at diffStart.
 func (e *diffEnv) sequence(t *testing.T, seed uint64, verbose bool) *diffRun {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
-	sets := genSets(rng)
-	// start anywhere in a millisecond: bucket and window boundaries fall
-	// at whole milliseconds of Unix time
-	r := e.startAt(t, diffStart.Add(time.Duration(rng.IntN(1000))*time.Microsecond), sets, verbose)
+	var sets [][]dlimit
+	var start time.Time
+	if rng.IntN(100) < diffCalendarShare {
+		sets, start = genCalendarSets(rng)
+	} else {
+		sets = genSets(rng)
+		// start anywhere in a millisecond: bucket and window boundaries
+		// fall at whole milliseconds of Unix time
+		start = diffStart.Add(time.Duration(rng.IntN(1000)) * time.Microsecond)
+	}
+	r := e.startAt(t, start, sets, verbose)
 	r.seed, r.rng = seed, rng
 	return r
 }
@@ -169,7 +221,18 @@ func (e *diffEnv) startAt(t *testing.T, start time.Time, sets [][]dlimit, verbos
 	clock := redistest.NewRedisClock(start, e.m)
 	r := &diffRun{t: t, env: e, clock: clock, sets: sets,
 		mem:     memstore.New(memstore.WithClock(clock.Now), memstore.WithRandom(e.random)),
-		verbose: verbose}
+		verbose: verbose, start: start}
+	for _, d := range sets[0] {
+		if slowLimit(d) {
+			if len(r.slow) == 0 || d.l.Spec().Window < r.shortest {
+				r.shortest = d.l.Spec().Window
+			}
+			r.slow = append(r.slow, d.l)
+		}
+	}
+	if len(r.slow) > 0 {
+		r.stats.sequences = 1
+	}
 	for _, s := range sets {
 		ls := limitsOf(s)
 		if _, err := ratekit.New(r.mem, ls...); err != nil {
@@ -178,7 +241,7 @@ func (e *diffEnv) startAt(t *testing.T, start time.Time, sets [][]dlimit, verbos
 		r.limits = append(r.limits, ls)
 	}
 	if verbose {
-		t.Logf("start %s, limits:\n%s", start.Format(time.RFC3339Nano), setsCode(sets))
+		t.Logf("start %s (%s), limits:\n%s", start.Format(time.RFC3339Nano), timeCode(start), setsCode(sets))
 	}
 	return r
 }
@@ -196,7 +259,7 @@ func (r *diffRun) generate(n int) {
 func (r *diffRun) next() dop {
 	rng := r.rng
 	o := dop{sub: rng.IntN(len(diffSubjects)), set: rng.IntN(len(r.sets))}
-	o.adv = genStep(rng, append(spans(r.sets[0]), r.last...))
+	o.adv = r.step()
 	q := maxQuota(r.sets[o.set])
 	if suppressed(r.sets[0]) {
 		o.draw = float64(rng.IntN(1000)) / 1000
@@ -226,12 +289,40 @@ func (r *diffRun) next() dop {
 	return o
 }
 
+// step returns a random clock step: in a calendar sequence, diffCalendarSteps
+// percent of the time a calendar step (calStep), else one about the other
+// limits (genStep on their spans and the last decision's spans of up to a
+// second); in the other sequences, genStep on all.
+func (r *diffRun) step() time.Duration {
+	if len(r.slow) == 0 {
+		return genStep(r.rng, append(spans(r.sets[0]), r.last...))
+	}
+	if r.rng.IntN(100) < diffCalendarSteps {
+		return r.calStep()
+	}
+	var fast []dlimit
+	for _, d := range r.sets[0] {
+		if !slowLimit(d) {
+			fast = append(fast, d)
+		}
+	}
+	lengths := spans(fast)
+	for _, x := range r.last {
+		if x <= time.Second {
+			lengths = append(lengths, x)
+		}
+	}
+	return genStep(r.rng, lengths)
+}
+
 // play runs one step on both stores and compares their answers. It
 // reports whether the sequence may go on (it stops at a mismatch, failing
 // the test).
 func (r *diffRun) play(o dop) bool {
 	r.ops = append(r.ops, o)
+	before := r.clock.Now()
 	r.clock.Advance(o.adv)
+	r.count(o, before)
 	r.env.draw.Store(math.Float64bits(o.draw))
 	ctx := context.Background()
 	sub, ls := diffSubjects[o.sub], r.limits[o.set]
@@ -272,6 +363,9 @@ func (r *diffRun) play(o dop) bool {
 	}
 	if o.kind == opTake || o.kind == opPeek || o.kind == opReserve {
 		msgs = append(msgs, diffDecisions(r.sets[o.set], dm, dr)...)
+		if em == nil {
+			msgs = append(msgs, checkPeriods(r.sets[o.set], dm, r.clock.Now())...)
+		}
 		r.last = decisionSpans(dm)
 	}
 	if r.verbose {
@@ -312,11 +406,10 @@ func (r *diffRun) fail(msgs []string, dm, dr ratekit.Decision, em, er error) {
 	for i, o := range r.ops {
 		fmt.Fprintf(&b, "\t\t%v, // #%d\n", o, i)
 	}
-	start := r.clock.Now().Add(-sumAdv(r.ops)).Sub(diffStart)
-	r.t.Fatalf("seed %d, step %d %v: memstore and redisstore differ:\n\t%s\nmem:   %s\nredis: %s\n"+
-		"replay: RATEKIT_DIFF_SEED=%d, or this differentialReplays entry:\n{\"seed %d\", %s,\n%s,\n\t[]dop{\n%s\t}},",
+	r.t.Fatalf("seed %d, step %d %v: memstore and redisstore differ, or memstore's period is not the zone's:\n\t%s\nmem:   %s\nredis: %s\n"+
+		"replay: RATEKIT_DIFF_SEED=%d, or this differentialReplays entry:\n{\"seed %d\", %s, false,\n%s,\n\t[]dop{\n%s\t}},",
 		r.seed, len(r.ops)-1, r.ops[len(r.ops)-1], strings.Join(msgs, "\n\t"), fmtDecision(dm, em), fmtDecision(dr, er),
-		r.seed, r.seed, durCode(start), setsCode(r.sets), b.String())
+		r.seed, r.seed, timeCode(r.start), setsCode(r.sets), b.String())
 }
 
 func sumAdv(ops []dop) time.Duration {
