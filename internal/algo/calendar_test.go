@@ -63,6 +63,9 @@ func TestPeriodOf(t *testing.T) {
 		{"UTC", "week-sunday", "2026-12-30T00:00:00Z", "2026-12-27T00:00:00Z", "2027-01-03T00:00:00Z"},
 		{"UTC", Year, "2026-12-31T23:59:59Z", "2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z"},
 		{"UTC", Year, "2027-01-01T00:00:00Z", "2027-01-01T00:00:00Z", "2028-01-01T00:00:00Z"},
+		// the last UTC day of a leap year past the zones' explicit transitions
+		{"America/New_York", Day, "2040-12-31T11:59:59Z", "2040-12-31T05:00:00Z", "2041-01-01T05:00:00Z"},
+		{"Europe/London", Year, "2040-06-01T00:00:00Z", "2040-01-01T00:00:00Z", "2041-01-01T00:00:00Z"},
 	}
 	for _, c := range cases {
 		s := Spec{Period: c.period, Location: zone(t, c.zone)}
@@ -91,8 +94,8 @@ func TestPeriodOfRandom(t *testing.T) {
 	zones := []string{"America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu", "Pacific/Chatham", "Pacific/Apia", "Europe/London", "UTC"}
 	periods := []string{Minute, Hour, Day, Week, "week-sunday", Month, Year}
 	r := rand.New(rand.NewPCG(1, 2))
-	from, to := utc("2010-01-01T00:00:00Z").UnixMicro(), utc("2030-01-01T00:00:00Z").UnixMicro()
-	for range 20_000 {
+	from, to := utc("2010-01-01T00:00:00Z").UnixMicro(), utc("2050-01-01T00:00:00Z").UnixMicro()
+	for range 40_000 {
 		s := Spec{Period: periods[r.IntN(len(periods))], Location: zone(t, zones[r.IntN(len(zones))])}
 		_, first, _ := unit(s.Period)
 		now := from + r.Int64N(to-from)
