@@ -15,12 +15,19 @@ import (
 
 // TestObserverSeesCachedDenials: through Middleware, a denial answered by a
 // deny cache reaches the observer with Cached set, and its 429 carries the
-// Retry-After left, not the one the store gave.
+// Retry-After left, not the one the store gave; alike for a window from the
+// first request, a calendar minute and an aligned one, all starting at 12:00.
 func TestObserverSeesCachedDenials(t *testing.T) {
+	for _, limit := range []ratekit.Limit{ratekit.FixedWindow(1, time.Minute), ratekit.Calendar(1, ratekit.Minute, nil), ratekit.FixedWindow(1, time.Minute).Aligned()} {
+		t.Run(limit.String(), func(t *testing.T) { cachedDenials(t, limit.Named("api")) })
+	}
+}
+
+func cachedDenials(t *testing.T, limit ratekit.Limit) {
 	clock := storetest.NewClock(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
 	ms := memstore.New(memstore.WithClock(clock.Now))
 	t.Cleanup(func() { ms.Close() })
-	l, err := ratekit.New(denycache.New(ms, denycache.WithClock(clock.Now)), ratekit.FixedWindow(1, time.Minute).Named("api"))
+	l, err := ratekit.New(denycache.New(ms, denycache.WithClock(clock.Now)), limit)
 	if err != nil {
 		t.Fatal(err)
 	}

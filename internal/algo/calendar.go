@@ -3,6 +3,7 @@ package algo
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -23,7 +24,31 @@ const (
 	Year   = "year"
 )
 
-type calendar struct{ base }
+// calendar keeps the period it found last, so that the calls of one limit
+// (memstore holds one calendar per prepared limit) look the zone's rules up
+// once per period: BenchmarkTake/calendar in store/memstore.
+type calendar struct {
+	base
+	last atomic.Pointer[found]
+}
+
+// found is a period PeriodOf found, with what of the Spec it depends on.
+type found struct {
+	period     string
+	loc        *time.Location
+	window     time.Duration
+	start, end int64
+}
+
+// periodOf is PeriodOf, from the period found last when it holds now.
+func (c *calendar) periodOf(s *Spec, now int64) (int64, int64) {
+	if f := c.last.Load(); f != nil && f.start <= now && now < f.end && f.loc == s.Location && f.period == s.Period && f.window == s.Window {
+		return f.start, f.end
+	}
+	start, end := PeriodOf(s, now)
+	c.last.Store(&found{s.Period, s.Location, s.Window, start, end})
+	return start, end
+}
 
 func (*calendar) Caps() Caps { return Cacheable | Leasable | SettlesAtReset }
 
@@ -57,14 +82,43 @@ func (*calendar) Describe(s *Spec) string {
 	return fmt.Sprintf("%s: %s %d per %s in %s", s.Name, s.Algorithm, s.Quota, s.Period, s.Location)
 }
 
-// Args: the quota and the period's start and end (ms), for a call at a
-// time of the period (see Period).
+// Args: the quota and the start and end (ms) of the period the engine
+// sends for a call the application makes at now (its estimate of Redis's
+// clock): now's period, or the next one from half a margin before its end.
+// Redis decides in the period that holds its own time, which it can do
+// from these bounds while its time is from a margin before the start
+// (then in the period before, which ends at the start) to the end: so an
+// instance whose clock is up to half a margin (1 s) from Redis's never
+// sends bounds Redis must refuse (lua/calendar.lua, stale).
 func (*calendar) Args(s *Spec, now int64) [3]int64 {
-	start, end := PeriodOf(s, now)
+	start, end, _, _ := sent(s, now)
 	return [3]int64{s.Quota, start / 1000, end / 1000}
 }
 
-func (*calendar) Period(s *Spec, now int64) (int64, int64) { return PeriodOf(s, now) }
+// Period: the stretch of the application's time over which Args sends one
+// period.
+func (*calendar) Period(s *Spec, now int64) (int64, int64) {
+	_, _, from, until := sent(s, now)
+	return from, until
+}
+
+// sent returns the period Args sends for a call at now, [start, end), and
+// the stretch of now [from, until) that sends it.
+func sent(s *Spec, now int64) (start, end, from, until int64) {
+	start, end = PeriodOf(s, now)
+	switchAt := end - Margin(start, end)/2
+	if now < switchAt {
+		return start, end, start, switchAt
+	}
+	next, nextEnd := PeriodOf(s, end)
+	return next, nextEnd, switchAt, end
+}
+
+// Margin returns how long before a period [start, end) (µs) Redis's clock
+// may be and still be decided from its bounds: 2 s, or half the period if
+// shorter (an aligned window of under 4 s). lua/calendar.lua computes it
+// alike, in ms.
+func Margin(start, end int64) int64 { return min(2_000, (end-start)/1000/2) * 1000 }
 
 // Header: the quota, and for a calendar period no window here: its length
 // varies, so the headers give the length of the period a decision counted in.
@@ -77,8 +131,8 @@ func (*calendar) Header(s *Spec) (int64, time.Duration) {
 
 // Decide: see lua/calendar.lua in store/redisengine. The state is the count
 // and the end (ms) of the period it counts; a count of another period is 0.
-func (*calendar) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
-	_, end := PeriodOf(s, c.Now)
+func (k *calendar) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
+	_, end := k.periodOf(s, c.Now)
 	count := int64(0)
 	if e != nil && e.ExpireMS == end/1000 {
 		count = e.Value
@@ -118,8 +172,8 @@ func (*calendar) GiveBack(_ *Spec, e *State, end *int64, n, now int64) {
 
 // Extra adds n to the current period, which holds the charge's units still
 // when it is the charged one.
-func (*calendar) Extra(s *Spec, e *State, end, held, n, now int64) (State, int64, int64) {
-	_, cur := PeriodOf(s, now)
+func (k *calendar) Extra(s *Spec, e *State, end, held, n, now int64) (State, int64, int64) {
+	_, cur := k.periodOf(s, now)
 	count := int64(0)
 	if e != nil && e.ExpireMS*1000 == cur {
 		count = e.Value
@@ -220,6 +274,12 @@ func periodEnd(t, label time.Time, period string, first time.Weekday) time.Time 
 	for range 64 {
 		_, offset := t.Zone()
 		_, to := t.ZoneBounds()
+		if !to.IsZero() && !to.After(t) {
+			// Go (1.26) ends the span of the last UTC day of a leap year
+			// after 2037, in zones with DST, at that day's start, before t;
+			// the offset holds until the year's end there.
+			to = time.Date(t.UTC().Year()+1, 1, 1, 0, 0, 0, 0, time.UTC)
+		}
 		e := at(wall, offset)
 		if to.IsZero() || e.Before(to) {
 			return e

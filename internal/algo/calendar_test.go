@@ -63,6 +63,9 @@ func TestPeriodOf(t *testing.T) {
 		{"UTC", "week-sunday", "2026-12-30T00:00:00Z", "2026-12-27T00:00:00Z", "2027-01-03T00:00:00Z"},
 		{"UTC", Year, "2026-12-31T23:59:59Z", "2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z"},
 		{"UTC", Year, "2027-01-01T00:00:00Z", "2027-01-01T00:00:00Z", "2028-01-01T00:00:00Z"},
+		// the last UTC day of a leap year past the zones' explicit transitions
+		{"America/New_York", Day, "2040-12-31T11:59:59Z", "2040-12-31T05:00:00Z", "2041-01-01T05:00:00Z"},
+		{"Europe/London", Year, "2040-06-01T00:00:00Z", "2040-01-01T00:00:00Z", "2041-01-01T00:00:00Z"},
 	}
 	for _, c := range cases {
 		s := Spec{Period: c.period, Location: zone(t, c.zone)}
@@ -91,8 +94,8 @@ func TestPeriodOfRandom(t *testing.T) {
 	zones := []string{"America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu", "Pacific/Chatham", "Pacific/Apia", "Europe/London", "UTC"}
 	periods := []string{Minute, Hour, Day, Week, "week-sunday", Month, Year}
 	r := rand.New(rand.NewPCG(1, 2))
-	from, to := utc("2010-01-01T00:00:00Z").UnixMicro(), utc("2030-01-01T00:00:00Z").UnixMicro()
-	for range 20_000 {
+	from, to := utc("2010-01-01T00:00:00Z").UnixMicro(), utc("2050-01-01T00:00:00Z").UnixMicro()
+	for range 40_000 {
 		s := Spec{Period: periods[r.IntN(len(periods))], Location: zone(t, zones[r.IntN(len(zones))])}
 		_, first, _ := unit(s.Period)
 		now := from + r.Int64N(to-from)
@@ -108,6 +111,42 @@ func TestPeriodOfRandom(t *testing.T) {
 		}
 		if !ok {
 			t.Fatalf("%s %s at %s: [%s, %s)", s.Location, s.Period, time.UnixMicro(now).UTC(), time.UnixMicro(start).UTC(), time.UnixMicro(end).UTC())
+		}
+	}
+}
+
+// The bounds sent for a call let Redis decide in the period that holds its
+// own time, as PeriodOf does, while its clock is within half a margin (1 s)
+// of the application's, and Period says how long they are sent.
+func TestArgsCoverRedisClock(t *testing.T) {
+	zones := []string{"America/New_York", "Australia/Lord_Howe", "Pacific/Chatham", "UTC"}
+	periods := []string{"", Minute, Hour, Day, Month}
+	r := rand.New(rand.NewPCG(3, 4))
+	from, to := utc("2026-01-01T00:00:00Z").UnixMicro(), utc("2027-01-01T00:00:00Z").UnixMicro()
+	c := &calendar{}
+	for range 20_000 {
+		s := Spec{Period: periods[r.IntN(len(periods))], Location: zone(t, zones[r.IntN(len(zones))]), Window: time.Duration(1+r.IntN(5000)) * time.Millisecond}
+		now := from + r.Int64N(to-from)
+		if r.IntN(2) == 0 { // near a boundary
+			_, end := PeriodOf(&s, now)
+			now = end - 3_000_000 + r.Int64N(6_000_000)
+		}
+		args := c.Args(&s, now)
+		start, end := args[1]*1000, args[2]*1000
+		half := Margin(start, end) / 2
+		redis := now - half + r.Int64N(2*half+1)
+		if redis < start-Margin(start, end) || redis >= end {
+			t.Fatalf("%s %q at %d: Redis at %d is outside [%d - margin, %d)", s.Location, s.Period, now, redis, start, end)
+		}
+		want := end
+		if redis < start {
+			want = start
+		}
+		if _, e := PeriodOf(&s, redis); e != want {
+			t.Fatalf("%s %q at %d, Redis at %d: period ends %d, Redis would count in one ending %d", s.Location, s.Period, now, redis, e, want)
+		}
+		if f, u := c.Period(&s, now); now < f || now >= u || c.Args(&s, f) != args || c.Args(&s, u-1) != args {
+			t.Fatalf("%s %q at %d: Period [%d, %d) does not send %v throughout", s.Location, s.Period, now, f, u, args)
 		}
 	}
 }

@@ -57,6 +57,8 @@ func TestScaleEveryAlgorithm(t *testing.T) {
 		{in: ratekit.LeakyBucket(40, 8, time.Second).Queue(2 * time.Second).Named("shaper"), n: 3, quota: 13, rate: 8.0 / 3},
 		{in: ratekit.GCRA(100, time.Minute, 20), n: 8, quota: 2, rate: 12.5},
 		{in: ratekit.Suppressed(100, time.Minute, 1.5), n: 4, quota: 25, rate: 25},
+		{in: ratekit.Calendar(10_000, ratekit.Month, nil).Block(time.Hour), n: 4, quota: 2500, rate: 2500},
+		{in: ratekit.FixedWindow(100, 10*time.Second).Aligned(), n: 3, quota: 33, rate: 33},
 		{in: ratekit.Custom("mine", 10, time.Minute, [3]int64{7}), n: 4, unchanged: true},
 		{in: ratekit.GCRA(1, 300*24*time.Hour, 1), n: 2, unchanged: true, description: "share past 366 days"},
 	}
@@ -73,7 +75,8 @@ func TestScaleEveryAlgorithm(t *testing.T) {
 				t.Fatalf("quota %d rate %v, want %d and %v", got.Quota, got.Rate, c.quota, c.rate)
 			}
 			if got.Algorithm != in.Algorithm || got.Name != in.Name || got.Window != in.Window || got.Precision != in.Precision ||
-				got.MaxWait != in.MaxWait || got.Block != in.Block || got.Factor != in.Factor || got.Params != in.Params {
+				got.MaxWait != in.MaxWait || got.Block != in.Block || got.Factor != in.Factor || got.Params != in.Params ||
+				got.Period != in.Period || got.Location != in.Location {
 				t.Fatalf("shape changed:\n got %+v\nfrom %+v", got, in)
 			}
 			if got.ID == in.ID {

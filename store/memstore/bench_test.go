@@ -22,7 +22,10 @@ var benchLimits = map[string][]ratekit.Limit{
 	"fixed":      {ratekit.FixedWindow(1<<40, time.Hour)},
 	"gcra":       {ratekit.GCRA(1e6, time.Second, 1<<40)},
 	"two-limits": {ratekit.FixedWindow(1<<40, time.Hour), ratekit.GCRA(1e6, time.Second, 1<<40).Block(time.Minute)},
+	"calendar":   {ratekit.Calendar(1<<40, ratekit.Month, newYork)},
 }
+
+var newYork, _ = time.LoadLocation("America/New_York")
 
 func benchKeys(n int) []string {
 	keys := make([]string, n)
@@ -34,7 +37,7 @@ func benchKeys(n int) []string {
 
 func BenchmarkTake(b *testing.B) {
 	ctx := context.Background()
-	for _, name := range []string{"fixed", "gcra", "two-limits"} {
+	for _, name := range []string{"fixed", "gcra", "two-limits", "calendar"} {
 		limits := benchLimits[name]
 		b.Run(name+"/one-key", func(b *testing.B) {
 			s := memstore.New()

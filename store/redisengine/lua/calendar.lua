@@ -1,15 +1,28 @@
 -- calendar: a count per period of the calendar, or per window aligned to the
--- clock. p1 quota, p2 and p3 the start and end (ms) of the period that holds
--- the call's time, as the application computed them from the time zone's
--- rules (internal/algo/calendar.go); a call made for another time than
--- Redis's is refused unrun (stale), and sent again with Redis's. Redis keeps
--- "<end ms>:<count>" per subject, expiring at the period's end: a count of
--- another period is 0. Remaining is quota - count; reset and retry are the
--- µs to the period's end, and so is the effective window.
+-- clock. p1 quota, p2 and p3 the start and end (ms) of a period, as the
+-- application computed them from the time zone's rules near its own time
+-- (internal/algo/calendar.go). The call counts in the period that holds
+-- Redis's time: this one, or, from a margin before its start, the one before,
+-- which ends at its start; a call whose bounds hold neither is refused unrun
+-- (stale) and sent again with Redis's time. Redis keeps "<end ms>:<count>"
+-- per subject, expiring at the period's end: a count of another period is 0.
+-- Remaining is quota - count; reset and retry are the µs to the period's
+-- end, and so is the effective window.
+
+-- period_margin: 2 s, or half the period if shorter (algo.Margin)
+local function period_margin(start, finish)
+  return math.min(2000, math.floor((finish - start) / 2))
+end
 
 local function period_stale(_, start, finish)
   local t = clock()
-  return t < start * 1000 or t >= finish * 1000
+  return t < (start - period_margin(start, finish)) * 1000 or t >= finish * 1000
+end
+
+-- period_end returns the end (ms) of the period that holds Redis's time
+local function period_end(start, finish)
+  if clock() < start * 1000 then return start end
+  return finish
 end
 
 -- period_count returns the count at key for the period ending at finish
@@ -22,7 +35,8 @@ local function period_count(key, finish)
   return 0
 end
 
-local function period_decide(r, key, quota, _, finish)
+local function period_decide(r, key, quota, start, finish)
+  finish = period_end(start, finish)
   local n, left = period_count(key, finish), finish * 1000 - clock()
   r.allowed, r.remaining, r.reset, r.window = true, math.max(quota - n, 0), 0, left
   if n > 0 then r.reset = left end
@@ -43,7 +57,8 @@ function writes.period(key, r) redis.call('SET', key, r.a, 'PXAT', r.b) end
 -- settle: a give-back comes off the charged period while it is the current
 -- one (an emptied count is deleted); an extra charge goes to the current
 -- period, which holds the charge's units still when it is the charged one.
-local function period_settle(key, quota, _, finish, was, to, e, held)
+local function period_settle(key, quota, start, finish, was, to, e, held)
+  finish = period_end(start, finish)
   local give, extra
   give, extra, held = moves(was, to, quota, held)
   if give > 0 then

@@ -33,15 +33,16 @@ func (h staleHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pro
 	return next
 }
 
-// Redis's clock decides the period, whatever the application's: an
+// Redis's clock decides the period, whatever the application's. An
 // instance whose clock is months off (the fake clock of miniredis is, here)
 // has its first call refused unrun and sent again with the period of
-// Redis's time, learns the gap, and then decides the period's calls in one
-// round trip each, with exact counts. (A fake clock's jump is a gap the
-// instance learns anew at the first call after it.)
+// Redis's time, and learns the gap. Then, up to 1 s off Redis's clock, it
+// decides every call in one round trip, across a period's end too (where
+// its own clock is still in the hour before), with exact counts; a jump of
+// the fake clock is a gap it learns anew.
 func TestCalendarRedisClockDecides(t *testing.T) {
 	m := miniredis.RunT(t)
-	clock := redistest.NewRedisClock(time.Date(2026, 3, 8, 6, 59, 59, 0, time.UTC), m) // 01:59:59 in New York, before the clocks skip 02:00
+	clock := redistest.NewRedisClock(time.Date(2026, 3, 8, 6, 59, 59, 500_000_000, time.UTC), m) // 01:59:59.5 in New York, before the clocks skip 02:00
 	c := redis.NewClient(&redis.Options{Addr: m.Addr(), ContextTimeoutEnabled: true})
 	t.Cleanup(func() { c.Close() })
 	var stale atomic.Int64
@@ -52,23 +53,29 @@ func TestCalendarRedisClockDecides(t *testing.T) {
 		t.Fatal(err)
 	}
 	hourly := []ratekit.Limit{ratekit.Calendar(3, ratekit.Hour, ny)}
-	for hour := range 3 {
-		for i := range 4 {
-			d := take(t, s, "k", hourly, 1)
-			if d.Allowed != (i < 3) {
-				t.Fatalf("hour %d, request %d: %+v; want exactly 3 admitted", hour, i, d)
+	quota := func(when string, retry time.Duration) {
+		t.Helper()
+		for i := range 3 {
+			if d := take(t, s, "k", hourly, 1); !d.Allowed {
+				t.Fatalf("%s, request %d: %+v", when, i, d)
 			}
 		}
-		if n := stale.Load(); n != int64(hour+1) {
-			t.Fatalf("hour %d: %d calls refused as stale, want %d (the first of each hour the fake clock jumped to)", hour, n, hour+1)
+		if d := take(t, s, "k", hourly, 1); d.Allowed || d.RetryAfter != retry {
+			t.Fatalf("%s, past the quota: %+v; want a denial for %v", when, d, retry)
 		}
-		if hour == 0 {
-			if d := take(t, s, "k", hourly, 1); d.RetryAfter != time.Second {
-				t.Fatalf("01:59:59: retry after %v, want 1 s (the next hour is 03:00)", d.RetryAfter)
-			}
-			clock.Advance(time.Second)
-		} else {
-			clock.Advance(time.Hour)
-		}
+	}
+	quota("01:59:59.5", 500*time.Millisecond)
+	if n := stale.Load(); n != 1 {
+		t.Fatalf("%d calls refused as stale, want 1 (the first)", n)
+	}
+	clock.Advance(800 * time.Millisecond) // 03:00:00.3 on Redis; the instance's clock is 0.8 s behind
+	quota("03:00:00.3", time.Hour-300*time.Millisecond)
+	if n := stale.Load(); n != 1 {
+		t.Fatalf("%d calls refused as stale, want still 1 (0.8 s behind, across the hour's end)", n)
+	}
+	clock.Advance(time.Hour)
+	quota("04:00:00.3", time.Hour-300*time.Millisecond)
+	if n := stale.Load(); n != 2 {
+		t.Fatalf("%d calls refused as stale, want 2 (the first after the jump of an hour)", n)
 	}
 }
