@@ -47,6 +47,7 @@ type result struct {
 	decisions  float64
 	elapsed    time.Duration
 	redisUsec  float64
+	byCmd      map[string]cmdStat // INFO commandstats per command (-commands)
 	redisCalls float64
 	scripts    float64
 	redisProc  float64 // redis-server process CPU, µs
@@ -81,6 +82,7 @@ func main() {
 	which := flag.String("scenarios", "A,B,C", "comma-separated scenarios")
 	only := flag.String("contestants", "", "comma-separated contestant names (default all)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (Go side only) to this file")
+	flag.BoolVar(&showCommands, "commands", false, "after each table, each contestant's Redis commands (INFO commandstats): calls per decision, µs per call")
 	flag.Parse()
 
 	srv, err := startRedis()
@@ -165,6 +167,9 @@ func run(srv *server, rounds int, duration time.Duration, which, only string) in
 			}
 		}
 		printTable(sc, names, results)
+		if showCommands {
+			printCommands(names, results)
+		}
 	}
 	return 0
 }
@@ -310,7 +315,7 @@ func (m *meter) stop(decisions, wrong, errs int64) (result, error) {
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
 	runtime.ReadMemStats(&ms1)
 	proc1 := m.srv.processCPU()
-	calls, scripts, usec, err := m.srv.commandStats()
+	calls, scripts, usec, byCmd, err := m.srv.commandStats()
 	if err != nil {
 		return result{}, err
 	}
@@ -320,6 +325,7 @@ func (m *meter) stop(decisions, wrong, errs int64) (result, error) {
 		decisions:  float64(decisions),
 		elapsed:    elapsed,
 		redisUsec:  usec,
+		byCmd:      byCmd,
 		redisCalls: calls,
 		scripts:    scripts,
 		redisProc:  proc1 - m.proc0,

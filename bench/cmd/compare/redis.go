@@ -109,12 +109,14 @@ func (s *server) processCPU() float64 {
 // commands this program's admin connection sends to measure. Redis 7 counts a
 // command a script runs on its own line as well as in the script's usec, so
 // calls includes the commands inside scripts and usec counts their time
-// twice; scripts is the EVAL/EVALSHA/FCALL calls alone.
-func (s *server) commandStats() (calls, scripts, usec float64, err error) {
+// twice; scripts is the EVAL/EVALSHA/FCALL calls alone; byCmd is each
+// command's calls and usec.
+func (s *server) commandStats() (calls, scripts, usec float64, byCmd map[string]cmdStat, err error) {
 	info, err := s.admin.Info(context.Background(), "commandstats").Result()
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, nil, err
 	}
+	byCmd = map[string]cmdStat{}
 	for _, line := range strings.Split(info, "\n") {
 		line = strings.TrimSpace(line)
 		name, rest, ok := strings.Cut(line, ":")
@@ -126,20 +128,24 @@ func (s *server) commandStats() (calls, scripts, usec float64, err error) {
 		case "info", "config|resetstat":
 			continue
 		}
-		script := strings.HasPrefix(cmd, "eval") || strings.HasPrefix(cmd, "fcall")
+		script := isScript(cmd)
+		var st cmdStat
 		for _, f := range strings.Split(rest, ",") {
 			k, v, _ := strings.Cut(f, "=")
 			n, _ := strconv.ParseFloat(v, 64)
 			switch k {
 			case "calls":
+				st.calls = n
 				calls += n
 				if script {
 					scripts += n
 				}
 			case "usec":
+				st.usec = n
 				usec += n
 			}
 		}
+		byCmd[cmd] = st
 	}
-	return calls, scripts, usec, nil
+	return calls, scripts, usec, byCmd, nil
 }
