@@ -28,15 +28,25 @@ const (
 	Year   Period = "year"
 )
 
-// weeks are the weeks from each day, Sunday first.
-var weeks = [...]Period{"week-sunday", Week, "week-tuesday", "week-wednesday", "week-thursday", "week-friday", "week-saturday"}
-
 // WeekFrom returns the Period of weeks that start at midnight on day.
 func WeekFrom(day time.Weekday) Period {
-	if day < time.Sunday || day > time.Saturday {
-		return Period("week-" + day.String()) // invalid: ratekit.New says so
+	switch day {
+	case time.Sunday:
+		return "week-sunday"
+	case time.Monday:
+		return Week
+	case time.Tuesday:
+		return "week-tuesday"
+	case time.Wednesday:
+		return "week-wednesday"
+	case time.Thursday:
+		return "week-thursday"
+	case time.Friday:
+		return "week-friday"
+	case time.Saturday:
+		return "week-saturday"
 	}
-	return weeks[day]
+	return Period("week-" + day.String()) // invalid: ratekit.New says so
 }
 
 // everyPrefix starts the Period of windows aligned to the clock.
