@@ -1,7 +1,9 @@
 package ratekit_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -11,6 +13,7 @@ import (
 	_ "time/tzdata" // America/New_York, on machines without a zone database
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/calendar"
 	"github.com/ratekit/ratekit/store/memstore"
 	"github.com/ratekit/ratekit/store/storetest"
 )
@@ -57,7 +60,7 @@ func TestCalendarHeaders(t *testing.T) {
 		end, _ := time.Parse(time.RFC3339, c.end)
 		clock := storetest.NewClock(at)
 		ahead := func() time.Time { return clock.Now().Add(3 * time.Millisecond) } // the headers' clock, read after the store's
-		l, err := ratekit.New(memstore.New(memstore.WithClock(clock.Now)), ratekit.Calendar(2, ratekit.Day, ny).Named("daily"))
+		l, err := ratekit.New(memstore.New(memstore.WithClock(clock.Now)), ratekit.Calendar(2, calendar.Day, ny).Named("daily"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,21 +96,41 @@ func TestCalendarInvalid(t *testing.T) {
 		l    ratekit.Limit
 		want string
 	}{
-		{ratekit.Calendar(10, ratekit.Day, time.Local), `ratekit: invalid limit "calendar": location time.Local differs from machine to machine; name the zone with time.LoadLocation`},
-		{ratekit.Calendar(10, "fortnight", nil), `ratekit: invalid limit "calendar": period must be ratekit.Minute, Hour, Day, Week, Month, Year or WeekFrom(a weekday) (got "fortnight")`},
-		{ratekit.Calendar(0, ratekit.Day, nil), `ratekit: invalid limit "calendar": quota must be between 1 and 2^53-1 (got 0)`},
-		{ratekit.GCRA(1, time.Second, 1).Aligned(), `ratekit: invalid limit "gcra": aligned applies only to FixedWindow`},
-		{ratekit.FixedWindow(1, 1500*time.Microsecond).Aligned(), `ratekit: invalid limit "calendar": window must be a whole number of milliseconds (got 1.5ms)`},
+		{ratekit.Calendar(10, calendar.Day, time.Local), `ratekit: invalid limit "calendar": location time.Local differs from machine to machine; name the zone with time.LoadLocation`},
+		{ratekit.Calendar(10, "fortnight", nil), `ratekit: invalid limit "calendar": period must be calendar.Minute, Hour, Day, Week, Month, Year, WeekFrom(a weekday) or Every(a duration) (got "fortnight")`},
+		{ratekit.Calendar(0, calendar.Day, nil), `ratekit: invalid limit "calendar": quota must be between 1 and 2^53-1 (got 0)`},
+		{ratekit.Calendar(1, calendar.WeekFrom(9), nil), `ratekit: invalid limit "calendar": period must be calendar.Minute, Hour, Day, Week, Month, Year, WeekFrom(a weekday) or Every(a duration) (got "week-%!Weekday(9)")`},
+		{ratekit.Calendar(1, calendar.Every(1500*time.Microsecond), nil), `ratekit: invalid limit "calendar": period must be a whole number of milliseconds (got 1.5ms)`},
 	} {
 		_, err := ratekit.New(memstore.New(), c.l)
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%v: %v, want %s", c.l, err, c.want)
 		}
 	}
-	if s := ratekit.FixedWindow(5, time.Minute).Aligned().Named("api").String(); s != "api: calendar 5 per 1m0s aligned to the clock" {
+	if s := ratekit.Calendar(5, calendar.Every(time.Minute), nil).Named("api").String(); s != "api: calendar 5 per 1m0s aligned to the clock" {
 		t.Errorf("String: %s", s)
 	}
-	if a, b := ratekit.Calendar(5, ratekit.Day, nil).Spec().ID, ratekit.Calendar(5, ratekit.WeekFrom(time.Monday), nil).Spec().ID; a == b {
+	if a, b := ratekit.Calendar(5, calendar.Day, nil).Spec().ID, ratekit.Calendar(5, calendar.WeekFrom(time.Monday), nil).Spec().ID; a == b {
 		t.Error("a day and a week share a key")
 	}
+}
+
+// A quota per day in New York: it resets at midnight there.
+func ExampleCalendar() {
+	nyc, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		panic(err)
+	}
+	l, err := ratekit.New(memstore.New(), ratekit.Calendar(2, calendar.Day, nyc).Named("daily"))
+	if err != nil {
+		panic(err)
+	}
+	for range 3 {
+		d, _ := l.Allow(context.Background(), "alice")
+		fmt.Println(d.Allowed, d.Remaining)
+	}
+	// Output:
+	// true 1
+	// true 0
+	// false 0
 }

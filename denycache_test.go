@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/calendar"
 	"github.com/ratekit/ratekit/observe"
 	"github.com/ratekit/ratekit/store/denycache"
 	"github.com/ratekit/ratekit/store/memstore"
@@ -18,7 +19,7 @@ import (
 // Retry-After left, not the one the store gave; alike for a window from the
 // first request, a calendar minute and an aligned one, all starting at 12:00.
 func TestObserverSeesCachedDenials(t *testing.T) {
-	for _, limit := range []ratekit.Limit{ratekit.FixedWindow(1, time.Minute), ratekit.Calendar(1, ratekit.Minute, nil), ratekit.FixedWindow(1, time.Minute).Aligned()} {
+	for _, limit := range []ratekit.Limit{ratekit.FixedWindow(1, time.Minute), ratekit.Calendar(1, calendar.Minute, nil), ratekit.Calendar(1, calendar.Every(time.Minute), nil)} {
 		t.Run(limit.String(), func(t *testing.T) { cachedDenials(t, limit.Named("api")) })
 	}
 }

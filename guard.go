@@ -122,9 +122,13 @@ func (g *Guard) Render(e *response.Error, h response.HeaderSetter) []byte {
 	return e.Render(h, g.cfg.render)
 }
 
-// Report hands err to the configured error handler (WithErrorHandler; by
-// default a throttled slog warning). r may be nil.
-func (g *Guard) Report(r *http.Request, err error) { g.cfg.onError(r, err) }
+// Report hands err, a store's, to the configured error handler
+// (WithErrorHandler; by default a throttled slog warning), and reports
+// whether the error policy lets the request through (FailOpen). r may be nil.
+func (g *Guard) Report(r *http.Request, err error) (pass bool) {
+	g.cfg.onError(r, err)
+	return g.cfg.policy == FailOpen
+}
 
 // Skip reports whether WithSkip lets r through uncounted.
 func (g *Guard) Skip(r *http.Request) bool { return g.cfg.skip != nil && g.cfg.skip(r) }
@@ -169,9 +173,6 @@ func (g *Guard) Budget(ctx context.Context) context.Context {
 
 // budgetKey carries the deadline of Budget.
 type budgetKey struct{}
-
-// FailOpen reports whether store errors let requests through.
-func (g *Guard) FailOpen() bool { return g.cfg.policy == FailOpen }
 
 // Refuse writes a verdict that does not pass to a net/http response: the
 // denied handler (WithDeniedHandler) for a denial when one is set, else the

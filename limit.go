@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ratekit/ratekit/calendar"
 	"github.com/ratekit/ratekit/internal/algo"
 	"github.com/ratekit/ratekit/internal/bounds"
 )
@@ -62,9 +63,9 @@ type Spec struct {
 	// Concurrent reports a limit on requests in flight (InFlight), not on
 	// requests over time: headers give it qu="concurrent-requests".
 	Concurrent bool
-	// Period is a Calendar limit's period (a Period's value), "" for a
-	// window aligned to the clock (Aligned); Location its time zone.
-	Period   string
+	// Period is a Calendar limit's period; Location its time zone (nil for
+	// windows aligned to the clock, calendar.Every).
+	Period   calendar.Period
 	Location *time.Location
 }
 
@@ -99,7 +100,7 @@ func (c limitDef) limit() Limit {
 	c.ID = c.Name + ":" + c.Algorithm + ":" + c.fingerprint()
 	c.Concurrent = r.Caps()&algo.Holds != 0
 	c.headerQ, c.headerW = c.headerQuota(r)
-	c.periodic = c.Algorithm == algo.Calendar && c.Period != ""
+	c.periodic = c.Algorithm == algo.Calendar && c.Location != nil
 	return Limit{&c}
 }
 

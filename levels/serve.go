@@ -77,8 +77,7 @@ func (lv *levels) gate(ctx context.Context, r *http.Request, tenant string, kerr
 	defer cancel()
 	rep, err := lv.rep.Reputation(ctx, tenant, lv.policy)
 	if err != nil {
-		lv.any.Report(r, err)
-		return lv.any.FailOpen()
+		return lv.any.Report(r, err)
 	}
 	return rep.Score >= lv.threshold
 }

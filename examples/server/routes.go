@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/calendar"
 	"github.com/ratekit/ratekit/observe"
 	ratekitprom "github.com/ratekit/ratekit/observe/prometheus"
 )
@@ -38,7 +39,7 @@ func newHandler(s *demoStore, c config) (http.Handler, error) {
 			ratekit.TokenBucket(float64(q), w, max(q/2, 1)).Named("multi-burst"),
 			ratekit.FixedWindow(q, w).Named("multi-window"),
 		}},
-		{Path: "/daily", Method: "GET", limits: []ratekit.Limit{ratekit.Calendar(q, ratekit.Day, c.zone).Named("daily")}},
+		{Path: "/daily", Method: "GET", limits: []ratekit.Limit{ratekit.Calendar(q, calendar.Day, c.zone).Named("daily")}},
 	}
 	routes = append(routes, reservedRoutes(c)...)
 	metrics, err := ratekitprom.New()

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/ratekit/ratekit/calendar"
 )
 
 // A Spec is a limit's algorithm and parameters: ratekit.Spec's fields in
@@ -20,7 +22,7 @@ type Spec struct {
 	Hard                                        int64
 	Params                                      [3]int64
 	Concurrent                                  bool // Holds: requests in flight, not over time
-	Period                                      string
+	Period                                      calendar.Period
 	Location                                    *time.Location
 }
 

@@ -2,46 +2,35 @@ package algo
 
 import (
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/ratekit/ratekit/calendar"
 )
 
-// Calendar counts requests per period of the calendar in a time zone (a
-// minute, hour, day, week, month or year), or per window aligned to the Unix
-// epoch; a call counts in the period that holds the store's clock.
+// Calendar counts requests per period of the calendar in a time zone, or
+// per window aligned to the Unix epoch (a calendar.Every period, whose
+// Location is nil); a call counts in the period that holds the store's clock.
 const Calendar = "calendar"
-
-// The periods of a Calendar limit (Spec.Period); "" with a Window: windows
-// on multiples of the window since the Unix epoch. A week is "week" (from
-// Monday) or "week-" and the weekday it starts on, in lower case.
-const (
-	Minute = "minute"
-	Hour   = "hour"
-	Day    = "day"
-	Week   = "week"
-	Month  = "month"
-	Year   = "year"
-)
 
 // calendar keeps the period it found last, so that the calls of one limit
 // (memstore holds one calendar per prepared limit) look the zone's rules up
 // once per period: BenchmarkTake/calendar in store/memstore.
-type calendar struct {
+type periodic struct {
 	base
 	last atomic.Pointer[found]
 }
 
 // found is a period PeriodOf found, with what of the Spec it depends on.
 type found struct {
-	period     string
+	period     calendar.Period
 	loc        *time.Location
 	window     time.Duration
 	start, end int64
 }
 
 // periodOf is PeriodOf, from the period found last when it holds now.
-func (c *calendar) periodOf(s *Spec, now int64) (int64, int64) {
+func (c *periodic) periodOf(s *Spec, now int64) (int64, int64) {
 	if f := c.last.Load(); f != nil && f.start <= now && now < f.end && f.loc == s.Location && f.period == s.Period && f.window == s.Window {
 		return f.start, f.end
 	}
@@ -50,33 +39,35 @@ func (c *calendar) periodOf(s *Spec, now int64) (int64, int64) {
 	return start, end
 }
 
-func (*calendar) Caps() Caps { return Cacheable | Leasable | SettlesAtReset }
+func (*periodic) Caps() Caps { return Cacheable | Leasable | SettlesAtReset }
 
-func (*calendar) Validate(s *Spec, _ bool) Fault {
+func (*periodic) Validate(s *Spec, _ bool) Fault {
 	var c check
-	c.modifiers(s, takes{period: true})
+	c.modifiers(s, takes{})
 	c.count("quota", s.Quota)
-	if s.Period == "" {
-		c.window("window", s.Window)
+	if _, every := s.Period.Window(); every {
+		c.window("period", s.Window)
 		return c.Fault
 	}
 	_, _, ok := unit(s.Period)
-	c.fail(!ok, "period", "must be ratekit.Minute, Hour, Day, Week, Month, Year or WeekFrom(a weekday) (got %q)", s.Period)
-	c.fail(s.Location == nil, "location", "is missing; pass time.UTC or a zone from time.LoadLocation")
+	c.fail(!ok, "period", "must be calendar.Minute, Hour, Day, Week, Month, Year, WeekFrom(a weekday) or Every(a duration) (got %q)", s.Period)
 	c.fail(s.Location == time.Local, "location", "time.Local differs from machine to machine; name the zone with time.LoadLocation")
 	return c.Fault
 }
 
-// Derive sets the Window of a calendar period: its usual length (a month's
-// is 30 days), which describes it where a length is wanted.
-func (*calendar) Derive(s *Spec) {
-	if n, _, ok := unit(s.Period); ok {
+// Derive sets the Window: an Every period's length, or a calendar unit's
+// usual length (a month's is 30 days), which describes it where a length
+// is wanted.
+func (*periodic) Derive(s *Spec) {
+	if d, every := s.Period.Window(); every {
+		s.Window = d
+	} else if n, _, ok := unit(s.Period); ok {
 		s.Window = n
 	}
 }
 
-func (*calendar) Describe(s *Spec) string {
-	if s.Period == "" {
+func (*periodic) Describe(s *Spec) string {
+	if s.Location == nil {
 		return fmt.Sprintf("%s: %s %d per %s aligned to the clock", s.Name, s.Algorithm, s.Quota, s.Window)
 	}
 	return fmt.Sprintf("%s: %s %d per %s in %s", s.Name, s.Algorithm, s.Quota, s.Period, s.Location)
@@ -90,14 +81,14 @@ func (*calendar) Describe(s *Spec) string {
 // (then in the period before, which ends at the start) to the end: so an
 // instance whose clock is up to half a margin (1 s) from Redis's never
 // sends bounds Redis must refuse (lua/calendar.lua, stale).
-func (*calendar) Args(s *Spec, now int64) [3]int64 {
+func (*periodic) Args(s *Spec, now int64) [3]int64 {
 	start, end, _, _ := sent(s, now)
 	return [3]int64{s.Quota, start / 1000, end / 1000}
 }
 
 // Period: the stretch of the application's time over which Args sends one
 // period.
-func (*calendar) Period(s *Spec, now int64) (int64, int64) {
+func (*periodic) Period(s *Spec, now int64) (int64, int64) {
 	_, _, from, until := sent(s, now)
 	return from, until
 }
@@ -122,8 +113,8 @@ func Margin(start, end int64) int64 { return min(2_000, (end-start)/1000/2) * 10
 
 // Header: the quota, and for a calendar period no window here: its length
 // varies, so the headers give the length of the period a decision counted in.
-func (*calendar) Header(s *Spec) (int64, time.Duration) {
-	if s.Period != "" {
+func (*periodic) Header(s *Spec) (int64, time.Duration) {
+	if s.Location != nil {
 		return s.Quota, 0
 	}
 	return s.Quota, s.Window
@@ -131,7 +122,7 @@ func (*calendar) Header(s *Spec) (int64, time.Duration) {
 
 // Decide: see lua/calendar.lua in store/redisengine. The state is the count
 // and the end (ms) of the period it counts; a count of another period is 0.
-func (k *calendar) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
+func (k *periodic) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
 	_, end := k.periodOf(s, c.Now)
 	count := int64(0)
 	if e != nil && e.ExpireMS == end/1000 {
@@ -158,10 +149,10 @@ func (k *calendar) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
 }
 
 // End: the period's end.
-func (*calendar) End(_ *Spec, next *State, _ int64) int64 { return next.ExpireMS * 1000 }
+func (*periodic) End(_ *Spec, next *State, _ int64) int64 { return next.ExpireMS * 1000 }
 
 // GiveBack takes n off the charged period while it is the current one.
-func (*calendar) GiveBack(_ *Spec, e *State, end *int64, n, now int64) {
+func (*periodic) GiveBack(_ *Spec, e *State, end *int64, n, now int64) {
 	if e.ExpireMS*1000 == *end && now < *end {
 		e.Value = max(e.Value-n, 0)
 		if e.Value == 0 {
@@ -172,7 +163,7 @@ func (*calendar) GiveBack(_ *Spec, e *State, end *int64, n, now int64) {
 
 // Extra adds n to the current period, which holds the charge's units still
 // when it is the charged one.
-func (k *calendar) Extra(s *Spec, e *State, end, held, n, now int64) (State, int64, int64) {
+func (k *periodic) Extra(s *Spec, e *State, end, held, n, now int64) (State, int64, int64) {
 	_, cur := k.periodOf(s, now)
 	count := int64(0)
 	if e != nil && e.ExpireMS*1000 == cur {
@@ -191,7 +182,7 @@ func (k *calendar) Extra(s *Spec, e *State, end, held, n, now int64) (State, int
 // 23 or 25 hours, and when clocks go back an hour the hour they repeat is one
 // period of two hours.
 func PeriodOf(s *Spec, now int64) (start, end int64) {
-	if s.Period == "" {
+	if s.Location == nil {
 		w := s.Window.Microseconds()
 		start = now - (now%w+w)%w
 		return start, start + w
@@ -203,38 +194,38 @@ func PeriodOf(s *Spec, now int64) (start, end int64) {
 }
 
 // cut returns the wall clock of t cut to the period's unit, as a UTC time.
-func cut(t time.Time, period string, first time.Weekday) time.Time {
+func cut(t time.Time, period calendar.Period, first time.Weekday) time.Time {
 	y, mo, d := t.Date()
 	h, mi, _ := t.Clock()
 	switch period {
-	case Minute:
+	case calendar.Minute:
 		return time.Date(y, mo, d, h, mi, 0, 0, time.UTC)
-	case Hour:
+	case calendar.Hour:
 		return time.Date(y, mo, d, h, 0, 0, 0, time.UTC)
-	case Month:
+	case calendar.Month:
 		return time.Date(y, mo, 1, 0, 0, 0, 0, time.UTC)
-	case Year:
+	case calendar.Year:
 		return time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
 	}
 	day := time.Date(y, mo, d, 0, 0, 0, 0, time.UTC)
-	if period == Day {
+	if period == calendar.Day {
 		return day
 	}
 	return day.AddDate(0, 0, -int((7+t.Weekday()-first)%7))
 }
 
 // next returns the wall clock at which the period after label starts.
-func next(label time.Time, period string) time.Time {
+func next(label time.Time, period calendar.Period) time.Time {
 	switch period {
-	case Minute:
+	case calendar.Minute:
 		return label.Add(time.Minute)
-	case Hour:
+	case calendar.Hour:
 		return label.Add(time.Hour)
-	case Day:
+	case calendar.Day:
 		return label.AddDate(0, 0, 1)
-	case Month:
+	case calendar.Month:
 		return label.AddDate(0, 1, 0)
-	case Year:
+	case calendar.Year:
 		return label.AddDate(1, 0, 0)
 	}
 	return label.AddDate(0, 0, 7)
@@ -249,7 +240,7 @@ func at(wall time.Time, offset int) time.Time {
 // that holds t: within t's zone span when it shows label there, else at the
 // span's start, unless the span before showed label too (clocks went back
 // within the period), where the search goes on.
-func periodStart(t, label time.Time, period string, first time.Weekday) time.Time {
+func periodStart(t, label time.Time, period calendar.Period, first time.Weekday) time.Time {
 	for range 64 { // zone spans of one period: a few at most
 		_, offset := t.Zone()
 		from, _ := t.ZoneBounds()
@@ -269,7 +260,7 @@ func periodStart(t, label time.Time, period string, first time.Weekday) time.Tim
 // periodEnd returns when the clock next shows a value other than label
 // after t: the start of the next period within t's zone span, else the
 // span's end, unless the clock shows label still after it.
-func periodEnd(t, label time.Time, period string, first time.Weekday) time.Time {
+func periodEnd(t, label time.Time, period calendar.Period, first time.Weekday) time.Time {
 	wall := next(label, period)
 	for range 64 {
 		_, offset := t.Zone()
@@ -299,28 +290,24 @@ func maxTime(a, b time.Time) time.Time {
 	return b
 }
 
-// unit returns a period's usual length and the first day of its weeks, or
-// reports that period names none.
-func unit(period string) (time.Duration, time.Weekday, bool) {
+// unit returns a calendar unit's usual length and the first day of its
+// weeks, or reports that period names none.
+func unit(period calendar.Period) (time.Duration, time.Weekday, bool) {
 	switch period {
-	case Minute:
+	case calendar.Minute:
 		return time.Minute, time.Monday, true
-	case Hour:
+	case calendar.Hour:
 		return time.Hour, time.Monday, true
-	case Day:
+	case calendar.Day:
 		return 24 * time.Hour, time.Monday, true
-	case Week:
-		return 7 * 24 * time.Hour, time.Monday, true
-	case Month:
+	case calendar.Month:
 		return 30 * 24 * time.Hour, time.Monday, true
-	case Year:
+	case calendar.Year:
 		return 365 * 24 * time.Hour, time.Monday, true
 	}
-	if day, ok := strings.CutPrefix(period, Week+"-"); ok {
-		for d := time.Sunday; d <= time.Saturday; d++ {
-			if day == strings.ToLower(d.String()) {
-				return 7 * 24 * time.Hour, d, true
-			}
+	for d := time.Sunday; d <= time.Saturday; d++ {
+		if period == calendar.WeekFrom(d) {
+			return 7 * 24 * time.Hour, d, true
 		}
 	}
 	return 0, 0, false

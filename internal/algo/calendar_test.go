@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 	_ "time/tzdata" // the zones below, on machines without a zone database
+
+	"github.com/ratekit/ratekit/calendar"
 )
 
 func zone(t *testing.T, name string) *time.Location {
@@ -30,42 +32,44 @@ func utc(s string) time.Time {
 // week 53.
 func TestPeriodOf(t *testing.T) {
 	cases := []struct {
-		zone, period, at, start, end string
+		zone           string
+		period         calendar.Period
+		at, start, end string
 	}{
-		{"America/New_York", Day, "2026-03-08T12:00:00Z", "2026-03-08T05:00:00Z", "2026-03-09T04:00:00Z"},
-		{"America/New_York", Day, "2026-11-01T12:00:00Z", "2026-11-01T04:00:00Z", "2026-11-02T05:00:00Z"},
-		{"America/New_York", Hour, "2026-11-01T05:30:00Z", "2026-11-01T05:00:00Z", "2026-11-01T07:00:00Z"},
-		{"America/New_York", Hour, "2026-11-01T06:59:59Z", "2026-11-01T05:00:00Z", "2026-11-01T07:00:00Z"},
-		{"America/New_York", Hour, "2026-03-08T06:30:00Z", "2026-03-08T06:00:00Z", "2026-03-08T07:00:00Z"},
-		{"America/New_York", Hour, "2026-03-08T07:00:00Z", "2026-03-08T07:00:00Z", "2026-03-08T08:00:00Z"},
-		{"America/New_York", Minute, "2026-11-01T06:00:30Z", "2026-11-01T06:00:00Z", "2026-11-01T06:01:00Z"},
-		{"America/New_York", Year, "2026-06-01T00:00:00Z", "2026-01-01T05:00:00Z", "2027-01-01T05:00:00Z"},
-		{"Australia/Lord_Howe", Day, "2026-10-04T00:00:00Z", "2026-10-03T13:30:00Z", "2026-10-04T13:00:00Z"},
-		{"Australia/Lord_Howe", Hour, "2026-10-03T15:45:00Z", "2026-10-03T15:30:00Z", "2026-10-03T16:00:00Z"},
-		{"Australia/Lord_Howe", Hour, "2026-10-03T15:29:00Z", "2026-10-03T14:30:00Z", "2026-10-03T15:30:00Z"},
-		{"Australia/Lord_Howe", Day, "2026-04-05T00:00:00Z", "2026-04-04T13:00:00Z", "2026-04-05T13:30:00Z"},
-		{"Australia/Lord_Howe", Hour, "2026-04-04T15:10:00Z", "2026-04-04T14:00:00Z", "2026-04-04T15:30:00Z"},
-		{"Asia/Kathmandu", Day, "2026-05-10T00:00:00Z", "2026-05-09T18:15:00Z", "2026-05-10T18:15:00Z"},
-		{"Asia/Kathmandu", Hour, "2026-05-10T00:00:00Z", "2026-05-09T23:15:00Z", "2026-05-10T00:15:00Z"},
-		{"Pacific/Chatham", Day, "2026-04-05T00:00:00Z", "2026-04-04T10:15:00Z", "2026-04-05T11:15:00Z"},
-		{"Pacific/Chatham", Day, "2026-09-27T00:00:00Z", "2026-09-26T11:15:00Z", "2026-09-27T10:15:00Z"},
-		{"Pacific/Chatham", Month, "2026-09-27T00:00:00Z", "2026-08-31T11:15:00Z", "2026-09-30T10:15:00Z"},
-		{"Pacific/Apia", Day, "2026-06-01T00:00:00Z", "2026-05-31T11:00:00Z", "2026-06-01T11:00:00Z"},
-		{"Pacific/Apia", Day, "2011-12-30T09:00:00Z", "2011-12-29T10:00:00Z", "2011-12-30T10:00:00Z"}, // Dec 30 never came
-		{"Pacific/Apia", Day, "2011-12-30T10:00:00Z", "2011-12-30T10:00:00Z", "2011-12-31T10:00:00Z"},
-		{"Europe/London", Day, "2026-03-29T12:00:00Z", "2026-03-29T00:00:00Z", "2026-03-29T23:00:00Z"},
-		{"Europe/London", Day, "2026-10-25T12:00:00Z", "2026-10-24T23:00:00Z", "2026-10-26T00:00:00Z"},
-		{"Europe/London", Week, "2026-10-25T12:00:00Z", "2026-10-18T23:00:00Z", "2026-10-26T00:00:00Z"},
-		{"UTC", Month, "2026-01-31T23:59:59Z", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"},
-		{"UTC", Month, "2028-02-29T12:00:00Z", "2028-02-01T00:00:00Z", "2028-03-01T00:00:00Z"},
-		{"UTC", Day, "2028-02-29T12:00:00Z", "2028-02-29T00:00:00Z", "2028-03-01T00:00:00Z"},
-		{"UTC", Week, "2027-01-03T23:59:59Z", "2026-12-28T00:00:00Z", "2027-01-04T00:00:00Z"}, // ISO week 53 of 2026
-		{"UTC", "week-sunday", "2026-12-30T00:00:00Z", "2026-12-27T00:00:00Z", "2027-01-03T00:00:00Z"},
-		{"UTC", Year, "2026-12-31T23:59:59Z", "2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z"},
-		{"UTC", Year, "2027-01-01T00:00:00Z", "2027-01-01T00:00:00Z", "2028-01-01T00:00:00Z"},
+		{"America/New_York", calendar.Day, "2026-03-08T12:00:00Z", "2026-03-08T05:00:00Z", "2026-03-09T04:00:00Z"},
+		{"America/New_York", calendar.Day, "2026-11-01T12:00:00Z", "2026-11-01T04:00:00Z", "2026-11-02T05:00:00Z"},
+		{"America/New_York", calendar.Hour, "2026-11-01T05:30:00Z", "2026-11-01T05:00:00Z", "2026-11-01T07:00:00Z"},
+		{"America/New_York", calendar.Hour, "2026-11-01T06:59:59Z", "2026-11-01T05:00:00Z", "2026-11-01T07:00:00Z"},
+		{"America/New_York", calendar.Hour, "2026-03-08T06:30:00Z", "2026-03-08T06:00:00Z", "2026-03-08T07:00:00Z"},
+		{"America/New_York", calendar.Hour, "2026-03-08T07:00:00Z", "2026-03-08T07:00:00Z", "2026-03-08T08:00:00Z"},
+		{"America/New_York", calendar.Minute, "2026-11-01T06:00:30Z", "2026-11-01T06:00:00Z", "2026-11-01T06:01:00Z"},
+		{"America/New_York", calendar.Year, "2026-06-01T00:00:00Z", "2026-01-01T05:00:00Z", "2027-01-01T05:00:00Z"},
+		{"Australia/Lord_Howe", calendar.Day, "2026-10-04T00:00:00Z", "2026-10-03T13:30:00Z", "2026-10-04T13:00:00Z"},
+		{"Australia/Lord_Howe", calendar.Hour, "2026-10-03T15:45:00Z", "2026-10-03T15:30:00Z", "2026-10-03T16:00:00Z"},
+		{"Australia/Lord_Howe", calendar.Hour, "2026-10-03T15:29:00Z", "2026-10-03T14:30:00Z", "2026-10-03T15:30:00Z"},
+		{"Australia/Lord_Howe", calendar.Day, "2026-04-05T00:00:00Z", "2026-04-04T13:00:00Z", "2026-04-05T13:30:00Z"},
+		{"Australia/Lord_Howe", calendar.Hour, "2026-04-04T15:10:00Z", "2026-04-04T14:00:00Z", "2026-04-04T15:30:00Z"},
+		{"Asia/Kathmandu", calendar.Day, "2026-05-10T00:00:00Z", "2026-05-09T18:15:00Z", "2026-05-10T18:15:00Z"},
+		{"Asia/Kathmandu", calendar.Hour, "2026-05-10T00:00:00Z", "2026-05-09T23:15:00Z", "2026-05-10T00:15:00Z"},
+		{"Pacific/Chatham", calendar.Day, "2026-04-05T00:00:00Z", "2026-04-04T10:15:00Z", "2026-04-05T11:15:00Z"},
+		{"Pacific/Chatham", calendar.Day, "2026-09-27T00:00:00Z", "2026-09-26T11:15:00Z", "2026-09-27T10:15:00Z"},
+		{"Pacific/Chatham", calendar.Month, "2026-09-27T00:00:00Z", "2026-08-31T11:15:00Z", "2026-09-30T10:15:00Z"},
+		{"Pacific/Apia", calendar.Day, "2026-06-01T00:00:00Z", "2026-05-31T11:00:00Z", "2026-06-01T11:00:00Z"},
+		{"Pacific/Apia", calendar.Day, "2011-12-30T09:00:00Z", "2011-12-29T10:00:00Z", "2011-12-30T10:00:00Z"}, // Dec 30 never came
+		{"Pacific/Apia", calendar.Day, "2011-12-30T10:00:00Z", "2011-12-30T10:00:00Z", "2011-12-31T10:00:00Z"},
+		{"Europe/London", calendar.Day, "2026-03-29T12:00:00Z", "2026-03-29T00:00:00Z", "2026-03-29T23:00:00Z"},
+		{"Europe/London", calendar.Day, "2026-10-25T12:00:00Z", "2026-10-24T23:00:00Z", "2026-10-26T00:00:00Z"},
+		{"Europe/London", calendar.Week, "2026-10-25T12:00:00Z", "2026-10-18T23:00:00Z", "2026-10-26T00:00:00Z"},
+		{"UTC", calendar.Month, "2026-01-31T23:59:59Z", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"},
+		{"UTC", calendar.Month, "2028-02-29T12:00:00Z", "2028-02-01T00:00:00Z", "2028-03-01T00:00:00Z"},
+		{"UTC", calendar.Day, "2028-02-29T12:00:00Z", "2028-02-29T00:00:00Z", "2028-03-01T00:00:00Z"},
+		{"UTC", calendar.Week, "2027-01-03T23:59:59Z", "2026-12-28T00:00:00Z", "2027-01-04T00:00:00Z"}, // ISO week 53 of 2026
+		{"UTC", calendar.WeekFrom(time.Sunday), "2026-12-30T00:00:00Z", "2026-12-27T00:00:00Z", "2027-01-03T00:00:00Z"},
+		{"UTC", calendar.Year, "2026-12-31T23:59:59Z", "2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z"},
+		{"UTC", calendar.Year, "2027-01-01T00:00:00Z", "2027-01-01T00:00:00Z", "2028-01-01T00:00:00Z"},
 		// the last UTC day of a leap year past the zones' explicit transitions
-		{"America/New_York", Day, "2040-12-31T11:59:59Z", "2040-12-31T05:00:00Z", "2041-01-01T05:00:00Z"},
-		{"Europe/London", Year, "2040-06-01T00:00:00Z", "2040-01-01T00:00:00Z", "2041-01-01T00:00:00Z"},
+		{"America/New_York", calendar.Day, "2040-12-31T11:59:59Z", "2040-12-31T05:00:00Z", "2041-01-01T05:00:00Z"},
+		{"Europe/London", calendar.Year, "2040-06-01T00:00:00Z", "2040-01-01T00:00:00Z", "2041-01-01T00:00:00Z"},
 	}
 	for _, c := range cases {
 		s := Spec{Period: c.period, Location: zone(t, c.zone)}
@@ -92,7 +96,7 @@ func TestPeriodOfAligned(t *testing.T) {
 // its end, and its neighbours meet it.
 func TestPeriodOfRandom(t *testing.T) {
 	zones := []string{"America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu", "Pacific/Chatham", "Pacific/Apia", "Europe/London", "UTC"}
-	periods := []string{Minute, Hour, Day, Week, "week-sunday", Month, Year}
+	periods := []calendar.Period{calendar.Minute, calendar.Hour, calendar.Day, calendar.Week, calendar.WeekFrom(time.Sunday), calendar.Month, calendar.Year}
 	r := rand.New(rand.NewPCG(1, 2))
 	from, to := utc("2010-01-01T00:00:00Z").UnixMicro(), utc("2050-01-01T00:00:00Z").UnixMicro()
 	for range 40_000 {
@@ -120,12 +124,15 @@ func TestPeriodOfRandom(t *testing.T) {
 // of the application's, and Period says how long they are sent.
 func TestArgsCoverRedisClock(t *testing.T) {
 	zones := []string{"America/New_York", "Australia/Lord_Howe", "Pacific/Chatham", "UTC"}
-	periods := []string{"", Minute, Hour, Day, Month}
+	periods := []calendar.Period{"", calendar.Minute, calendar.Hour, calendar.Day, calendar.Month}
 	r := rand.New(rand.NewPCG(3, 4))
 	from, to := utc("2026-01-01T00:00:00Z").UnixMicro(), utc("2027-01-01T00:00:00Z").UnixMicro()
-	c := &calendar{}
+	c := &periodic{}
 	for range 20_000 {
 		s := Spec{Period: periods[r.IntN(len(periods))], Location: zone(t, zones[r.IntN(len(zones))]), Window: time.Duration(1+r.IntN(5000)) * time.Millisecond}
+		if s.Period == "" { // windows aligned to the clock
+			s.Period, s.Location = calendar.Every(s.Window), nil
+		}
 		now := from + r.Int64N(to-from)
 		if r.IntN(2) == 0 { // near a boundary
 			_, end := PeriodOf(&s, now)

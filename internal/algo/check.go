@@ -40,8 +40,8 @@ func (c *check) window(field string, d time.Duration) {
 // takes lists the modifiers that apply to some algorithms only: the bucket
 // width a limit may have (0: none), a factor, a queue, parameters.
 type takes struct {
-	precision                     time.Duration
-	factor, queue, params, period bool
+	precision             time.Duration
+	factor, queue, params bool
 }
 
 // modifiers checks s's block and the modifiers of t, before any other field.
@@ -56,7 +56,6 @@ func (c *check) modifiers(s *Spec, t takes) {
 		c.window("queue", s.MaxWait)
 	}
 	c.fail(s.Params != [3]int64{} && !t.params, "params", "apply only to custom algorithms")
-	c.fail(s.Period != "" && !t.period, "aligned", "applies only to FixedWindow")
 	for _, p := range s.Params {
 		c.fail(p <= -bounds.MaxQuota || p >= bounds.MaxQuota, "params", "must stay within ±2^53 (got %d), as Lua numbers do", p)
 	}

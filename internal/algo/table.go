@@ -17,7 +17,7 @@ func Lookup(name string) (Algorithm, bool) {
 	case InFlight:
 		return &inFlight{}, true
 	case Calendar:
-		return &calendar{}, true
+		return &periodic{}, true
 	}
 	return nil, false
 }

@@ -2,12 +2,14 @@ package redistest
 
 import (
 	"context"
-	"github.com/ratekit/ratekit/store/storetest"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ratekit/ratekit/calendar"
+	"github.com/ratekit/ratekit/store/storetest"
 
 	"github.com/ratekit/ratekit"
 )
@@ -24,7 +26,7 @@ func ExactLimits() []ratekit.Limit {
 		ratekit.TokenBucket(100, time.Hour, 100),
 		ratekit.LeakyBucket(100, 100, time.Hour),
 		ratekit.LeakyBucket(100, 100, time.Hour).Queue(time.Hour).Named("leakyq"),
-		ratekit.Calendar(100, ratekit.Year, nil), // a year: no run straddles a period's end but on New Year's Eve
+		ratekit.Calendar(100, calendar.Year, nil), // a year: no run straddles a period's end but on New Year's Eve
 	}
 }
 

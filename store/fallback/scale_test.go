@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/calendar"
 	"github.com/ratekit/ratekit/internal/httpcheck"
 	"github.com/ratekit/ratekit/store/fallback"
 	"github.com/ratekit/ratekit/store/memstore"
@@ -57,8 +58,8 @@ func TestScaleEveryAlgorithm(t *testing.T) {
 		{in: ratekit.LeakyBucket(40, 8, time.Second).Queue(2 * time.Second).Named("shaper"), n: 3, quota: 13, rate: 8.0 / 3},
 		{in: ratekit.GCRA(100, time.Minute, 20), n: 8, quota: 2, rate: 12.5},
 		{in: ratekit.Suppressed(100, time.Minute, 1.5), n: 4, quota: 25, rate: 25},
-		{in: ratekit.Calendar(10_000, ratekit.Month, nil).Block(time.Hour), n: 4, quota: 2500, rate: 2500},
-		{in: ratekit.FixedWindow(100, 10*time.Second).Aligned(), n: 3, quota: 33, rate: 33},
+		{in: ratekit.Calendar(10_000, calendar.Month, nil).Block(time.Hour), n: 4, quota: 2500, rate: 2500},
+		{in: ratekit.Calendar(100, calendar.Every(10*time.Second), nil), n: 3, quota: 33, rate: 33},
 		{in: ratekit.Custom("mine", 10, time.Minute, [3]int64{7}), n: 4, unchanged: true},
 		{in: ratekit.GCRA(1, 300*24*time.Hour, 1), n: 2, unchanged: true, description: "share past 366 days"},
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/calendar"
 	"github.com/ratekit/ratekit/store/lease"
 	"github.com/ratekit/ratekit/store/memstore"
 	"github.com/ratekit/ratekit/store/storetest"
@@ -124,8 +125,8 @@ func TestLeaseSteps(t *testing.T) {
 func TestNeverPastTheWindow(t *testing.T) {
 	// a window from the first request, one on the clock's seconds (the
 	// fixture's clock starts at a whole second), and the calendar's minutes
-	minute := ratekit.Calendar(100, ratekit.Minute, nil)
-	for _, l := range []ratekit.Limit{ratekit.FixedWindow(100, time.Second), ratekit.FixedWindow(100, time.Second).Aligned(), minute} {
+	minute := ratekit.Calendar(100, calendar.Minute, nil)
+	for _, l := range []ratekit.Limit{ratekit.FixedWindow(100, time.Second), ratekit.Calendar(100, calendar.Every(time.Second), nil), minute} {
 		t.Run(l.String(), func(t *testing.T) {
 			f := newFixture(t, l, lease.WithMaxLease(50))
 			f.lease(t, "k") // a lease of 50, 49 left

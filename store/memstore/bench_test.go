@@ -2,12 +2,14 @@ package memstore_test
 
 import (
 	"context"
-	"github.com/ratekit/ratekit/store/storetest"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ratekit/ratekit/calendar"
+	"github.com/ratekit/ratekit/store/storetest"
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/lockout"
@@ -22,7 +24,7 @@ var benchLimits = map[string][]ratekit.Limit{
 	"fixed":      {ratekit.FixedWindow(1<<40, time.Hour)},
 	"gcra":       {ratekit.GCRA(1e6, time.Second, 1<<40)},
 	"two-limits": {ratekit.FixedWindow(1<<40, time.Hour), ratekit.GCRA(1e6, time.Second, 1<<40).Block(time.Minute)},
-	"calendar":   {ratekit.Calendar(1<<40, ratekit.Month, newYork)},
+	"calendar":   {ratekit.Calendar(1<<40, calendar.Month, newYork)},
 }
 
 var newYork, _ = time.LoadLocation("America/New_York")

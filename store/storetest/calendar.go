@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/calendar"
 )
 
 // A period is one Calendar case: a limit and, worked out by hand from its
@@ -13,7 +14,7 @@ import (
 type period struct {
 	name            string
 	zone            string // "" for an aligned window
-	period          ratekit.Period
+	period          calendar.Period
 	start, end, nxt string
 }
 
@@ -21,28 +22,28 @@ type period struct {
 // hour of two hours and one of 30 minutes, offsets of +05:45 and +12:45,
 // month and year ends, February 29 of 2028, ISO week 53 of 2026.
 var periods = []period{
-	{"NewYork23h", "America/New_York", ratekit.Day, "2026-03-08T05:00:00Z", "2026-03-09T04:00:00Z", "2026-03-10T04:00:00Z"},
-	{"NewYork25h", "America/New_York", ratekit.Day, "2026-11-01T04:00:00Z", "2026-11-02T05:00:00Z", "2026-11-03T05:00:00Z"},
-	{"NewYorkRepeatedHour", "America/New_York", ratekit.Hour, "2026-11-01T05:00:00Z", "2026-11-01T07:00:00Z", "2026-11-01T08:00:00Z"},
-	{"LordHowe23h30", "Australia/Lord_Howe", ratekit.Day, "2026-10-03T13:30:00Z", "2026-10-04T13:00:00Z", "2026-10-05T13:00:00Z"},
-	{"LordHoweHalfHour", "Australia/Lord_Howe", ratekit.Hour, "2026-10-03T15:30:00Z", "2026-10-03T16:00:00Z", "2026-10-03T17:00:00Z"},
-	{"Kathmandu", "Asia/Kathmandu", ratekit.Day, "2026-05-09T18:15:00Z", "2026-05-10T18:15:00Z", "2026-05-11T18:15:00Z"},
-	{"KathmanduHour", "Asia/Kathmandu", ratekit.Hour, "2026-05-09T23:15:00Z", "2026-05-10T00:15:00Z", "2026-05-10T01:15:00Z"},
-	{"Chatham25h", "Pacific/Chatham", ratekit.Day, "2026-04-04T10:15:00Z", "2026-04-05T11:15:00Z", "2026-04-06T11:15:00Z"},
-	{"Apia", "Pacific/Apia", ratekit.Day, "2026-05-31T11:00:00Z", "2026-06-01T11:00:00Z", "2026-06-02T11:00:00Z"},
-	{"London25h", "Europe/London", ratekit.Day, "2026-10-24T23:00:00Z", "2026-10-26T00:00:00Z", "2026-10-27T00:00:00Z"},
-	{"January", "UTC", ratekit.Month, "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z", "2026-03-01T00:00:00Z"},
-	{"February2028", "UTC", ratekit.Month, "2028-02-01T00:00:00Z", "2028-03-01T00:00:00Z", "2028-04-01T00:00:00Z"},
-	{"Leap day", "UTC", ratekit.Day, "2028-02-29T00:00:00Z", "2028-03-01T00:00:00Z", "2028-03-02T00:00:00Z"},
-	{"ISOWeek53", "UTC", ratekit.Week, "2026-12-28T00:00:00Z", "2027-01-04T00:00:00Z", "2027-01-11T00:00:00Z"},
-	{"SundayWeek", "UTC", ratekit.WeekFrom(time.Sunday), "2026-12-27T00:00:00Z", "2027-01-03T00:00:00Z", "2027-01-10T00:00:00Z"},
-	{"YearEnd", "America/New_York", ratekit.Year, "2026-01-01T05:00:00Z", "2027-01-01T05:00:00Z", "2028-01-01T05:00:00Z"},
+	{"NewYork23h", "America/New_York", calendar.Day, "2026-03-08T05:00:00Z", "2026-03-09T04:00:00Z", "2026-03-10T04:00:00Z"},
+	{"NewYork25h", "America/New_York", calendar.Day, "2026-11-01T04:00:00Z", "2026-11-02T05:00:00Z", "2026-11-03T05:00:00Z"},
+	{"NewYorkRepeatedHour", "America/New_York", calendar.Hour, "2026-11-01T05:00:00Z", "2026-11-01T07:00:00Z", "2026-11-01T08:00:00Z"},
+	{"LordHowe23h30", "Australia/Lord_Howe", calendar.Day, "2026-10-03T13:30:00Z", "2026-10-04T13:00:00Z", "2026-10-05T13:00:00Z"},
+	{"LordHoweHalfHour", "Australia/Lord_Howe", calendar.Hour, "2026-10-03T15:30:00Z", "2026-10-03T16:00:00Z", "2026-10-03T17:00:00Z"},
+	{"Kathmandu", "Asia/Kathmandu", calendar.Day, "2026-05-09T18:15:00Z", "2026-05-10T18:15:00Z", "2026-05-11T18:15:00Z"},
+	{"KathmanduHour", "Asia/Kathmandu", calendar.Hour, "2026-05-09T23:15:00Z", "2026-05-10T00:15:00Z", "2026-05-10T01:15:00Z"},
+	{"Chatham25h", "Pacific/Chatham", calendar.Day, "2026-04-04T10:15:00Z", "2026-04-05T11:15:00Z", "2026-04-06T11:15:00Z"},
+	{"Apia", "Pacific/Apia", calendar.Day, "2026-05-31T11:00:00Z", "2026-06-01T11:00:00Z", "2026-06-02T11:00:00Z"},
+	{"London25h", "Europe/London", calendar.Day, "2026-10-24T23:00:00Z", "2026-10-26T00:00:00Z", "2026-10-27T00:00:00Z"},
+	{"January", "UTC", calendar.Month, "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z", "2026-03-01T00:00:00Z"},
+	{"February2028", "UTC", calendar.Month, "2028-02-01T00:00:00Z", "2028-03-01T00:00:00Z", "2028-04-01T00:00:00Z"},
+	{"Leap day", "UTC", calendar.Day, "2028-02-29T00:00:00Z", "2028-03-01T00:00:00Z", "2028-03-02T00:00:00Z"},
+	{"ISOWeek53", "UTC", calendar.Week, "2026-12-28T00:00:00Z", "2027-01-04T00:00:00Z", "2027-01-11T00:00:00Z"},
+	{"SundayWeek", "UTC", calendar.WeekFrom(time.Sunday), "2026-12-27T00:00:00Z", "2027-01-03T00:00:00Z", "2027-01-10T00:00:00Z"},
+	{"YearEnd", "America/New_York", calendar.Year, "2026-01-01T05:00:00Z", "2027-01-01T05:00:00Z", "2028-01-01T05:00:00Z"},
 	{"Aligned10s", "", "", "2026-11-28T10:00:10Z", "2026-11-28T10:00:20Z", "2026-11-28T10:00:30Z"},
 }
 
 func (p period) limit(t *testing.T, quota int64) ratekit.Limit {
 	if p.zone == "" {
-		return ratekit.FixedWindow(quota, 10*time.Second).Aligned()
+		return ratekit.Calendar(quota, calendar.Every(10*time.Second), nil)
 	}
 	loc, err := time.LoadLocation(p.zone)
 	if err != nil {
@@ -90,7 +91,7 @@ func RunCalendar(t *testing.T, newHarness func(t *testing.T, start time.Time) Ha
 	}
 	t.Run("AllOrNothingBesideGCRA", func(t *testing.T) {
 		h := newHarness(t, instant("2026-11-28T10:00:00Z"))
-		perSecond, daily := ratekit.GCRA(1, time.Second, 1).Named("second"), ratekit.Calendar(3, ratekit.Day, nil).Named("daily")
+		perSecond, daily := ratekit.GCRA(1, time.Second, 1).Named("second"), ratekit.Calendar(3, calendar.Day, nil).Named("daily")
 		for i := range 3 {
 			if d := take(t, h, "k", 1, perSecond, daily); !d.Allowed {
 				t.Fatalf("request %d, a second apart: %+v", i, d)
@@ -114,7 +115,7 @@ func RunCalendar(t *testing.T, newHarness func(t *testing.T, start time.Time) Ha
 	t.Run("SettleIntoTheChargedPeriod", func(t *testing.T) {
 		start := instant("2026-11-28T23:59:59Z")
 		h := newHarness(t, start)
-		l := ratekit.Calendar(10, ratekit.Day, nil)
+		l := ratekit.Calendar(10, calendar.Day, nil)
 		a := reserve(t, h.Store, "k", 4, l)
 		b := reserve(t, h.Store, "k", 4, l)
 		settle(t, h.Store, "k", a, 1, l) // a refund in its own period

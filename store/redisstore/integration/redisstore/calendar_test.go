@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/calendar"
 	"github.com/ratekit/ratekit/internal/redistest"
 )
 
@@ -52,7 +53,7 @@ func TestCalendarRedisClockDecides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hourly := []ratekit.Limit{ratekit.Calendar(3, ratekit.Hour, ny)}
+	hourly := []ratekit.Limit{ratekit.Calendar(3, calendar.Hour, ny)}
 	quota := func(when string, retry time.Duration) {
 		t.Helper()
 		for i := range 3 {

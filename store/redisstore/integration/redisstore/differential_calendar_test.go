@@ -10,6 +10,7 @@ import (
 	_ "time/tzdata" // the zones of the calendar sequences, on machines without a zone database
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/calendar"
 	"github.com/ratekit/ratekit/store/memstore"
 	"github.com/ratekit/ratekit/store/storetest"
 )
@@ -29,7 +30,7 @@ import (
 var diffZones = []string{"America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu", "Pacific/Chatham", "Pacific/Apia", "Europe/London", "UTC"}
 
 // diffPeriods are the calendar periods sequences draw from.
-var diffPeriods = []ratekit.Period{ratekit.Minute, ratekit.Hour, ratekit.Day, ratekit.Week, ratekit.WeekFrom(time.Sunday), ratekit.Month, ratekit.Year}
+var diffPeriods = []calendar.Period{calendar.Minute, calendar.Hour, calendar.Day, calendar.Week, calendar.WeekFrom(time.Sunday), calendar.Month, calendar.Year}
 
 // diffZone returns the zone named name (replays build their limits with
 // it).
@@ -48,7 +49,7 @@ type diffAnchor struct {
 	zone    string
 	at      time.Time
 	kind    string
-	periods []ratekit.Period
+	periods []calendar.Period
 }
 
 var (
@@ -62,11 +63,11 @@ var (
 // December, and the year's end (2027-01-01).
 func diffAnchors() []diffAnchor {
 	diffAnchorsOnce.Do(func() {
-		near := []ratekit.Period{ratekit.Minute, ratekit.Hour, ratekit.Hour, ratekit.Day, ratekit.Day, ratekit.Week, ratekit.WeekFrom(time.Sunday)}
-		days := []ratekit.Period{ratekit.Hour, ratekit.Day, ratekit.Day, ratekit.Week, ratekit.WeekFrom(time.Sunday)}
-		weeks := []ratekit.Period{ratekit.Day, ratekit.Week, ratekit.WeekFrom(time.Sunday)}
-		months := []ratekit.Period{ratekit.Day, ratekit.Week, ratekit.Month, ratekit.Month}
-		years := []ratekit.Period{ratekit.Hour, ratekit.Day, ratekit.Week, ratekit.WeekFrom(time.Sunday), ratekit.Month, ratekit.Year, ratekit.Year}
+		near := []calendar.Period{calendar.Minute, calendar.Hour, calendar.Hour, calendar.Day, calendar.Day, calendar.Week, calendar.WeekFrom(time.Sunday)}
+		days := []calendar.Period{calendar.Hour, calendar.Day, calendar.Day, calendar.Week, calendar.WeekFrom(time.Sunday)}
+		weeks := []calendar.Period{calendar.Day, calendar.Week, calendar.WeekFrom(time.Sunday)}
+		months := []calendar.Period{calendar.Day, calendar.Week, calendar.Month, calendar.Month}
+		years := []calendar.Period{calendar.Hour, calendar.Day, calendar.Week, calendar.WeekFrom(time.Sunday), calendar.Month, calendar.Year, calendar.Year}
 		for _, name := range diffZones {
 			loc := diffZone(name)
 			for _, tr := range zoneChanges(loc, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)) {
@@ -123,22 +124,22 @@ func zoneChanges(loc *time.Location, from, to time.Time) []time.Time {
 }
 
 // periodCode writes p as a Go expression.
-func periodCode(p ratekit.Period) string {
+func periodCode(p calendar.Period) string {
 	switch p {
-	case ratekit.WeekFrom(time.Sunday):
-		return "ratekit.WeekFrom(time.Sunday)"
-	case ratekit.Minute:
-		return "ratekit.Minute"
-	case ratekit.Hour:
-		return "ratekit.Hour"
-	case ratekit.Day:
-		return "ratekit.Day"
-	case ratekit.Week:
-		return "ratekit.Week"
-	case ratekit.Month:
-		return "ratekit.Month"
-	case ratekit.Year:
-		return "ratekit.Year"
+	case calendar.WeekFrom(time.Sunday):
+		return "calendar.WeekFrom(time.Sunday)"
+	case calendar.Minute:
+		return "calendar.Minute"
+	case calendar.Hour:
+		return "calendar.Hour"
+	case calendar.Day:
+		return "calendar.Day"
+	case calendar.Week:
+		return "calendar.Week"
+	case calendar.Month:
+		return "calendar.Month"
+	case calendar.Year:
+		return "calendar.Year"
 	}
 	panic("no code for period " + string(p))
 }
@@ -151,7 +152,7 @@ func timeCode(t time.Time) string {
 
 // genCalendar returns a random Calendar limit of period p in zone name,
 // sometimes with a block: milliseconds, seconds, or a part of the period.
-func genCalendar(rng *rand.Rand, p ratekit.Period, name string) dlimit {
+func genCalendar(rng *rand.Rand, p calendar.Period, name string) dlimit {
 	q := int64(1 + rng.IntN(6))
 	l := ratekit.Calendar(q, p, diffZone(name))
 	code := fmt.Sprintf("ratekit.Calendar(%d, %s, diffZone(%q))", q, periodCode(p), name)
@@ -163,7 +164,7 @@ func genCalendar(rng *rand.Rand, p ratekit.Period, name string) dlimit {
 func genAligned(rng *rand.Rand) dlimit {
 	q := int64(1 + rng.IntN(6))
 	w := []time.Duration{time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second, time.Minute, 5 * time.Minute}[rng.IntN(7)]
-	return blockSlow(rng, ratekit.FixedWindow(q, w).Aligned(), fmt.Sprintf("ratekit.FixedWindow(%d, %s).Aligned()", q, durCode(w)))
+	return blockSlow(rng, ratekit.Calendar(q, calendar.Every(w), nil), fmt.Sprintf("ratekit.Calendar(%d, calendar.Every(%s), nil)", q, durCode(w)))
 }
 
 // blockSlow adds a block to a calendar limit l a quarter of the time: a
@@ -183,7 +184,7 @@ func blockSlow(rng *rand.Rand, l ratekit.Limit, code string) dlimit {
 // aligned window of milliseconds is one of the others).
 func slowLimit(d dlimit) bool {
 	sp := d.l.Spec()
-	return sp.Algorithm == "calendar" && (sp.Period != "" || sp.Window >= time.Second)
+	return sp.Algorithm == "calendar" && (sp.Location != nil || sp.Window >= time.Second)
 }
 
 // genCalendarSets returns the limit sets and start of a calendar sequence:
@@ -283,24 +284,24 @@ func (r *diffRun) calStep() time.Duration {
 // periodLabel returns the wall clock of t in loc cut to period p (its
 // minute, hour, day, the first day of its week, month or year), as a UTC
 // time.
-func periodLabel(p string, loc *time.Location, t time.Time) time.Time {
+func periodLabel(p calendar.Period, loc *time.Location, t time.Time) time.Time {
 	w := t.In(loc)
 	y, m, d := w.Date()
 	switch p {
-	case string(ratekit.Minute):
+	case calendar.Minute:
 		return time.Date(y, m, d, w.Hour(), w.Minute(), 0, 0, time.UTC)
-	case string(ratekit.Hour):
+	case calendar.Hour:
 		return time.Date(y, m, d, w.Hour(), 0, 0, 0, time.UTC)
-	case string(ratekit.Day):
+	case calendar.Day:
 		return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-	case string(ratekit.Month):
+	case calendar.Month:
 		return time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
-	case string(ratekit.Year):
+	case calendar.Year:
 		return time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
 	}
 	first := time.Monday
 	for wd := time.Sunday; wd <= time.Saturday; wd++ {
-		if ratekit.WeekFrom(wd) == ratekit.Period(p) {
+		if calendar.WeekFrom(wd) == calendar.Period(p) {
 			first = wd
 		}
 	}
@@ -319,7 +320,7 @@ func checkPeriodEnd(l ratekit.Limit, now, end time.Time) error {
 	if !end.After(now) {
 		return fmt.Errorf("%s: the period at %s ends at %s, not after it", l.Name(), now.Format(time.RFC3339Nano), end.Format(time.RFC3339Nano))
 	}
-	if sp.Period == "" {
+	if sp.Location == nil { // calendar.Every: aligned windows
 		w := sp.Window.Microseconds()
 		if e := end.UnixMicro(); e%w != 0 || e-w > now.UnixMicro() {
 			return fmt.Errorf("%s: the aligned window at %s ends at %s", l.Name(), now.Format(time.RFC3339Nano), end.Format(time.RFC3339Nano))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/calendar"
 )
 
 // This file generates the random, seeded sequences of the differential
@@ -87,7 +88,7 @@ func genLimit(rng *rand.Rand, name string) dlimit {
 		q, w := int64(1+rng.IntN(6)), ms(pick(1, 2, 3, 5, 8, 10, 20, 40))
 		l, code = ratekit.FixedWindow(q, w), fmt.Sprintf("ratekit.FixedWindow(%d, %s)", q, durCode(w))
 		if rng.IntN(3) == 0 { // windows on multiples of w since the epoch
-			l, code = l.Aligned(), code+".Aligned()"
+			l, code = ratekit.Calendar(q, calendar.Every(w), nil), fmt.Sprintf("ratekit.Calendar(%d, calendar.Every(%s), nil)", q, durCode(w))
 		}
 	case 1:
 		width, n, q := pick(1, 2, 3, 5, 10), pick(1, 2, 3, 4, 5, 10), int64(1+rng.IntN(8))

@@ -3,11 +3,13 @@ package redisstore_test
 import (
 	"context"
 	"fmt"
-	"github.com/ratekit/ratekit/store/storetest"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ratekit/ratekit/calendar"
+	"github.com/ratekit/ratekit/store/storetest"
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/internal/redistest"
@@ -192,7 +194,7 @@ func genLongLimit(rng *rand.Rand, name string, now time.Time) dlimit {
 			p, z := diffPeriods[2+rng.IntN(len(diffPeriods)-2)], diffZones[rng.IntN(len(diffZones))]
 			l, code = ratekit.Calendar(q, p, diffZone(z)), fmt.Sprintf("ratekit.Calendar(%d, %s, diffZone(%q))", q, periodCode(p), z)
 		} else {
-			l, code = ratekit.FixedWindow(q, h).Aligned(), fmt.Sprintf("ratekit.FixedWindow(%d, time.Hour).Aligned()", q)
+			l, code = ratekit.Calendar(q, calendar.Every(h), nil), fmt.Sprintf("ratekit.Calendar(%d, calendar.Every(time.Hour), nil)", q)
 		}
 		if _, end := calPeriodOf(l, now); end.Sub(now) < 10*time.Minute {
 			l, code = ratekit.FixedWindow(q, h), fmt.Sprintf("ratekit.FixedWindow(%d, time.Hour)", q)

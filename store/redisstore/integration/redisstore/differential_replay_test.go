@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/calendar"
 )
 
 const ms = time.Millisecond
@@ -49,7 +50,7 @@ var differentialReplays = []struct {
 		[][]ratekit.Limit{{ratekit.InFlight(1)}},
 		[]dop{{kind: opTake, cost: 1}}},
 	{"a settle after New York's 25-hour day gives back nothing of the next day", time.Date(2026, 11, 2, 4, 59, 59, 0, time.UTC), false,
-		[][]ratekit.Limit{{ratekit.Calendar(5, ratekit.Day, diffZone("America/New_York")), ratekit.GCRA(1, 10*ms, 3).Named("gcra")}},
+		[][]ratekit.Limit{{ratekit.Calendar(5, calendar.Day, diffZone("America/New_York")), ratekit.GCRA(1, 10*ms, 3).Named("gcra")}},
 		[]dop{
 			{kind: opReserve, cost: 3}, {kind: opPeek},
 			{adv: time.Second, kind: opTake, cost: 2}, // the next day, at its first second
@@ -60,7 +61,7 @@ var differentialReplays = []struct {
 			{kind: opTake, cost: 1},
 		}},
 	{"New York's repeated hour is one period of two hours, with a block", time.Date(2026, 11, 1, 5, 59, 59, 999999000, time.UTC), false,
-		[][]ratekit.Limit{{ratekit.Calendar(2, ratekit.Hour, diffZone("America/New_York")).Block(30 * time.Minute).Named("hour"), ratekit.FixedWindow(3, 10*time.Second).Aligned()}},
+		[][]ratekit.Limit{{ratekit.Calendar(2, calendar.Hour, diffZone("America/New_York")).Block(30 * time.Minute).Named("hour"), ratekit.Calendar(3, calendar.Every(10*time.Second), nil)}},
 		[]dop{
 			{kind: opTake, cost: 1}, {adv: time.Microsecond, kind: opTake, cost: 1}, // 01:59:59.999999 EDT, 01:00 EST
 			{kind: opTake, cost: 1}, // denied: a block of 30 min
@@ -69,7 +70,7 @@ var differentialReplays = []struct {
 			{adv: time.Microsecond, kind: opTake, cost: 1},                  // 02:00 EST
 		}},
 	{"Lord Howe's hour of 30 minutes", time.Date(2026, 10, 3, 15, 29, 59, 0, time.UTC), false,
-		[][]ratekit.Limit{{ratekit.Calendar(1, ratekit.Hour, diffZone("Australia/Lord_Howe")).Named("hour"), ratekit.Calendar(3, ratekit.Day, diffZone("Australia/Lord_Howe")).Named("day")}},
+		[][]ratekit.Limit{{ratekit.Calendar(1, calendar.Hour, diffZone("Australia/Lord_Howe")).Named("hour"), ratekit.Calendar(3, calendar.Day, diffZone("Australia/Lord_Howe")).Named("day")}},
 		[]dop{
 			{kind: opReserve, cost: 1},
 			{adv: time.Second, kind: opTake, cost: 1}, // 02:30 LHDT: a new hour
@@ -79,7 +80,7 @@ var differentialReplays = []struct {
 			{adv: time.Microsecond, kind: opTake, cost: 1},
 		}},
 	{"Chatham's hour 2 again for 15 minutes when clocks go back", time.Date(2026, 4, 4, 13, 59, 0, 0, time.UTC), false,
-		[][]ratekit.Limit{{ratekit.Calendar(1, ratekit.Hour, diffZone("Pacific/Chatham"))}},
+		[][]ratekit.Limit{{ratekit.Calendar(1, calendar.Hour, diffZone("Pacific/Chatham"))}},
 		[]dop{
 			{kind: opReserve, cost: 1},
 			{adv: time.Minute, kind: opReserve, cost: 1}, // 02:45 CHAST
@@ -94,10 +95,10 @@ var differentialReplays = []struct {
 	// it (memstore admitted every call, Redis refused every call as STALE,
 	// the year 2040 ended a day early in London).
 	{"2040-12-31", time.Date(2040, 12, 31, 11, 59, 59, 0, time.UTC),
-		false, [][]ratekit.Limit{{ratekit.Calendar(2, ratekit.Day, diffZone("America/New_York"))}},
+		false, [][]ratekit.Limit{{ratekit.Calendar(2, calendar.Day, diffZone("America/New_York"))}},
 		[]dop{{kind: opTake, cost: 1}, {kind: opTake, cost: 1}, {adv: time.Second, kind: opTake, cost: 1}, {kind: opPeek}}},
 	{"the year 2040 in London", time.Date(2040, 6, 1, 0, 0, 0, 0, time.UTC),
-		false, [][]ratekit.Limit{{ratekit.Calendar(2, ratekit.Year, diffZone("Europe/London"))}},
+		false, [][]ratekit.Limit{{ratekit.Calendar(2, calendar.Year, diffZone("Europe/London"))}},
 		[]dop{{kind: opTake, cost: 1}}},
 }
 
