@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/calendar"
 	"github.com/ratekit/ratekit/store/redisengine"
 )
 
@@ -33,7 +34,7 @@ func BenchmarkEngineDecision(b *testing.B) {
 		limit ratekit.Limit
 	}{
 		{"fixed", ratekit.FixedWindow(1<<40, time.Hour)},
-		{"calendar", ratekit.Calendar(1<<40, ratekit.Day, loc)},
+		{"calendar", ratekit.Calendar(1<<40, calendar.Day, loc)},
 	}
 	reply := []int64{1, 99, 60_000_000, 0, 0, 0, 60_000_000}
 	for _, c := range cases {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/calendar"
 )
 
 // calendarZone is the time zone of the calendar contestants: one with DST,
@@ -18,7 +19,7 @@ func calendarLimit(p Params) ratekit.Limit {
 	if err != nil {
 		panic("compare: " + err.Error()) // a zone database is installed with Go's toolchain
 	}
-	return ratekit.Calendar(p.Quota, ratekit.Day, loc)
+	return ratekit.Calendar(p.Quota, calendar.Day, loc)
 }
 
 // ratekitCalendar is ratekit-fixed (same client options, store, prefix and
