@@ -37,6 +37,8 @@ func (p *prepared) parseReserve(reply any, cost int64, lease string, sent int64)
 			reset = d.States[i].ResetAfter
 		}
 		switch c := p.caps[i]; {
+		case c&algo.EndsOnMS != 0:
+			rc.Ends[i], rc.Held[i] = us/1000*1000+reset.Microseconds(), cost
 		case c&algo.SettlesAtReset != 0:
 			rc.Ends[i], rc.Held[i] = us+reset.Microseconds(), cost
 		case c&algo.SettlesAtCall != 0:
