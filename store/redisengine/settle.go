@@ -73,12 +73,11 @@ func (p *prepared) settle(ctx context.Context, key string, rc *ratekit.Receipt, 
 	for _, held := range rc.Held {
 		tail = append(tail, itoa(held))
 	}
-	sent := time.Now().UnixMicro()
-	cmd := &Command{head: []string{mode, itoa(rc.Cost), itoa(cost), rc.Lease}, static: p.args(), tail: tail, ints: true}
+	cmd := &Command{head: []string{mode, itoa(rc.Cost), itoa(cost), rc.Lease}, static: p.args(start), tail: tail, ints: true}
 	cmd.Keys = e.keys(t, p, cmd)
 	reply, err := e.run(ctx, p.c, progSettle, cmd)
-	if p.timed && replyHas(err, "STALE ") {
-		reply, err = p.restale(ctx, progSettle, cmd, err, sent)
+	if p.timed && err != nil && replyHas(err, "STALE ") {
+		reply, err = p.restale(ctx, progSettle, cmd, err, start.UnixMicro())
 	}
 	if err != nil {
 		return nil, err
