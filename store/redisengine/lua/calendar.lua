@@ -69,9 +69,14 @@ end
 function writes.period(key, r) redis.call('SET', key, r.a, 'PXAT', r.b) end
 
 -- take: the charge written first (INCRBY), taken back at once on a denial;
--- an admission's undo is DEL for a period the call began, else DECRBY
+-- an admission's undo is DEL for a period the call began, else DECRBY. A key
+-- over its quota (prelude's over) is read first, as fixed.lua does.
 local function period_take(r, key, quota, start, finish)
   if cost > quota then return period_check(r, key, quota, start, finish) end
+  if over[key] then
+    if not period_check(r, key, quota, start, finish).allowed or r.stale then return r end
+    over[key], r.op = nil, false
+  end
   local count = redis.pcall('INCRBY', key, ARGV[1])
   if type(count) ~= 'number' then
     if period_check(r, key, quota, start, finish).allowed then error(count) end -- the admission needs the write
@@ -93,6 +98,7 @@ local function period_take(r, key, quota, start, finish)
   end
   if count > quota then
     redis.call('DECRBY', key, ARGV[1])
+    mark_over(key)
     return period_answer(r, quota, count - cost, ttl)
   end
   r.allowed, r.remaining, r.reset, r.window, r.undo = true, quota - count, ttl * 1000, ttl * 1000, 'decr'
