@@ -15,8 +15,9 @@ import (
 // an hour the hour they repeat is one period of two hours. With
 // calendar.Every(d) the periods are windows of d aligned to the clock, and
 // loc is not used. Periods are decided on the store's clock (Redis's own for
-// the Redis stores), exact to the microsecond; Retry-After and the headers
-// count to the period's end.
+// the Redis stores): a period's first request passes at its boundary's
+// microsecond, and Retry-After and the headers count to the period's end
+// (the Decision to the millisecond, rounded up, as a fixed window's).
 //
 // loc must name its zone (time.LoadLocation, or time.UTC): time.Local is
 // refused, since it differs between machines. Its name, with the period, is

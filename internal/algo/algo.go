@@ -70,6 +70,7 @@ const (
 	Draws          // a call needs a uniform draw; declined calls count too (see Commit)
 	SettlesAtReset // a charge can be settled; it sits at the state's end (window end, TAT)
 	SettlesAtCall  // a charge can be settled; it sits at the call's time
+	EndsOnMS       // the state ends on a whole millisecond (an absolute expiry): a receipt's end is the call's ms plus the reset
 	Settles        = SettlesAtReset | SettlesAtCall
 )
 

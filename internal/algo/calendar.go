@@ -39,7 +39,7 @@ func (c *periodic) periodOf(s *Spec, now int64) (int64, int64) {
 	return start, end
 }
 
-func (*periodic) Caps() Caps { return Cacheable | Leasable | SettlesAtReset }
+func (*periodic) Caps() Caps { return Cacheable | Leasable | SettlesAtReset | EndsOnMS }
 
 func (*periodic) Validate(s *Spec, _ bool) Fault {
 	var c check
@@ -120,60 +120,34 @@ func (*periodic) Header(s *Spec) (int64, time.Duration) {
 	return s.Quota, s.Window
 }
 
-// Decide: see lua/calendar.lua in store/redisengine. The state is the count
-// and the end (ms) of the period it counts; a count of another period is 0.
+// Decide: see lua/calendar.lua in store/redisengine. A calendar limit is a
+// fixed window whose windows are its periods: a new window ends with the
+// period that holds now. The effective window is the time to its end.
 func (k *periodic) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
 	_, end := k.periodOf(s, c.Now)
-	count := int64(0)
-	if e != nil && e.ExpireMS == end/1000 {
-		count = e.Value
-	}
-	left := us(end - c.Now)
-	r.Allowed = count+c.Cost <= s.Quota
-	after := count
-	if r.Allowed && c.Charge {
-		after += c.Cost
-	}
-	r.Remaining, r.EffectiveWindow = max(s.Quota-after, 0), left
-	if after > 0 {
-		r.ResetAfter = left
-	}
-	if !r.Allowed {
-		if c.Cost > s.Quota {
-			r.Unsatisfiable = true
-		} else {
-			r.RetryAfter = left
-		}
-	}
-	*next = State{Value: after, ExpireMS: end / 1000}
+	counter(s.Quota, end/1000, e, c, r, next)
+	r.EffectiveWindow = ms(next.ExpireMS - c.Now/1000)
 }
 
-// End: the period's end.
+// End, GiveBack: as a fixed window's; a counter is the charged one when it
+// ends within near of the receipt's end.
 func (*periodic) End(_ *Spec, next *State, _ int64) int64 { return next.ExpireMS * 1000 }
 
-// GiveBack takes n off the charged period while it is the current one.
-func (*periodic) GiveBack(_ *Spec, e *State, end *int64, n, now int64) {
-	if e.ExpireMS*1000 == *end && now < *end {
-		e.Value = max(e.Value-n, 0)
-		if e.Value == 0 {
-			e.ExpireMS = 0
-		}
-	}
+func (*periodic) GiveBack(s *Spec, e *State, end *int64, n, now int64) {
+	giveBack(e, *end, n, now, near(s))
 }
 
-// Extra adds n to the current period, which holds the charge's units still
-// when it is the charged one.
+// Extra adds n to the live window, else starts one for the current period.
 func (k *periodic) Extra(s *Spec, e *State, end, held, n, now int64) (State, int64, int64) {
 	_, cur := k.periodOf(s, now)
-	count := int64(0)
-	if e != nil && e.ExpireMS*1000 == cur {
-		count = e.Value
-	}
-	if cur != end {
-		held = 0
-	}
-	return State{Value: count + n, ExpireMS: cur / 1000}, cur, held + n
+	return extra(e, end, held, n, now, cur/1000, near(s))
 }
+
+// near is how close (µs) a counter's end must be to a receipt's to be the
+// charged one's: 1 s, or half an aligned window if shorter; two periods' ends
+// are further apart (a Chatham hour can last 15 minutes). lua/calendar.lua
+// computes it alike.
+func near(s *Spec) int64 { return min(1_000_000, s.Window.Microseconds()/2) }
 
 // PeriodOf returns the period of s that holds now, [start, end) in µs. A
 // calendar period starts when the zone's clock, cut to the period's unit

@@ -13,12 +13,19 @@ func (*fixed) Validate(s *Spec, _ bool) Fault { return counted(s, takes{}, "quot
 // Decide: see lua/fixed.lua in store/redisengine. At TTL 0 the engine, like
 // PTTL, starts a new window.
 func (*fixed) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
-	quota, windowMS := s.Quota, s.Window.Milliseconds()
+	counter(s.Quota, c.Now/1000+s.Window.Milliseconds(), e, c, r, next)
+}
+
+// counter decides c against a counter of quota, the live state e (live
+// while it has not expired), or a new window that would end at newExpireMS:
+// the fixed window's rule, and the calendar's.
+func counter(quota, newExpireMS int64, e *State, c Call, r *Result, next *State) {
 	nowMS := c.Now / 1000
-	count, ttlMS, expireMS := int64(0), windowMS, nowMS+windowMS
+	count, expireMS := int64(0), newExpireMS
 	if e != nil && e.ExpireMS > nowMS {
-		count, ttlMS, expireMS = e.Value, e.ExpireMS-nowMS, e.ExpireMS
+		count, expireMS = e.Value, e.ExpireMS
 	}
+	ttlMS := expireMS - nowMS
 	r.Allowed = count+c.Cost <= quota
 	after := count
 	if r.Allowed && c.Charge {
@@ -42,7 +49,13 @@ func (*fixed) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
 func (*fixed) End(_ *Spec, next *State, _ int64) int64 { return next.ExpireMS * 1000 }
 
 func (*fixed) GiveBack(s *Spec, e *State, end *int64, n, now int64) {
-	if e.ExpireMS > now/1000 && sameWindow(s, e.ExpireMS, *end) {
+	giveBack(e, *end, n, now, s.Window.Microseconds()/2)
+}
+
+// giveBack gives n back to the charged window, which ends within near (µs)
+// of end, while it lives.
+func giveBack(e *State, end, n, now, near int64) {
+	if e.ExpireMS > now/1000 && sameWindow(e.ExpireMS, end, near) {
 		e.Value = max(e.Value-n, 0)
 		if e.Value == 0 { // an emptied window is no window: the next charge starts one
 			e.ExpireMS = 0
@@ -52,21 +65,26 @@ func (*fixed) GiveBack(s *Spec, e *State, end *int64, n, now int64) {
 
 // Extra adds n to the charged window while it lives, else starts a window.
 func (*fixed) Extra(s *Spec, e *State, end, held, n, now int64) (State, int64, int64) {
-	nowMS := now / 1000
-	if e != nil && e.ExpireMS > nowMS {
-		if !sameWindow(s, e.ExpireMS, end) {
+	return extra(e, end, held, n, now, now/1000+s.Window.Milliseconds(), s.Window.Microseconds()/2)
+}
+
+// extra adds n to the live window (which holds held of the charge when it
+// ends within near of end, the charged one's), else starts a window that
+// ends at newExpireMS.
+func extra(e *State, end, held, n, now, newExpireMS, near int64) (State, int64, int64) {
+	if e != nil && e.ExpireMS > now/1000 {
+		if !sameWindow(e.ExpireMS, end, near) {
 			held = 0
 		}
 		return State{Value: e.Value + n, ExpireMS: e.ExpireMS}, e.ExpireMS * 1000, held + n
 	}
-	next := State{Value: n, ExpireMS: nowMS + s.Window.Milliseconds()}
-	return next, next.ExpireMS * 1000, n
+	return State{Value: n, ExpireMS: newExpireMS}, newExpireMS * 1000, n
 }
 
 // sameWindow reports whether a window ending at endMS is the one a receipt
-// records ending at endUS: within half a window, since two windows of one
-// subject end a window apart and the engine reads an end to the ms.
-func sameWindow(s *Spec, endMS, endUS int64) bool {
+// records ending at endUS: within near (µs), less than the time between two
+// windows' ends (a fixed window's: half a window).
+func sameWindow(endMS, endUS, near int64) bool {
 	d := endMS*1000 - endUS
-	return max(d, -d) < s.Window.Microseconds()/2
+	return max(d, -d) < near
 }

@@ -12,7 +12,7 @@ func TestTable(t *testing.T) {
 	caps := map[string]Caps{
 		FixedWindow: Cacheable | Leasable | SettlesAtReset, SlidingWindow: Cacheable | SettlesAtCall,
 		SlidingLog: Cacheable | SettlesAtCall, GCRA: Cacheable | SettlesAtReset, TokenBucket: Cacheable | SettlesAtReset,
-		LeakyBucket: Cacheable | SettlesAtReset, Suppressed: Draws, InFlight: Holds, Calendar: Cacheable | Leasable | SettlesAtReset,
+		LeakyBucket: Cacheable | SettlesAtReset, Suppressed: Draws, InFlight: Holds, Calendar: Cacheable | Leasable | SettlesAtReset | EndsOnMS,
 	}
 	for name, want := range caps {
 		a, ok := Lookup(name)

@@ -1,9 +1,11 @@
 package redistest
 
 import (
+	"strings"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
+	"github.com/alicebob/miniredis/v2/server"
 
 	"github.com/ratekit/ratekit/store/storetest"
 )
@@ -41,11 +43,27 @@ func NewClock(start time.Time, minis ...*miniredis.Miniredis) *Clock {
 // miniredis's FastForward deletes a key when its TTL reaches 0, so the
 // clock ages keys itself: a key whose TTL reaches exactly 0 keeps a TTL of
 // 1 ns, which PTTL reads as 0 (it truncates to the millisecond) and the next
-// step that moves the millisecond drops. Keep ClockTTL off on minis. The
-// minis must be used from one goroutine at a time while Advance runs.
+// step that moves the millisecond drops. A key given an absolute expiry
+// (PXAT, PEXPIREAT) gets from miniredis a TTL with a fraction of a
+// millisecond, which PTTL would read 1 ms short of Redis's: before each
+// script the clock rounds such a TTL up to the millisecond, as Redis reads
+// it. Keep ClockTTL off on minis. The minis must be used from one
+// goroutine at a time while Advance runs.
 func NewRedisClock(start time.Time, minis ...*miniredis.Miniredis) *Clock {
 	var follow []func(time.Time, time.Duration)
 	for _, m := range minis {
+		m.Server().SetPreHook(func(_ *server.Peer, cmd string, _ ...string) bool {
+			if !strings.HasPrefix(cmd, "EVAL") && !strings.HasPrefix(cmd, "FCALL") {
+				return false // a script's own calls come here too, under miniredis's lock
+			}
+			db := m.DB(0)
+			for _, k := range db.Keys() {
+				if ttl := db.TTL(k); ttl > time.Nanosecond && ttl%time.Millisecond != 0 {
+					db.SetTTL(k, ttl.Truncate(time.Millisecond)+time.Millisecond)
+				}
+			}
+			return false
+		})
 		m.SetTime(start)
 		last := start.UnixMilli()
 		follow = append(follow, func(now time.Time, _ time.Duration) {
@@ -70,6 +88,9 @@ func age(m *miniredis.Miniredis, d time.Duration) {
 		ttl := db.TTL(k) // 0: no TTL
 		if ttl <= 0 {
 			continue
+		}
+		if ttl > time.Nanosecond && ttl%time.Millisecond != 0 { // an absolute expiry: Redis reads it rounded up
+			ttl = ttl.Truncate(time.Millisecond) + time.Millisecond
 		}
 		switch left := ttl.Truncate(time.Millisecond) - d; {
 		case left < 0:

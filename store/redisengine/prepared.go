@@ -96,15 +96,15 @@ func (p *prepared) build(now int64) *periodArgs {
 	return a
 }
 
-// args returns the limits' arguments for a call now: made once, or, when
+// args returns the limits' arguments for a call at now: made once, or, when
 // they follow the clock, once per period. Now is the engine's estimate of
 // Redis's clock; Redis refuses arguments made for another time (see stale),
 // and the call is sent again with Redis's.
-func (p *prepared) args() []string {
+func (p *prepared) args(now time.Time) []string {
 	if !p.timed {
 		return p.static
 	}
-	return p.argsAt(time.Now().UnixMicro() + p.e.skew.Load())
+	return p.argsAt(now.UnixMicro() + p.e.skew.Load())
 }
 
 func (p *prepared) argsAt(now int64) []string {
@@ -201,8 +201,7 @@ func (p *prepared) decide(ctx context.Context, key string, cost int64, mode stri
 	if err != nil {
 		return ratekit.Decision{}, err
 	}
-	sentAt := time.Now().UnixMicro()
-	cmd := &Command{static: p.args(), ints: p.ints}
+	cmd := &Command{static: p.args(start), ints: p.ints}
 	cmd.Keys = e.keys(t, p, cmd)
 	cmd.h[0], cmd.h[1] = itoa(cost), mode
 	cmd.head = cmd.h[:2]
@@ -224,8 +223,8 @@ func (p *prepared) decide(ctx context.Context, key string, cost int64, mode stri
 		cmd.tail = cmd.t[:]
 	}
 	reply, err := e.run(ctx, p.c, progDecide, cmd)
-	if p.timed && replyHas(err, "STALE ") {
-		reply, err = p.restale(ctx, progDecide, cmd, err, sentAt)
+	if p.timed && err != nil && replyHas(err, "STALE ") {
+		reply, err = p.restale(ctx, progDecide, cmd, err, start.UnixMicro())
 	}
 	if receipt && err != nil && replyHas(err, "LATE ") {
 		reply, err = e.reserveLate(ctx, p.c, cmd, err, &sent)

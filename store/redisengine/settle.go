@@ -37,6 +37,8 @@ func (p *prepared) parseReserve(reply any, cost int64, lease string, sent int64)
 			reset = d.States[i].ResetAfter
 		}
 		switch c := p.caps[i]; {
+		case c&algo.EndsOnMS != 0:
+			rc.Ends[i], rc.Held[i] = us/1000*1000+reset.Microseconds(), cost
 		case c&algo.SettlesAtReset != 0:
 			rc.Ends[i], rc.Held[i] = us+reset.Microseconds(), cost
 		case c&algo.SettlesAtCall != 0:
@@ -71,12 +73,11 @@ func (p *prepared) settle(ctx context.Context, key string, rc *ratekit.Receipt, 
 	for _, held := range rc.Held {
 		tail = append(tail, itoa(held))
 	}
-	sent := time.Now().UnixMicro()
-	cmd := &Command{head: []string{mode, itoa(rc.Cost), itoa(cost), rc.Lease}, static: p.args(), tail: tail, ints: true}
+	cmd := &Command{head: []string{mode, itoa(rc.Cost), itoa(cost), rc.Lease}, static: p.args(start), tail: tail, ints: true}
 	cmd.Keys = e.keys(t, p, cmd)
 	reply, err := e.run(ctx, p.c, progSettle, cmd)
-	if p.timed && replyHas(err, "STALE ") {
-		reply, err = p.restale(ctx, progSettle, cmd, err, sent)
+	if p.timed && err != nil && replyHas(err, "STALE ") {
+		reply, err = p.restale(ctx, progSettle, cmd, err, start.UnixMicro())
 	}
 	if err != nil {
 		return nil, err

@@ -8,7 +8,7 @@ local lent, answers = {}, {}
 local function lend(i)
   local r = lent[i] or {}
   lent[i] = r
-  r.window, r.factor, r.op, r.undo = false, false, false, false
+  r.window, r.factor, r.op, r.undo, r.stale = false, false, false, false, false
   return r
 end
 
@@ -61,11 +61,10 @@ local function decide(keys, args)
     -- without their bookkeeping (a taker that denies took its charge back)
     local sp = spec(ARGV[3])
     if sp and sp[6] and sp[5] == 0 then
-      if sp[8] then
-        local err = stale(sp)
-        if err then return err end
-      end
+      -- an algorithm that follows the clock checks its arguments itself
+      -- here, writing nothing once it finds them stale
       local r = (charge and sp[7] or sp[6])(lend(1), KEYS[1], sp[2], sp[3], sp[4])
+      if r.stale then return redis.error_reply('STALE ' .. int(clock())) end
       local reply = { 0, 0, 0, 0, 0, 0, 0 }
       answer(reply, 0, r)
       local err = charge and commit(KEYS[1], r, r.allowed, reply, 0)

@@ -32,10 +32,6 @@ local function check(r, key, quota, window_ms)
   return r
 end
 
--- over holds the keys whose last charge was denied on this node (at most
--- 4096): their next call reads first, to write nothing while the window is
--- full.
-local over, over_n = {}, 0
 
 -- take: the charge written first (INCRBY), taken back at once on a denial;
 -- an admission's undo is DEL for a window the call began, else DECRBY. A
@@ -65,8 +61,7 @@ local function take(r, key, quota, window_ms)
   end
   if count > quota then
     redis.call('DECRBY', key, ARGV[1])
-    if over_n >= 4096 then over, over_n = {}, 0 end
-    over[key], over_n = true, over_n + 1
+    mark_over(key)
     r.allowed, r.remaining, r.reset = false, math.max(quota - count + cost, 0), ttl * 1000
     r.retry, r.flags = ttl * 1000, 0
     return r

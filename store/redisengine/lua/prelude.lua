@@ -42,6 +42,15 @@ function writes.decr(key) redis.call('DECRBY', key, ARGV[1]) end
 function writes.set(key, r) redis.call('SET', key, r.a, 'PX', math.floor(r.b)) end
 function writes.del(key) redis.call('DEL', key) end
 
+-- over holds the keys of counters (fixed, calendar) whose last charge was
+-- denied on this node (at most 4096): their next call reads first, to write
+-- nothing while the window is full.
+local over, over_n = {}, 0
+local function mark_over(key)
+  if over_n >= 4096 then over, over_n = {}, 0 end
+  over[key], over_n = true, over_n + 1
+end
+
 -- custom makes the algorithm of a custom decide function f.
 local function custom(f)
   return {

@@ -246,7 +246,7 @@ func calPeriodOf(l ratekit.Limit, now time.Time) (start, end time.Time) {
 	if err != nil {
 		panic(err)
 	}
-	return time.Time{}, now.Add(d.EffectiveWindow) // a calendar limit's effective window ends with its period
+	return time.Time{}, periodEnd(now, d.EffectiveWindow)
 }
 
 // calStep returns a clock step of a calendar sequence: to the end of the
@@ -347,6 +347,12 @@ func checkPeriodEnd(l ratekit.Limit, now, end time.Time) error {
 	return nil
 }
 
+// periodEnd returns the end of the period a calendar limit's effective
+// window ew reports at now: ew counts from now's millisecond, as PTTL does.
+func periodEnd(now time.Time, ew time.Duration) time.Time {
+	return time.UnixMilli(now.UnixMilli()).Add(ew)
+}
+
 // checkPeriods checks with checkPeriodEnd the period ends that memstore's
 // decision d about set reports at now: each Calendar limit's (and aligned
 // window's) effective window, unless blocked, and in a receipt each one's
@@ -354,7 +360,7 @@ func checkPeriodEnd(l ratekit.Limit, now, end time.Time) error {
 func checkPeriods(set []dlimit, d ratekit.Decision, now time.Time) (out []string) {
 	for i, st := range statesOf(d) {
 		if i < len(set) && set[i].l.Spec().Algorithm == "calendar" && !st.Blocked {
-			if err := checkPeriodEnd(set[i].l, now, now.Add(st.EffectiveWindow)); err != nil {
+			if err := checkPeriodEnd(set[i].l, now, periodEnd(now, st.EffectiveWindow)); err != nil {
 				out = append(out, "period oracle: EffectiveWindow: "+err.Error())
 			}
 		}

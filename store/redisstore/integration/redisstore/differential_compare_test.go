@@ -81,7 +81,7 @@ func diffDecisions(set []dlimit, a, b ratekit.Decision) (out []string) {
 
 // diffReceipts compares two receipts of a charge to set: what each limit
 // holds exactly, and where it sits (Ends) exactly, but for a fixed
-// window's end, which the engine reads from PTTL in whole milliseconds
+// window's (or calendar period's) end, which the engine reads from PTTL in whole milliseconds
 // (now + PTTL, now in µs) and memstore keeps as the window's end
 // millisecond: they must name the same millisecond. Lease names are each
 // store's own; both have one or neither. It returns a line per difference.
@@ -97,7 +97,7 @@ func diffReceipts(set []dlimit, a, b *ratekit.Receipt) (out []string) {
 		f := fmt.Sprintf("Receipt[%d] (%s).", i, d.l.Name())
 		out = differ(out, f+"Held", a.Held[i], b.Held[i])
 		ea, eb := a.Ends[i], b.Ends[i]
-		if d.l.Spec().Algorithm == "fixed" {
+		if a := d.l.Spec().Algorithm; a == "fixed" || a == "calendar" {
 			ea, eb = floorDiv(ea, 1000), floorDiv(eb, 1000)
 		}
 		if ea != eb {
