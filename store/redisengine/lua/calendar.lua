@@ -118,13 +118,7 @@ local function period_settle(key, quota, start, finish, was, to, e, held)
   if pttl > 0 then at = (math.floor(clock() / 1000) + pttl) * 1000 end
   if give > 0 then
     if at and math.abs(at - e) < near then
-      local v = tonumber(redis.call('GET', key)) or 0
-      give = math.min(give, v)
-      if give >= v then
-        redis.call('DEL', key)
-      elseif give > 0 then
-        redis.call('DECRBY', key, give)
-      end
+      give_back(key, give)
     end
   elseif at then
     redis.call('INCRBY', key, extra)

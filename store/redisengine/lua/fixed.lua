@@ -79,13 +79,7 @@ local function settle(key, quota, window_ms, _, was, to, e, held)
   if give > 0 then
     local pttl = redis.call('PTTL', key)
     if pttl > 0 and math.abs(clock() + pttl * 1000 - e) < window_ms * 500 then
-      local v = tonumber(redis.call('GET', key)) or 0
-      give = math.min(give, v)
-      if give >= v then
-        redis.call('DEL', key)
-      elseif give > 0 then
-        redis.call('DECRBY', key, give)
-      end
+      give_back(key, give)
     end
   elseif extra > 0 then
     local pttl = redis.call('PTTL', key)

@@ -51,6 +51,17 @@ local function mark_over(key)
   over[key], over_n = true, over_n + 1
 end
 
+-- give_back takes up to n off the counter at key (fixed, calendar), deleting
+-- it once emptied: an emptied window is no window
+local function give_back(key, n)
+  local v = tonumber(redis.call('GET', key)) or 0
+  if math.min(n, v) >= v then
+    redis.call('DEL', key)
+  elseif n > 0 then
+    redis.call('DECRBY', key, n)
+  end
+end
+
 -- custom makes the algorithm of a custom decide function f.
 local function custom(f)
   return {
