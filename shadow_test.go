@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/calendar"
 	"github.com/ratekit/ratekit/observe"
 	"github.com/ratekit/ratekit/store/memstore"
 )
@@ -77,11 +78,16 @@ func TestShadowLimitRefusesNone(t *testing.T) {
 
 // TestShadowBesideEnforced: in a Limiter with an enforced and a shadow
 // limit, a request the enforced limit refuses is refused and not counted by
-// the shadow limit; one it admits passes whatever the shadow limit says.
+// the shadow limit; one it admits passes whatever the shadow limit says. A
+// calendar quota on trial behaves alike.
 func TestShadowBesideEnforced(t *testing.T) {
-	l := newLimiter(t,
-		ratekit.FixedWindow(5, time.Minute).Named("live"),
-		ratekit.FixedWindow(2, time.Minute).Named("trial").Shadow())
+	for _, trial := range []ratekit.Limit{ratekit.FixedWindow(2, time.Minute), ratekit.Calendar(2, calendar.Day, nil)} {
+		t.Run(trial.String(), func(t *testing.T) { shadowBesideEnforced(t, trial.Named("trial").Shadow()) })
+	}
+}
+
+func shadowBesideEnforced(t *testing.T, trial ratekit.Limit) {
+	l := newLimiter(t, ratekit.FixedWindow(5, time.Minute).Named("live"), trial)
 	ctx := context.Background()
 	var got []string
 	for range 7 {
