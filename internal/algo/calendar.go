@@ -13,8 +13,8 @@ import (
 // Location is nil); a call counts in the period that holds the store's clock.
 const Calendar = "calendar"
 
-// calendar keeps the period it found last, so that the calls of one limit
-// (memstore holds one calendar per prepared limit) look the zone's rules up
+// periodic keeps the period it found last, so that the calls of one limit
+// (memstore holds one per prepared limit) look the zone's rules up
 // once per period: BenchmarkTake/calendar in store/memstore.
 type periodic struct {
 	base

@@ -1,7 +1,6 @@
 package redisstore_test
 
 import (
-	"os"
 	"testing"
 	"time"
 
@@ -18,23 +17,22 @@ const ms = time.Millisecond
 var differentialReplays = []struct {
 	name  string
 	start time.Time
-	known bool // a known product bug: skipped unless RATEKIT_DIFF_KNOWN=1
 	sets  [][]ratekit.Limit
 	ops   []dop
 }{
-	{"fixed window at PTTL 0 admits into a window that ends at once", diffStart, false,
+	{"fixed window at PTTL 0 admits into a window that ends at once", diffStart,
 		[][]ratekit.Limit{{ratekit.FixedWindow(2, 5*ms)}},
 		[]dop{{kind: opTake, cost: 1}, {adv: 5 * ms, kind: opTake, cost: 1}}},
-	{"fixed window at PTTL 0 denies with RetryAfter 0", diffStart, false,
+	{"fixed window at PTTL 0 denies with RetryAfter 0", diffStart,
 		[][]ratekit.Limit{{ratekit.FixedWindow(1, 5*ms)}},
 		[]dop{{kind: opTake, cost: 1}, {adv: 5 * ms, kind: opTake, cost: 1}}},
-	{"fixed window at PTTL 0 in Reserve", diffStart, false,
+	{"fixed window at PTTL 0 in Reserve", diffStart,
 		[][]ratekit.Limit{{ratekit.FixedWindow(3, 5*ms), ratekit.GCRA(1, 5*ms, 1)}},
 		[]dop{{kind: opReserve, cost: 1}, {adv: 5 * ms, kind: opReserve, cost: 1}}},
-	{"a charge after a refund emptied a fixed window", diffStart, false,
+	{"a charge after a refund emptied a fixed window", diffStart,
 		[][]ratekit.Limit{{ratekit.FixedWindow(3, 10*ms)}},
 		[]dop{{kind: opReserve, cost: 2}, {adv: 4 * ms, kind: opSettle, cost: 0, rc: 0}, {kind: opTake, cost: 1}}},
-	{"another limit denies after a refund emptied a fixed window", diffStart, false,
+	{"another limit denies after a refund emptied a fixed window", diffStart,
 		[][]ratekit.Limit{
 			{ratekit.FixedWindow(3, 10*ms), ratekit.SlidingLog(1, 10*ms)},
 			{ratekit.FixedWindow(3, 10*ms)},
@@ -46,10 +44,10 @@ var differentialReplays = []struct {
 			{kind: opTake, set: 0, cost: 1},                       // the log denies: Redis DELs the window
 			{kind: opTake, set: 1, cost: 1},
 		}},
-	{"Take with an InFlight limit", diffStart, false,
+	{"Take with an InFlight limit", diffStart,
 		[][]ratekit.Limit{{ratekit.InFlight(1)}},
 		[]dop{{kind: opTake, cost: 1}}},
-	{"a settle after New York's 25-hour day gives back nothing of the next day", time.Date(2026, 11, 2, 4, 59, 59, 0, time.UTC), false,
+	{"a settle after New York's 25-hour day gives back nothing of the next day", time.Date(2026, 11, 2, 4, 59, 59, 0, time.UTC),
 		[][]ratekit.Limit{{ratekit.Calendar(5, calendar.Day, diffZone("America/New_York")), ratekit.GCRA(1, 10*ms, 3).Named("gcra")}},
 		[]dop{
 			{kind: opReserve, cost: 3}, {kind: opPeek},
@@ -60,7 +58,7 @@ var differentialReplays = []struct {
 			{adv: 10 * ms, kind: opTake, cost: 1},
 			{kind: opTake, cost: 1},
 		}},
-	{"New York's repeated hour is one period of two hours, with a block", time.Date(2026, 11, 1, 5, 59, 59, 999999000, time.UTC), false,
+	{"New York's repeated hour is one period of two hours, with a block", time.Date(2026, 11, 1, 5, 59, 59, 999999000, time.UTC),
 		[][]ratekit.Limit{{ratekit.Calendar(2, calendar.Hour, diffZone("America/New_York")).Block(30 * time.Minute).Named("hour"), ratekit.Calendar(3, calendar.Every(10*time.Second), nil)}},
 		[]dop{
 			{kind: opTake, cost: 1}, {adv: time.Microsecond, kind: opTake, cost: 1}, // 01:59:59.999999 EDT, 01:00 EST
@@ -69,7 +67,7 @@ var differentialReplays = []struct {
 			{adv: 30*time.Minute - time.Microsecond, kind: opTake, cost: 1}, // 01:59:59.999999 EST
 			{adv: time.Microsecond, kind: opTake, cost: 1},                  // 02:00 EST
 		}},
-	{"Lord Howe's hour of 30 minutes", time.Date(2026, 10, 3, 15, 29, 59, 0, time.UTC), false,
+	{"Lord Howe's hour of 30 minutes", time.Date(2026, 10, 3, 15, 29, 59, 0, time.UTC),
 		[][]ratekit.Limit{{ratekit.Calendar(1, calendar.Hour, diffZone("Australia/Lord_Howe")).Named("hour"), ratekit.Calendar(3, calendar.Day, diffZone("Australia/Lord_Howe")).Named("day")}},
 		[]dop{
 			{kind: opReserve, cost: 1},
@@ -79,7 +77,7 @@ var differentialReplays = []struct {
 			{adv: 30*time.Minute - time.Microsecond, kind: opTake, cost: 1},
 			{adv: time.Microsecond, kind: opTake, cost: 1},
 		}},
-	{"Chatham's hour 2 again for 15 minutes when clocks go back", time.Date(2026, 4, 4, 13, 59, 0, 0, time.UTC), false,
+	{"Chatham's hour 2 again for 15 minutes when clocks go back", time.Date(2026, 4, 4, 13, 59, 0, 0, time.UTC),
 		[][]ratekit.Limit{{ratekit.Calendar(1, calendar.Hour, diffZone("Pacific/Chatham"))}},
 		[]dop{
 			{kind: opReserve, cost: 1},
@@ -95,19 +93,16 @@ var differentialReplays = []struct {
 	// it (memstore admitted every call, Redis refused every call as STALE,
 	// the year 2040 ended a day early in London).
 	{"2040-12-31", time.Date(2040, 12, 31, 11, 59, 59, 0, time.UTC),
-		false, [][]ratekit.Limit{{ratekit.Calendar(2, calendar.Day, diffZone("America/New_York"))}},
+		[][]ratekit.Limit{{ratekit.Calendar(2, calendar.Day, diffZone("America/New_York"))}},
 		[]dop{{kind: opTake, cost: 1}, {kind: opTake, cost: 1}, {adv: time.Second, kind: opTake, cost: 1}, {kind: opPeek}}},
 	{"the year 2040 in London", time.Date(2040, 6, 1, 0, 0, 0, 0, time.UTC),
-		false, [][]ratekit.Limit{{ratekit.Calendar(2, calendar.Year, diffZone("Europe/London"))}},
+		[][]ratekit.Limit{{ratekit.Calendar(2, calendar.Year, diffZone("Europe/London"))}},
 		[]dop{{kind: opTake, cost: 1}}},
 }
 
 func TestDifferentialReplays(t *testing.T) {
 	for _, rp := range differentialReplays {
 		t.Run(rp.name, func(t *testing.T) {
-			if rp.known && os.Getenv("RATEKIT_DIFF_KNOWN") != "1" {
-				t.Skip("a known product bug; RATEKIT_DIFF_KNOWN=1 plays it")
-			}
 			env := newDiffEnv(t)
 			sets := make([][]dlimit, len(rp.sets))
 			for i, s := range rp.sets {

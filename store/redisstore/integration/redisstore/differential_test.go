@@ -407,7 +407,7 @@ func (r *diffRun) fail(msgs []string, dm, dr ratekit.Decision, em, er error) {
 		fmt.Fprintf(&b, "\t\t%v, // #%d\n", o, i)
 	}
 	r.t.Fatalf("seed %d, step %d %v: memstore and redisstore differ, or memstore's period is not the zone's:\n\t%s\nmem:   %s\nredis: %s\n"+
-		"replay: RATEKIT_DIFF_SEED=%d, or this differentialReplays entry:\n{\"seed %d\", %s, false,\n%s,\n\t[]dop{\n%s\t}},",
+		"replay: RATEKIT_DIFF_SEED=%d, or this differentialReplays entry:\n{\"seed %d\", %s,\n%s,\n\t[]dop{\n%s\t}},",
 		r.seed, len(r.ops)-1, r.ops[len(r.ops)-1], strings.Join(msgs, "\n\t"), fmtDecision(dm, em), fmtDecision(dr, er),
 		r.seed, r.seed, timeCode(r.start), setsCode(r.sets), b.String())
 }
