@@ -13,12 +13,12 @@ func (l Limit) Fingerprint() string { return l.def().fingerprint() }
 // GateEntries is how many subjects the Limiter's count of in-flight
 // requests holds (see Reserve): 0 when none is in flight.
 func (l *Limiter) GateEntries() int {
-	if l.gate == nil {
+	if l.set.Load().gate == nil {
 		return 0
 	}
 	n := 0
-	for i := range l.gate.shards {
-		sh := &l.gate.shards[i]
+	for i := range l.set.Load().gate.shards {
+		sh := &l.set.Load().gate.shards[i]
 		sh.mu.Lock()
 		n += len(sh.held)
 		sh.mu.Unlock()

@@ -52,10 +52,10 @@ func NewGuard(l *Limiter, opts ...Option) *Guard {
 		panic("ratekit: a Guard needs a Limiter; build one with ratekit.New")
 	}
 	cfg := newConfig(opts)
-	if (cfg.settle || cfg.countIf != nil) && l.settler == nil {
+	if (cfg.settle || cfg.countIf != nil) && l.set.Load().settler == nil {
 		panic(errCannotSettle.Error() + " (WithSettle and WithCountIf settle every request's charge)")
 	}
-	return &Guard{limiter: l, cfg: cfg, reserving: l.lease > 0 || cfg.settle || cfg.countIf != nil}
+	return &Guard{limiter: l, cfg: cfg, reserving: l.set.Load().lease > 0 || cfg.settle || cfg.countIf != nil}
 }
 
 // Check decides one request. key and keyErr are the key function's result
@@ -80,7 +80,7 @@ func (g *Guard) Check(ctx context.Context, key string, keyErr error, cost int64,
 		}
 		if g.reserving {
 			// on a store error, res holds the request's place in the gate, if any
-			if res, err = g.limiter.reserve(sctx, key, cost, true); err == nil {
+			if res, err = g.limiter.set.Load().reserve(sctx, key, cost, true); err == nil {
 				d = res.Decision
 			}
 		} else {
@@ -194,8 +194,11 @@ func isRequestError(err error) bool {
 // observe reports a decision of Check, made from start, to the observer:
 // its outcome and binding limit, or the error that stopped it.
 func (g *Guard) observe(ctx context.Context, start time.Time, key string, requestErr bool, cost int64, d Decision, err error, res *Reservation) {
-	obs := g.cfg.observer
-	e := observe.Event{Cost: cost, Subject: key, Err: err, Policy: g.limiter.names}
+	obs, set := g.cfg.observer, g.limiter.set.Load()
+	if res != nil {
+		set = res.set // the limits that decided, should Update have replaced them since
+	}
+	e := observe.Event{Cost: cost, Subject: key, Err: err, Policy: set.names}
 	switch {
 	case requestErr:
 		e.Outcome = observe.Invalid
@@ -215,10 +218,10 @@ func (g *Guard) observe(ctx context.Context, start time.Time, key string, reques
 		e.Quota = binding.def().headerQ
 	}
 	if res != nil && res.onRelease(func() {
-		obs.Observe(context.WithoutCancel(ctx), observe.Event{Outcome: observe.Released, Policy: g.limiter.held,
-			Held: g.limiter.held, Subject: key})
+		obs.Observe(context.WithoutCancel(ctx), observe.Event{Outcome: observe.Released, Policy: set.held,
+			Held: set.held, Subject: key})
 	}) {
-		e.Held = g.limiter.held
+		e.Held = set.held
 	}
 	obs.Observe(ctx, e)
 }

@@ -95,6 +95,6 @@ func (r *Reservation) leaveGate() {
 	r.gated = false
 	r.mu.Unlock()
 	if held {
-		r.limiter.gate.leave(r.key)
+		r.set.gate.leave(r.key)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit/calendar"
+	"github.com/ratekit/ratekit/carry"
 	"github.com/ratekit/ratekit/internal/algo"
 	"github.com/ratekit/ratekit/internal/bounds"
 )
@@ -16,8 +17,10 @@ import (
 // between goroutines. Two Limits built alike have the same Spec (compare
 // Specs, not Limits: == tells whether two Limits are copies of one). Build
 // it with a constructor such as FixedWindow or GCRA and name it with Named;
-// the zero Limit is invalid, and New reports it. A limit's parameters are
-// fingerprinted into its storage key: changing them starts fresh state.
+// the zero Limit is invalid, and New reports it. A limit's state is
+// identified by its name and algorithm, not its numbers: new numbers (an
+// override, a redeploy, Limiter.Update) keep the counts by the limit's
+// carry rule (see Carry).
 type Limit struct {
 	d *limitDef // nil in the zero Limit
 }
@@ -36,8 +39,11 @@ type Spec struct {
 	Algorithm string
 	// Name is the policy name (Named), reported in headers and bodies.
 	Name string
-	// ID is the storage identity, name:algorithm:fingerprint, where the
-	// fingerprint hashes every parameter: new parameters start fresh state.
+	// ID is the storage identity: name:algorithm, then, for a limit whose
+	// state has a shape (a sliding window's bucket width, a calendar's
+	// period and zone, a custom algorithm's parameters) or that resets on
+	// new numbers (carry.Reset), a fingerprint of those. New numbers
+	// otherwise keep the state (see package carry).
 	ID string
 	// Quota is the quota per window, a bucket's burst or capacity, or a
 	// Suppressed limit's soft limit.
@@ -67,6 +73,9 @@ type Spec struct {
 	// windows aligned to the clock, calendar.Every).
 	Period   calendar.Period
 	Location *time.Location
+	// Carry is what the limit's state keeps when its numbers change
+	// (Limit.Carry): by default what was used.
+	Carry carry.Rule
 }
 
 // limitDef is what a Limit is, never changed once a Limit holds it: a
@@ -97,7 +106,12 @@ func newDef(alg string, quota int64, rate float64, period time.Duration) limitDe
 func (c limitDef) limit() Limit {
 	r := algo.Of(c.Algorithm)
 	r.Derive(&c.Spec)
-	c.ID = c.Name + ":" + c.Algorithm + ":" + c.fingerprint()
+	c.ID = c.Name + ":" + c.Algorithm
+	if c.Carry == carry.Reset {
+		c.ID += ":" + c.fingerprint() // the key of earlier releases: their counts stay
+	} else if shape := r.Shape(&c.Spec); shape != "" {
+		c.ID += ":" + hash(shape)
+	}
 	c.Concurrent = r.Caps()&algo.Holds != 0
 	c.headerQ, c.headerW = c.headerQuota(r)
 	c.periodic = c.Algorithm == algo.Calendar && c.Location != nil
@@ -107,9 +121,10 @@ func (c limitDef) limit() Limit {
 // Named returns a copy of l with the policy name name, 1 to 48 characters
 // from [A-Za-z0-9_.-]. The name appears in the RateLimit headers and the
 // error body, and it is part of the storage key: limits with the same name
-// and parameters share their counters in every Limiter and instance. The
-// default name is the algorithm's, so name the limits of each route or
-// purpose apart.
+// and algorithm share their counters in every Limiter and instance, whatever
+// their numbers (a sliding window's bucket width, a calendar's period and
+// zone, and carry.Reset's numbers set them apart). The default name is the
+// algorithm's, so name the limits of each route or purpose apart.
 func (l Limit) Named(name string) Limit {
 	c := *l.def()
 	c.Name = name
@@ -152,7 +167,7 @@ func (l Limit) Spec() Spec { return Spec(l.def().Spec) }
 // Share returns one of n instances' share of l, as a store that decides
 // for one instance alone needs it (store/fallback): quotas, bursts and
 // capacities divided by n, rounded down but at least 1, rates divided by n,
-// everything else kept, under a storage identity of its own. A custom
+// everything else kept, its storage identity too (other numbers, one limit). A custom
 // limit, or one whose share would be invalid, is returned as is.
 func (l Limit) Share(n int64) Limit {
 	c := *l.def()
@@ -164,19 +179,35 @@ func (l Limit) Share(n int64) Limit {
 	return l
 }
 
-// fingerprint returns a short hash of the algorithm and its parameters (not
-// the name). Stores put it in the key, so new parameters start fresh state.
+// fingerprint returns the text of the algorithm and every parameter (not
+// the name) that a carry.Reset limit's ID hashes: new numbers, new state.
 func (l *limitDef) fingerprint() string {
-	h := fnv.New64a()
-	fmt.Fprintf(h, "%s|%d|%s|%d|%d|%d|%d|%v", l.Algorithm, l.Quota, strconv.FormatFloat(l.Rate, 'g', -1, 64), l.Window,
+	s := fmt.Sprintf("%s|%d|%s|%d|%d|%d|%d|%v", l.Algorithm, l.Quota, strconv.FormatFloat(l.Rate, 'g', -1, 64), l.Window,
 		l.Precision, l.MaxWait, l.Block, l.Params)
-	if l.Algorithm == algo.Calendar { // only Calendar: other limits keep their keys
-		fmt.Fprintf(h, "|%s|%s", l.Period, l.Location)
+	if l.Algorithm == algo.Calendar {
+		s += fmt.Sprintf("|%s|%s", l.Period, l.Location)
 	}
-	if l.Factor != 0 { // only Suppressed: other limits keep their keys
-		fmt.Fprintf(h, "|%s", strconv.FormatFloat(l.Factor, 'g', -1, 64))
+	if l.Factor != 0 {
+		s += "|" + strconv.FormatFloat(l.Factor, 'g', -1, 64)
 	}
+	return hash(s)
+}
+
+// hash returns 16 hex digits of the FNV-1a hash of s.
+func hash(s string) string {
+	h := fnv.New64a()
+	h.Write([]byte(s))
 	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+// Carry returns a copy of l whose state, when its numbers change, keeps
+// what rule says (see package carry): by default what was used.
+// carry.Reset makes the numbers part of the limit's identity, as the
+// Limits of earlier releases: new numbers start fresh state.
+func (l Limit) Carry(rule carry.Rule) Limit {
+	c := *l.def()
+	c.Carry = rule
+	return c.limit()
 }
 
 // String describes the limit, e.g. "api: fixed 100 per 1m0s".
@@ -199,6 +230,8 @@ func (l Limit) validate() error {
 		f = algo.Fault{Field: "algorithm", Reason: "is missing; build limits with a constructor such as ratekit.FixedWindow"}
 	case bounds.Name(d.Name) != "":
 		f = algo.Fault{Field: "name", Reason: bounds.Name(d.Name)}
+	case d.Carry > carry.Reset:
+		f = algo.Fault{Field: "carry", Reason: fmt.Sprintf("must be carry.Used or carry.Reset (got %d)", d.Carry)}
 	default:
 		f = algo.Of(d.Algorithm).Validate(&d.Spec, d.shadow)
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ratekit/ratekit/response"
@@ -12,30 +14,43 @@ import (
 	"github.com/ratekit/ratekit/internal/bounds"
 )
 
-// A Limiter applies a fixed set of limits to subjects through a Store: each
-// call charges every limit, or none. Most callers want Middleware; Allow and
-// AllowN decide in code. A Limiter is safe for concurrent use; build it once
-// with New and share it. The zero Limiter is not usable.
+// A Limiter applies a set of limits to subjects through a Store: each call
+// charges every limit, or none. Most callers want Middleware; Allow and
+// AllowN decide in code. Update replaces the limits while the Limiter
+// serves, and Override changes a limit's numbers for one subject. A Limiter
+// is safe for concurrent use; build it once with New and share it. The zero
+// Limiter is not usable.
 type Limiter struct {
-	policy string        // RateLimit-Policy header value, computed once
-	names  string        // every limit's name, comma-separated, for observers
-	lease  time.Duration // the InFlight limits' shortest lease, 0 when none: renewed every quarter of it
-	held   string        // the InFlight limits' names, comma-separated, for observers
-	gate   *gate         // this instance's in-flight requests per subject; nil without InFlight limits
+	store     Store
+	set       atomic.Pointer[limitSet] // the limits in force: each call reads it once
+	unbounded bool                     // the store never blocks (store.NonBlocking)
+	mu        sync.Mutex               // one Update at a time
+}
+
+// A limitSet is a Limiter's limits, prepared by its store: what a call
+// reads, never changed once made (Update makes another).
+type limitSet struct {
+	limits []Limit        // as given to New or Update
+	byName map[string]int // each limit's index, by name
+	policy string         // RateLimit-Policy header value, computed once
+	names  string         // every limit's name, comma-separated, for observers
+	lease  time.Duration  // the InFlight limits' shortest lease, 0 when none: renewed every quarter of it
+	held   string         // the InFlight limits' names, comma-separated, for observers
+	gate   *gate          // this instance's in-flight requests per subject; nil without InFlight limits
 
 	// the limits prepared by the store: every limit (for Reset), the
 	// enforced and the shadow ones (nil when there are none); settler is
 	// the settling form of the first call's limits, nil when it cannot settle.
 	all, enforcedP, shadowP Prepared
 	settler                 settler
-	unbounded               bool // the store never blocks (store.NonBlocking)
 }
 
 // New returns a Limiter enforcing limits through store. It checks every
 // limit and reports every problem at once (as a joined error whose parts are
 // *LimitError values, all matching ErrInvalidLimit), so a misconfiguration
-// is found when the Limiter is built, never at request time. Limiters whose
-// limits agree in name and parameters share counters (see Named).
+// is found when the Limiter is built, never at request time. Two limits of
+// one Limiter may not share a name. Limiters whose limits agree in name and
+// algorithm share counters (see Named and Carry).
 //
 // New hands the limits to the store once (Store.Prepare), which checks that
 // it can serve them; for InFlight limits, New refuses a store chain whose
@@ -44,6 +59,46 @@ func New(store Store, limits ...Limit) (*Limiter, error) {
 	if store == nil {
 		return nil, fmt.Errorf("%w: the store is nil; pass memstore.New() or a Redis store", ErrInvalidLimit)
 	}
+	s, err := prepareSet(store, limits)
+	if err != nil {
+		return nil, err
+	}
+	l := &Limiter{store: store}
+	l.set.Store(s)
+	if nb, ok := store.(interface{ NonBlocking() bool }); ok { // store.NonBlocking: call it without a timeout
+		l.unbounded = nb.NonBlocking()
+	}
+	return l, nil
+}
+
+// Update replaces the Limiter's limits with limits, checked as New checks
+// them, while it serves: each call is decided by the old limits or by the
+// new ones, never a mix, and calls made meanwhile succeed. State carries
+// over by name and algorithm (see Carry): a limit with new numbers keeps
+// its counts, a removed limit's counts stay in the store until they expire.
+// Update cannot add InFlight limits to a Limiter that has none, or remove
+// all of them: Guards built on the Limiter hold slots or not for good.
+// Reservations made before settle against the limits they were made with.
+func (l *Limiter) Update(limits ...Limit) error {
+	s, err := prepareSet(l.store, limits)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	old := l.set.Load()
+	switch {
+	case (old.lease > 0) != (s.lease > 0):
+		return fmt.Errorf("%w: Update cannot add InFlight limits to a Limiter without them, or remove them all; build a new Limiter and Middleware", ErrInvalidLimit)
+	case old.settler != nil && s.settler == nil:
+		return &settleError{errCannotSettle}
+	}
+	l.set.Store(s)
+	return nil
+}
+
+// prepareSet checks limits and has store prepare them.
+func prepareSet(store Store, limits []Limit) (*limitSet, error) {
 	if len(limits) == 0 {
 		return nil, fmt.Errorf("%w: no limits; pass at least one, e.g. ratekit.FixedWindow(100, time.Minute)", ErrInvalidLimit)
 	}
@@ -63,10 +118,11 @@ func New(store Store, limits ...Limit) (*Limiter, error) {
 		return nil, errors.Join(errs...)
 	}
 	limits = append([]Limit(nil), limits...) // the store may keep it
-	l := &Limiter{}
+	l := &limitSet{limits: limits, byName: make(map[string]int, len(limits))}
 	var enforced, shadow []Limit
 	var names, held []string
-	for _, lim := range limits {
+	for i, lim := range limits {
+		l.byName[lim.Name()] = i
 		names = append(names, lim.Name())
 		if lim.def().Concurrent {
 			if l.lease == 0 || lim.def().Window < l.lease {
@@ -108,9 +164,6 @@ func New(store Store, limits ...Limit) (*Limiter, error) {
 	if l.lease > 0 && l.settler == nil {
 		return nil, &settleError{errCannotSettle}
 	}
-	if nb, ok := store.(interface{ NonBlocking() bool }); ok { // store.NonBlocking: call it without a timeout
-		l.unbounded = nb.NonBlocking()
-	}
 	return l, nil
 }
 
@@ -124,6 +177,10 @@ func (l *Limiter) Allow(ctx context.Context, key string) (Decision, error) {
 // The context bounds the store call: give it a deadline (Middleware applies
 // WithTimeout, 100 ms by default).
 func (l *Limiter) AllowN(ctx context.Context, key string, cost int64) (Decision, error) {
+	return l.set.Load().allowN(ctx, key, cost)
+}
+
+func (l *limitSet) allowN(ctx context.Context, key string, cost int64) (Decision, error) {
 	if err := bounds.CheckCost(cost); err != nil {
 		return Decision{}, err
 	}
@@ -151,7 +208,7 @@ func (l *Limiter) Peek(ctx context.Context, key string) (Decision, error) {
 	if key == "" {
 		return Decision{}, ErrEmptyKey
 	}
-	return l.decide(ctx, key, 1, true)
+	return l.set.Load().decide(ctx, key, 1, true)
 }
 
 // Reset forgets key's state for every limit of the Limiter, blocks included.
@@ -159,7 +216,7 @@ func (l *Limiter) Reset(ctx context.Context, key string) error {
 	if key == "" {
 		return ErrEmptyKey
 	}
-	return l.all.Reset(ctx, key)
+	return l.set.Load().all.Reset(ctx, key)
 }
 
 // Enforce is AllowN's one-call form for handlers: nil when the request may
@@ -182,7 +239,7 @@ func (l *Limiter) Enforce(ctx context.Context, key string, cost int64) error {
 }
 
 // ask is one store call: Take, or Peek when peek is set (cost is then 1).
-func (l *Limiter) ask(ctx context.Context, key string, p Prepared, cost int64, peek bool) (Decision, error) {
+func (l *limitSet) ask(ctx context.Context, key string, p Prepared, cost int64, peek bool) (Decision, error) {
 	if peek {
 		return p.Peek(ctx, key)
 	}
@@ -192,7 +249,7 @@ func (l *Limiter) ask(ctx context.Context, key string, p Prepared, cost int64, p
 // decide asks the store about the enforced limits, then, when they admit
 // the request, about the shadow limits: a shadow limit counts what it would
 // count if it were enforced, and never refuses.
-func (l *Limiter) decide(ctx context.Context, key string, cost int64, peek bool) (Decision, error) {
+func (l *limitSet) decide(ctx context.Context, key string, cost int64, peek bool) (Decision, error) {
 	p := l.enforcedP
 	if p == nil {
 		p = l.shadowP
@@ -222,7 +279,7 @@ func (l *Limiter) decide(ctx context.Context, key string, cost int64, peek bool)
 
 // addShadow asks the store about the shadow limits of a call the enforced
 // limits admitted with d, and records in d whether one would have refused.
-func (l *Limiter) addShadow(ctx context.Context, key string, cost int64, peek bool, d *Decision) error {
+func (l *limitSet) addShadow(ctx context.Context, key string, cost int64, peek bool, d *Decision) error {
 	s, err := l.ask(ctx, key, l.shadowP, cost, peek)
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/carry"
 	"github.com/ratekit/ratekit/store/memstore"
 )
 
@@ -38,11 +39,12 @@ func TestNewReportsEveryBadLimit(t *testing.T) {
 	}
 }
 
-// TestStateIsNameAndParameters: a limit's counters are identified by its
-// name and parameters, nothing else, as New documents. Limiters whose limits
-// agree in both share one counter per subject (an unnamed limit is named
-// after its algorithm); another name or other parameters is another counter.
-func TestStateIsNameAndParameters(t *testing.T) {
+// TestStateIsNameAndAlgorithm: a limit's counters are identified by its
+// name and algorithm, not its numbers, as Named documents. Limiters whose
+// limits agree in both share one counter per subject (an unnamed limit is
+// named after its algorithm); another name is another counter, and so are
+// other numbers under carry.Reset.
+func TestStateIsNameAndAlgorithm(t *testing.T) {
 	store := memstore.New()
 	limiter := func(l ratekit.Limit) *ratekit.Limiter {
 		t.Helper()
@@ -58,6 +60,7 @@ func TestStateIsNameAndParameters(t *testing.T) {
 		"/unnamed-b": ratekit.FixedWindow(2, time.Minute),
 		"/search":    ratekit.FixedWindow(2, time.Minute).Named("search"),
 		"/other":     ratekit.FixedWindow(3, time.Minute),
+		"/reset":     ratekit.FixedWindow(3, time.Minute).Carry(carry.Reset),
 		"/shared-a":  ratekit.FixedWindow(2, time.Minute).Named("shared"),
 		"/shared-b":  ratekit.FixedWindow(2, time.Minute).Named("shared"),
 	} {
@@ -78,7 +81,8 @@ func TestStateIsNameAndParameters(t *testing.T) {
 	}{
 		{[]string{"/unnamed-a", "/unnamed-b", "/unnamed-a"}, []int{200, 200, 429}, "unnamed, equal parameters: one counter"},
 		{[]string{"/search", "/search", "/search"}, []int{200, 200, 429}, "named apart: a counter of its own"},
-		{[]string{"/other", "/other", "/other", "/other"}, []int{200, 200, 200, 429}, "other parameters: a counter of its own"},
+		{[]string{"/other", "/other"}, []int{200, 429}, "unnamed, other numbers: the same counter (2 used, quota 3)"},
+		{[]string{"/reset", "/reset", "/reset", "/reset"}, []int{200, 200, 200, 429}, "carry.Reset, other numbers: a counter of its own"},
 		{[]string{"/shared-a", "/shared-b", "/shared-a"}, []int{200, 200, 429}, "named alike: one counter"},
 	} {
 		if got := codes(c.paths...); !slices.Equal(got, c.want) {

@@ -22,14 +22,14 @@ var errCannotSettle = errors.New("ratekit: the store cannot settle charges or ho
 // (store/memstore and the Redis stores do); shadow limits are charged as by
 // AllowN and never settled.
 func (l *Limiter) Reserve(ctx context.Context, key string, cost int64) (*Reservation, error) {
-	return l.reserve(ctx, key, cost, false)
+	return l.set.Load().reserve(ctx, key, cost, false)
 }
 
 // reserve is Reserve. A guarded reservation (a Guard's) leaves the gate
 // only when Guard.Run ends it, not when its handler settles it, and a
 // store error returns, with the error, a Reservation that holds the
 // request's place in the gate when it has one, for the Guard to end.
-func (l *Limiter) reserve(ctx context.Context, key string, cost int64, guarded bool) (*Reservation, error) {
+func (l *limitSet) reserve(ctx context.Context, key string, cost int64, guarded bool) (*Reservation, error) {
 	if err := bounds.CheckCost(cost); err != nil {
 		return nil, err
 	}
@@ -44,9 +44,9 @@ func (l *Limiter) reserve(ctx context.Context, key string, cost int64, guarded b
 		if err != nil {
 			return nil, err
 		}
-		return &Reservation{Decision: d, limiter: l, key: key}, nil
+		return &Reservation{Decision: d, set: l, key: key}, nil
 	}
-	r := &Reservation{limiter: l, key: key, guarded: guarded}
+	r := &Reservation{set: l, key: key, guarded: guarded}
 	if l.gate != nil {
 		if !l.gate.enter(key) {
 			r.Decision = l.gate.denial
@@ -93,7 +93,7 @@ type Reservation struct {
 	// can be settled upward, and holds its InFlight slots.
 	Decision Decision
 
-	limiter *Limiter // its settler settles the charge
+	set     *limitSet // the limits it was made with: their settler settles the charge
 	key     string
 
 	mu       sync.Mutex
@@ -197,7 +197,7 @@ func (r *Reservation) settle(ctx context.Context, cost int64, release bool) erro
 		r.timer.Stop()
 	}
 	rc.Ends, rc.Held = append([]int64(nil), rc.Ends...), append([]int64(nil), rc.Held...) // the store updates its copy
-	if err := r.limiter.settler.Settle(ctx, r.key, &rc, cost); err != nil {
+	if err := r.set.settler.Settle(ctx, r.key, &rc, cost); err != nil {
 		if release && r.receipt.Lease != "" {
 			r.slotsGone() // no longer renewed: the slots lapse within one lease
 		}
@@ -224,11 +224,11 @@ func (r *Reservation) renew() {
 	if rc.Lease == "" {
 		return
 	}
-	every := r.limiter.lease / 4
+	every := r.set.lease / 4
 	sent := time.Now()
 	next := renewed.Add((max(sent.Sub(renewed)/every, 1) + 1) * every) // after this attempt's point (a late timer skips points)
 	ctx, cancel := context.WithDeadline(context.Background(), sent.Add(min(next.Sub(sent), time.Second)))
-	held, err := r.limiter.settler.Renew(ctx, r.key, &rc)
+	held, err := r.set.settler.Renew(ctx, r.key, &rc)
 	cancel()
 	r.mu.Lock()
 	switch {
@@ -241,7 +241,7 @@ func (r *Reservation) renew() {
 		r.slotsGone()
 		r.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), min(every, time.Second))
-		_ = r.limiter.settler.Settle(ctx, r.key, &rc, rc.Cost)
+		_ = r.set.settler.Settle(ctx, r.key, &rc, rc.Cost)
 		cancel()
 		return
 	case err == nil:

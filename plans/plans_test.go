@@ -76,9 +76,9 @@ func TestTwoPlans(t *testing.T) {
 	}
 }
 
-// TestPlanChangeStartsFresh: new numbers for a plan start fresh counts on
-// the same store; the untouched plan keeps its counts.
-func TestPlanChangeStartsFresh(t *testing.T) {
+// TestPlanChangeKeepsCounts: new numbers for a plan keep its counts on
+// the same store (carry.Used), as the untouched plan does.
+func TestPlanChangeKeepsCounts(t *testing.T) {
 	store := memstore.New()
 	before, err := plans.New(store, tiers(1, 1))
 	if err != nil {
@@ -99,8 +99,8 @@ func TestPlanChangeStartsFresh(t *testing.T) {
 	if d, _ := free.Allow(t.Context(), "subject"); d.Allowed {
 		t.Fatal("free's numbers did not change, its count must carry on")
 	}
-	if d, _ := pro.Allow(t.Context(), "subject"); !d.Allowed || d.Remaining != 2 {
-		t.Fatalf("pro's new numbers must start fresh: %+v", d)
+	if d, _ := pro.Allow(t.Context(), "subject"); !d.Allowed || d.Remaining != 1 {
+		t.Fatalf("pro's new numbers (1 to 3 after 1 used) must keep the count: %+v, want 1 remaining", d)
 	}
 }
 

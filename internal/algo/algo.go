@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit/calendar"
+	"github.com/ratekit/ratekit/carry"
 )
 
 // A Spec is a limit's algorithm and parameters: ratekit.Spec's fields in
@@ -24,6 +25,7 @@ type Spec struct {
 	Concurrent                                  bool // Holds: requests in flight, not over time
 	Period                                      calendar.Period
 	Location                                    *time.Location
+	Carry                                       carry.Rule
 }
 
 // State is one limit's state for one subject, as memstore keeps it: a
@@ -32,8 +34,10 @@ type Spec struct {
 type State struct {
 	Value    int64
 	ExpireMS int64
-	Buckets  []Bucket // sliding, suppressed: counts by bucket, oldest first
-	Log      []int64  // log: admitted requests (µs); inflight: leases as pairs (expiry µs, id)
+	Unit     int64 // bucket: the emission interval (µs) Value was written under
+
+	Buckets []Bucket // sliding, suppressed: counts by bucket, oldest first
+	Log     []int64  // log: admitted requests (µs); inflight: leases as pairs (expiry µs, id)
 }
 
 // A Bucket is one bucket of a sliding window: its index (ms / width), its
@@ -82,7 +86,12 @@ type Rules interface {
 	Validate(s *Spec, shadow bool) Fault // the first fault, in ratekit's order
 	Derive(s *Spec)                      // sets the derived values (Interval, Hard)
 	Describe(s *Spec) string             // Limit.String but for the block
-	Args(s *Spec, now int64) [3]int64    // the three parameters the Redis engine sends for a call at now (µs)
+	// Shape returns the parameters that give the state its form, "" when
+	// there are none: a limit's state is identified by its name, algorithm
+	// and shape, so new numbers keep it (see package carry), a new shape
+	// starts it afresh.
+	Shape(s *Spec) string
+	Args(s *Spec, now int64) [3]int64 // the three parameters the Redis engine sends for a call at now (µs)
 	// Period returns the stretch of time [start, end) around now (µs) over
 	// which Args stays the same: all time, unless the limit follows the clock.
 	Period(s *Spec, now int64) (start, end int64)
@@ -120,6 +129,8 @@ type Algorithm interface {
 type base struct{}
 
 func (base) Derive(*Spec) {}
+
+func (base) Shape(*Spec) string { return "" }
 
 func (base) Describe(s *Spec) string {
 	return fmt.Sprintf("%s: %s %d per %s", s.Name, s.Algorithm, s.Quota, s.Window)

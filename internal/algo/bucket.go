@@ -71,15 +71,28 @@ func (*bucket) Share(s *Spec, n int64) bool {
 	return true
 }
 
+// tatOf returns the TAT of the live state e (nil: none) at now under s's
+// numbers (see tat_of in the engine's gcra.lua). The used part of the
+// burst carries over (carry.Used): a TAT written under another interval is
+// read as that many intervals used, at most the burst, and counted in the
+// new interval; under the same interval it stands, so a smaller burst
+// admits again once the used part has drained below it.
+func tatOf(s *Spec, e *State, now int64) int64 {
+	if e == nil || e.Value <= now {
+		return now
+	}
+	if interval := s.Interval.Microseconds(); e.Unit != 0 && e.Unit != interval {
+		return now + int64(math.Ceil(min(float64(e.Value-now)/float64(e.Unit), float64(s.Quota))*float64(interval)))
+	}
+	return e.Value
+}
+
 // Decide: see algorithms.gcra in the engine.
 func (*bucket) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
 	interval, burst, maxWait := s.Interval.Microseconds(), s.Quota, s.MaxWait.Microseconds()
 	cost, nowUS := c.Cost, c.Now
 	offset := interval * burst
-	tat := nowUS
-	if e != nil && e.Value > nowUS {
-		tat = e.Value
-	}
+	tat := tatOf(s, e, nowUS)
 	r.Remaining = max((nowUS-tat+offset)/interval, 0)
 	r.ResetAfter = us(tat - nowUS)
 	if cost > burst {
@@ -107,25 +120,22 @@ func (*bucket) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
 	r.ResetAfter = us(newTat - nowUS)
 	r.Delay = us(delay)
 	ttlMS := (newTat - nowUS + 999) / 1000
-	*next = State{Value: newTat, ExpireMS: nowUS/1000 + ttlMS}
+	*next = State{Value: newTat, ExpireMS: nowUS/1000 + ttlMS, Unit: interval}
 }
 
 // End: the TAT after the charge.
 func (*bucket) End(_ *Spec, next *State, _ int64) int64 { return next.Value }
 
 func (*bucket) GiveBack(s *Spec, e *State, end *int64, n, now int64) {
-	if e.Value > now {
+	if tat := tatOf(s, e, now); tat > now {
 		held := max(min(n*s.Interval.Microseconds(), *end-now), 0)
-		e.Value = max(e.Value-held, now)
+		e.Value, e.Unit = max(tat-held, now), s.Interval.Microseconds()
 		*end -= held
 	}
 }
 
 // Extra moves the TAT by n more.
 func (*bucket) Extra(s *Spec, e *State, _, held, n, now int64) (State, int64, int64) {
-	tat := now + n*s.Interval.Microseconds()
-	if e != nil {
-		tat = max(e.Value, now) + n*s.Interval.Microseconds()
-	}
-	return State{Value: tat, ExpireMS: now/1000 + (tat-now+999)/1000}, tat, held + n
+	tat := tatOf(s, e, now) + n*s.Interval.Microseconds()
+	return State{Value: tat, ExpireMS: now/1000 + (tat-now+999)/1000, Unit: s.Interval.Microseconds()}, tat, held + n
 }

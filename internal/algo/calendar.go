@@ -81,6 +81,9 @@ func (*periodic) Describe(s *Spec) string {
 // (then in the period before, which ends at the start) to the end: so an
 // instance whose clock is up to half a margin (1 s) from Redis's never
 // sends bounds Redis must refuse (lua/calendar.lua, stale).
+// Shape: the period and zone, which say what the count counts.
+func (*periodic) Shape(s *Spec) string { return fmt.Sprintf("%s|%s", s.Period, s.Location) }
+
 func (*periodic) Args(s *Spec, now int64) [3]int64 {
 	start, end, _, _ := sent(s, now)
 	return [3]int64{s.Quota, start / 1000, end / 1000}

@@ -1,5 +1,7 @@
 package algo
 
+import "fmt"
+
 // custom holds the generic rules of a custom algorithm (ratekit.Custom):
 // Lua a user registers with a Redis store, which alone decides it. It is
 // no Algorithm: memstore cannot run it.
@@ -18,6 +20,12 @@ func (custom) Validate(s *Spec, _ bool) Fault {
 }
 
 // Args: the algorithm's own parameters.
+// Shape: every parameter, since only the algorithm's Lua knows what they
+// mean: new numbers start fresh state.
+func (custom) Shape(s *Spec) string {
+	return fmt.Sprintf("%d|%s|%v", s.Quota, s.Window, s.Params)
+}
+
 func (custom) Args(s *Spec, _ int64) [3]int64 { return s.Params }
 
 // Share: none; a custom algorithm's parameters mean what its Lua says.

@@ -39,6 +39,9 @@ func (*sliding) Describe(s *Spec) string {
 	return fmt.Sprintf("%s: sliding %d per %s, buckets of %s", s.Name, s.Quota, s.Window, s.Precision)
 }
 
+// Shape: the bucket width, which numbers the buckets.
+func (*sliding) Shape(s *Spec) string { return s.Precision.String() }
+
 func (*sliding) Args(s *Spec, _ int64) [3]int64 {
 	return [3]int64{s.Quota, s.Window.Milliseconds(), s.Precision.Milliseconds()}
 }

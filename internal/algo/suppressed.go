@@ -37,6 +37,9 @@ func (*suppressed) Describe(s *Spec) string {
 	return fmt.Sprintf("%s: suppressed %d per %s, hard %d", s.Name, s.Quota, s.Window, s.Hard)
 }
 
+// Shape: the bucket width, which numbers the buckets.
+func (*suppressed) Shape(s *Spec) string { return s.Precision.String() }
+
 func (*suppressed) Args(s *Spec, _ int64) [3]int64 {
 	return [3]int64{s.Quota, s.Hard, s.Window.Milliseconds()}
 }

@@ -103,7 +103,7 @@ func TestLongSubject(t *testing.T) {
 func TestManyLimitSets(t *testing.T) {
 	f := newFixture(t)
 	for i := range 1100 {
-		l := ratekit.FixedWindow(int64(i+1), time.Minute).Named("n")
+		l := ratekit.FixedWindow(int64(i+1), time.Minute).Named(fmt.Sprintf("n%d", i)) // limits of their own
 		f.take(t, "k", int64(i+1), l)
 		d := f.take(t, "k", 1, l)
 		if d.Allowed || d.Cached {

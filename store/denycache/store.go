@@ -2,6 +2,7 @@ package denycache
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -91,8 +92,9 @@ func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 const maxSets = 1024
 
 // A limitSet is the identity of the limits of one prepared call: their
-// Spec().IDs, which fingerprint every parameter, so a changed limit is a new
-// set. Sets are made by Prepare, once per identity, and never change.
+// Specs, so that limits with new numbers (which share their state, and so
+// their IDs) are a new set. Sets are made by Prepare, once per identity,
+// and never change.
 type limitSet struct {
 	ids       []string // each limit's Spec().ID, in order
 	cacheable bool     // all of algorithms whose denials the cache understands
@@ -103,10 +105,13 @@ type limitSet struct {
 // setOf returns the set of limits, whose IDs are ids, made on first use;
 // nil beyond maxSets.
 func (s *Store) setOf(limits []ratekit.Limit, ids []string) *limitSet {
-	key := strings.Join(ids, "\x00")
+	var key strings.Builder
+	for _, l := range limits {
+		fmt.Fprintf(&key, "%+v\x00", l.Spec())
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if set, ok := s.sets[key]; ok {
+	if set, ok := s.sets[key.String()]; ok {
 		return set
 	}
 	if len(s.sets) >= maxSets {
@@ -123,7 +128,7 @@ func (s *Store) setOf(limits []ratekit.Limit, ids []string) *limitSet {
 			set.blocks = append(set.blocks, i)
 		}
 	}
-	s.sets[key] = set
+	s.sets[key.String()] = set
 	return set
 }
 

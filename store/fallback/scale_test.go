@@ -80,8 +80,8 @@ func TestScaleEveryAlgorithm(t *testing.T) {
 				got.Period != in.Period || got.Location != in.Location {
 				t.Fatalf("shape changed:\n got %+v\nfrom %+v", got, in)
 			}
-			if got.ID == in.ID {
-				t.Fatal("the scaled limit shares the original's storage identity")
+			if got.ID != in.ID {
+				t.Fatalf("the scaled limit's storage identity %q, want the original's %q: other numbers, the same limit", got.ID, in.ID)
 			}
 			if _, err := ratekit.New(memstore.New(), c.in.Share(c.n).Named("check")); err != nil {
 				t.Fatalf("scaled limit invalid: %v", err)

@@ -24,7 +24,8 @@ import (
 // concurrent use; it starts no goroutine and needs no Close.
 type Store struct {
 	inner     ratekit.Store
-	ids       []string // the leased limits' Spec().ID, in order
+	ids       []string       // the leased limits' Spec().ID, in order
+	specs     []ratekit.Spec // the leased limits' Spec(), in order
 	minQuota  int64
 	minWindow time.Duration
 	config
@@ -65,7 +66,7 @@ func New(inner ratekit.Store, limits []ratekit.Limit, opts ...Option) (*Store, e
 	s.minQuota, s.minWindow = math.MaxInt64, math.MaxInt64
 	for _, l := range limits {
 		sp := l.Spec()
-		s.ids = append(s.ids, sp.ID)
+		s.ids, s.specs = append(s.ids, sp.ID), append(s.specs, sp)
 		s.minQuota, s.minWindow = min(s.minQuota, sp.Quota), min(s.minWindow, sp.Window)
 	}
 	switch {
@@ -99,16 +100,18 @@ func checkLeasable(limits []ratekit.Limit) []error {
 // default. An instance holds at most this many units per subject.
 func (s *Store) MaxLease() int64 { return s.maxLease }
 
-// Prepare implements ratekit.Store. The leased limits, in order, get a form
-// that answers from leases; other limits get the inner store's form, a
-// store.Settler when theirs is and they name no leased limit.
+// Prepare implements ratekit.Store. The leased limits, in order and with
+// their numbers, get a form that answers from leases; other limits (the
+// leased ones with other numbers too, which share their counters) get the
+// inner store's form, a store.Settler when theirs is and they name no
+// leased limit.
 func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 	inner, err := s.inner.Prepare(limits)
 	if err != nil {
 		return nil, err
 	}
 	switch {
-	case slices.EqualFunc(limits, s.ids, func(l ratekit.Limit, id string) bool { return l.Spec().ID == id }):
+	case slices.EqualFunc(limits, s.specs, func(l ratekit.Limit, sp ratekit.Spec) bool { return l.Spec() == sp }):
 		return &leased{sharing{inner, s}, slices.Clone(limits)}, nil
 	case slices.ContainsFunc(limits, func(l ratekit.Limit) bool { return slices.Contains(s.ids, l.Spec().ID) }):
 		return &sharing{inner, s}, nil

@@ -26,9 +26,9 @@ func ExampleEngine_Keys() {
 		fmt.Println(k)
 	}
 	// Output:
-	// app:{203.0.113.7}:api:fixed:91be0a451528f29d
-	// app:{203.0.113.7}:burst:gcra:2fa2df7153cba12b
-	// app:{203.0.113.7}:burst:gcra:2fa2df7153cba12b:block
+	// app:{203.0.113.7}:api:fixed
+	// app:{203.0.113.7}:burst:gcra
+	// app:{203.0.113.7}:burst:gcra:block
 }
 
 // Tag keeps a short, safe subject as it is and hashes any other.

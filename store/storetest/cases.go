@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/carry"
 	"github.com/ratekit/ratekit/internal/algo"
 )
 
@@ -121,11 +122,24 @@ func reset(t *testing.T, h Harness, l ratekit.Limit) {
 	}
 }
 
+// newParameters: under carry.Reset new numbers start fresh state; by
+// default (carry.Used) a burst one larger admits exactly one more.
 func newParameters(t *testing.T, h Harness, l ratekit.Limit) {
+	r := l.Carry(carry.Reset)
+	fill(t, h, "r", r)
+	if d := take(t, h, "r", 1, withBurst(r, r.Spec().Quota+1)); !d.Allowed || d.Remaining != r.Spec().Quota {
+		t.Fatalf("carry.Reset: new numbers under the same name: %+v, want fresh state", d)
+	}
+	if l.Spec().Algorithm == "suppressed" { // its admissions past the soft limit are drawn
+		return
+	}
 	fill(t, h, "k", l)
 	bigger := withBurst(l, l.Spec().Quota+1)
-	if d := take(t, h, "k", 1, bigger); !d.Allowed || d.Remaining != l.Spec().Quota {
-		t.Fatalf("new parameters under the same name: %+v, want fresh state", d)
+	if d := take(t, h, "k", 1, bigger); !d.Allowed || d.Remaining != 0 {
+		t.Fatalf("carry.Used: a burst one larger: %+v, want one more admitted, none remaining", d)
+	}
+	if d := take(t, h, "k", 1, bigger); d.Allowed {
+		t.Fatalf("carry.Used: a burst one larger admitted two more: %+v", d)
 	}
 }
 

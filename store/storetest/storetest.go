@@ -61,7 +61,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"PeekAndCostZeroChargeNothing", false, peekAndCostZero},
 		{"AllOrNothing", false, allOrNothing},
 		{"Reset", false, reset},
-		{"NewParametersStartFresh", false, newParameters},
+		{"NewNumbers", false, newParameters},
 		{"RefillsInRealTime", false, refills},
 		{"RetryAfterIsExact", true, retryAfterExact},
 		{"BlockOutlastsWindow", true, blockOutlastsWindow},

@@ -52,7 +52,7 @@ func runSuppressed(t *testing.T, newHarness func(t *testing.T) Harness, fake boo
 		{"PeekAndCostZeroChargeNothing", false, peekAndCostZero},
 		{"AllOrNothing", false, allOrNothing},
 		{"Reset", false, reset},
-		{"NewParametersStartFresh", false, newParameters},
+		{"NewNumbers", false, newParameters},
 		{"RefillsInRealTime", false, refills},
 		{"BlockOutlastsWindow", true, blockOutlastsWindow},
 	}

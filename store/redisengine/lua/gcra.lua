@@ -1,17 +1,30 @@
 -- gcra, token and leaky: the generic cell rate algorithm (as
 -- go-redis/redis_rate). p1 interval µs (for one unit to come back), p2
 -- burst, p3 max wait µs (0: meter; else queue mode). Redis keeps the
--- theoretical arrival time tat (µs), when the bucket is full again, with a
--- TTL to it. A call is admitted when tat + interval * (cost - burst) <= now;
+-- theoretical arrival time tat (µs), when the bucket is full again, and the
+-- interval it was written under, as "<tat>:<interval>", with a TTL to tat. A call is admitted when tat + interval * (cost - burst) <= now;
 -- in queue mode it then waits until max(tat, now), at most max wait. A charge
 -- sets tat to max(tat, now) + interval * cost.
 
--- at decides on stored, the key's value (a number or nil).
+-- tat_of returns the tat of a key's value v (nil: none) at now: one
+-- written under another interval is read as that many intervals used, at
+-- most burst, counted in this one (tatOf in internal/algo/bucket.go).
+local function tat_of(v, now, interval, burst)
+  if not v then return now end
+  local t, u = string.match(v, '^(%d+):(%d+)$')
+  t, u = tonumber(t), tonumber(u)
+  if not t or t <= now then return now end
+  if u ~= interval then return now + math.ceil(math.min((t - now) / u, burst) * interval) end
+  return t
+end
+
+local function value(tat, interval) return int(tat) .. ':' .. int(interval) end
+
+-- at decides on stored, the key's value (a string or nil).
 local function at(r, stored, interval, burst, max_wait)
   local now = clock()
   local offset = interval * burst
-  local tat = now
-  if stored and stored > now then tat = stored end
+  local tat = tat_of(stored, now, interval, burst)
   r.allowed, r.remaining, r.reset = false, math.max(math.floor((now - tat + offset) / interval), 0), tat - now
   r.retry, r.flags = 0, 0
   if cost > burst then r.flags = 1 return r end
@@ -26,12 +39,12 @@ local function at(r, stored, interval, burst, max_wait)
   r.allowed = true
   if not charge then return r end
   r.after_remaining, r.after_reset, r.delay, r.after_window = math.floor(diff / interval), new_tat - now, delay, 0
-  r.op, r.a, r.b = 'set', new_tat, math.ceil((new_tat - now) / 1000)
+  r.op, r.a, r.b = 'set', value(new_tat, interval), math.ceil((new_tat - now) / 1000)
   return r
 end
 
 local function check(r, key, interval, burst, max_wait)
-  return at(r, tonumber(redis.call('GET', key)), interval, burst, max_wait)
+  return at(r, redis.call('GET', key) or nil, interval, burst, max_wait)
 end
 
 -- take: a missing key is a full bucket, which admits any cost up to burst:
@@ -45,9 +58,9 @@ local function take(r, key, interval, burst, max_wait)
   local new_tat = now + interval * cost
   local diff = now - (new_tat - offset)
   if diff < 0 then return check(r, key, interval, burst, max_wait) end
-  local stored = redis.pcall('SET', key, new_tat, 'PX', math.ceil((new_tat - now) / 1000), 'NX', 'GET')
+  local stored = redis.pcall('SET', key, value(new_tat, interval), 'PX', math.ceil((new_tat - now) / 1000), 'NX', 'GET')
   if type(stored) == 'table' and stored.err then return check(r, key, interval, burst, max_wait) end
-  if stored then return at(r, tonumber(stored), interval, burst, max_wait) end
+  if stored then return at(r, stored, interval, burst, max_wait) end
   r.allowed, r.remaining, r.reset, r.undo = true, math.floor(diff / interval), new_tat - now, 'del'
   return r
 end
@@ -59,21 +72,21 @@ local function settle(key, interval, burst, _, was, to, e, held)
   give, extra, held = moves(was, to, burst, held)
   if give > 0 then
     local now = clock()
-    local tat = tonumber(redis.call('GET', key))
-    if tat and tat > now then
+    local tat = tat_of(redis.call('GET', key) or nil, now, interval, burst)
+    if tat > now then
       local part = math.max(math.min(give * interval, e - now), 0)
       local nt = math.max(tat - part, now)
       e = e - part
       if nt > now then
-        redis.call('SET', key, int(nt), 'PX', int(math.ceil((nt - now) / 1000)))
+        redis.call('SET', key, value(nt, interval), 'PX', int(math.ceil((nt - now) / 1000)))
       else
         redis.call('DEL', key)
       end
     end
   elseif extra > 0 then
     local now = clock()
-    local tat = math.max(tonumber(redis.call('GET', key)) or now, now) + extra * interval
-    redis.call('SET', key, int(tat), 'PX', int(math.ceil((tat - now) / 1000)))
+    local tat = tat_of(redis.call('GET', key) or nil, now, interval, burst) + extra * interval
+    redis.call('SET', key, value(tat, interval), 'PX', int(math.ceil((tat - now) / 1000)))
     e, held = tat, held + extra
   end
   return e, held
