@@ -93,8 +93,8 @@ type Reservation struct {
 	// can be settled upward, and holds its InFlight slots.
 	Decision Decision
 
-	set     *limitSet // the limits it was made with: their settler settles the charge
-	key     string
+	set *limitSet // the limits it was made with: their settler settles the charge
+	key string
 
 	mu       sync.Mutex
 	receipt  Receipt     // Cost is what stands charged; Lease "" once released
