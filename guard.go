@@ -55,6 +55,11 @@ func NewGuard(l *Limiter, opts ...Option) *Guard {
 	if (cfg.settle || cfg.countIf != nil) && l.set.Load().settler == nil {
 		panic(errCannotSettle.Error() + " (WithSettle and WithCountIf settle every request's charge)")
 	}
+	if cfg.observer != nil {
+		l.mu.Lock()
+		l.observers = append(l.observers, cfg.observer)
+		l.mu.Unlock()
+	}
 	return &Guard{limiter: l, cfg: cfg, reserving: l.set.Load().lease > 0 || cfg.settle || cfg.countIf != nil}
 }
 

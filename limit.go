@@ -164,19 +164,20 @@ func (l Limit) Name() string { return l.def().Name }
 // parameters, computed when the limit was built.
 func (l Limit) Spec() Spec { return Spec(l.def().Spec) }
 
-// Share returns one of n instances' share of l, as a store that decides
-// for one instance alone needs it (store/fallback): quotas, bursts and
-// capacities divided by n, rounded down but at least 1, rates divided by n,
-// everything else kept, its storage identity too (other numbers, one limit). A custom
-// limit, or one whose share would be invalid, is returned as is.
-func (l Limit) Share(n int64) Limit {
+// With returns l with the numbers of s (Quota, Rate, Window, MaxWait,
+// Block, Factor), every other field of s ignored: the same limit, whose
+// state carries over (see Carry), with other numbers. Stores use it to
+// report the numbers in force (an override, one instance's share); the
+// error, a *LimitError matching ErrInvalidLimit, names a number that is
+// invalid.
+func (l Limit) With(s Spec) (Limit, error) {
 	c := *l.def()
-	if n > 1 && algo.Of(c.Algorithm).Share(&c.Spec, n) {
-		if s := c.limit(); s.validate() == nil {
-			return s
-		}
+	c.Quota, c.Rate, c.Window, c.MaxWait, c.Block, c.Factor = s.Quota, s.Rate, s.Window, s.MaxWait, s.Block, s.Factor
+	n := c.limit()
+	if err := n.validate(); err != nil {
+		return Limit{}, err
 	}
-	return l
+	return n, nil
 }
 
 // fingerprint returns the text of the algorithm and every parameter (not

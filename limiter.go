@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ratekit/ratekit/observe"
 	"github.com/ratekit/ratekit/response"
 
 	"github.com/ratekit/ratekit/internal/bounds"
@@ -24,7 +25,8 @@ type Limiter struct {
 	store     Store
 	set       atomic.Pointer[limitSet] // the limits in force: each call reads it once
 	unbounded bool                     // the store never blocks (store.NonBlocking)
-	mu        sync.Mutex               // one Update at a time
+	mu        sync.Mutex               // one Update at a time; guards observers
+	observers []observe.Observer       // the observers of the Guards built on it: they see overrides
 }
 
 // A limitSet is a Limiter's limits, prepared by its store: what a call
@@ -33,6 +35,7 @@ type limitSet struct {
 	limits []Limit        // as given to New or Update
 	byName map[string]int // each limit's index, by name
 	policy string         // RateLimit-Policy header value, computed once
+	shown  []Limit        // the limits policy describes: the enforced ones, else the shadow ones
 	names  string         // every limit's name, comma-separated, for observers
 	lease  time.Duration  // the InFlight limits' shortest lease, 0 when none: renewed every quarter of it
 	held   string         // the InFlight limits' names, comma-separated, for observers
@@ -138,10 +141,11 @@ func prepareSet(store Store, limits []Limit) (*limitSet, error) {
 	}
 	l.names, l.held = strings.Join(names, ","), strings.Join(held, ",")
 	l.gate = newGate(enforced)
-	l.policy = policyHeader(enforced, nil)
+	l.shown = enforced
 	if len(enforced) == 0 {
-		l.policy = policyHeader(shadow, nil)
+		l.shown = shadow
 	}
+	l.policy = policyHeader(l.shown, nil)
 	var err error
 	if l.all, err = store.Prepare(limits); err != nil {
 		return nil, err
@@ -197,7 +201,7 @@ func (l *limitSet) allowN(ctx context.Context, key string, cost int64) (Decision
 		if err != nil {
 			return Decision{}, err
 		}
-		d.policy = l.policy
+		d.policy = l.policyOf(&d)
 		return d, nil
 	}
 	return l.decide(ctx, key, cost, false)
@@ -258,7 +262,7 @@ func (l *limitSet) decide(ctx context.Context, key string, cost int64, peek bool
 	if err != nil {
 		return Decision{}, err
 	}
-	d.policy = l.policy
+	d.policy = l.policyOf(&d)
 	switch {
 	case l.enforcedP == nil: // shadow limits alone: the request passes, marked when refused
 		if !d.Allowed {
@@ -289,4 +293,22 @@ func (l *limitSet) addShadow(ctx context.Context, key string, cost int64, peek b
 	}
 	d.Fallback = d.Fallback || s.Fallback
 	return nil
+}
+
+// policyOf returns the RateLimit-Policy value of d, a decision of l's
+// shown limits: l's own, or "" (the headers describe d's limits) when an
+// override put other numbers in force.
+func (l *limitSet) policyOf(d *Decision) string {
+	if len(d.States) == 0 {
+		if len(l.shown) == 1 && d.Limit != l.shown[0] {
+			return ""
+		}
+		return l.policy
+	}
+	for i := range d.States {
+		if i < len(l.shown) && d.States[i].Limit != l.shown[i] {
+			return ""
+		}
+	}
+	return l.policy
 }

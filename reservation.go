@@ -50,7 +50,7 @@ func (l *limitSet) reserve(ctx context.Context, key string, cost int64, guarded 
 	if l.gate != nil {
 		if !l.gate.enter(key) {
 			r.Decision = l.gate.denial
-			r.Decision.policy = l.policy
+			r.Decision.policy = l.policyOf(&r.Decision)
 			return r, nil
 		}
 		r.gated = true
@@ -64,7 +64,7 @@ func (l *limitSet) reserve(ctx context.Context, key string, cost int64, guarded 
 		r.leaveGate()
 		return nil, err
 	}
-	d.policy = l.policy
+	d.policy = l.policyOf(&d)
 	if !d.Allowed {
 		r.leaveGate()
 	} else if l.shadowP != nil {

@@ -17,12 +17,14 @@ const (
 	Error                       // the store failed or timed out; the error policy decided (by default: pass)
 	Invalid                     // the request had no usable key or cost; it reached no store
 	Released                    // no decision: an admitted request gave back (or lapsed) its InFlight slots
+	Overridden                  // no decision: an override (ratekit.Limiter.Override) was set or cleared
 )
 
 // String returns the outcome's label: "allowed", "denied", "shadow_denied",
-// "error", "invalid" or "released" ("unknown" for any other value).
+// "error", "invalid", "released" or "overridden" ("unknown" for any other
+// value).
 func (o Outcome) String() string {
-	names := [...]string{"allowed", "denied", "shadow_denied", "error", "invalid", "released"} // by Outcome
+	names := [...]string{"allowed", "denied", "shadow_denied", "error", "invalid", "released", "overridden"} // by Outcome
 	if int(o) < len(names) {
 		return names[o]
 	}
@@ -40,7 +42,8 @@ type Event struct {
 	// configuration, so they are safe as metric labels.
 	Policy string
 	// Quota and Remaining are the binding limit's quota and what it has left
-	// after this call; both 0 when no store decided.
+	// after this call; both 0 when no store decided. For Overridden, Quota
+	// is the quota in force from now on (the limit's own once cleared).
 	Quota, Remaining int64
 	// Cost is what the request was charged (or would have been).
 	Cost int64

@@ -26,7 +26,8 @@ func LogLevel(level slog.Level) LogOption {
 // (slog.Default() when nil) at LogLevel (default debug): "ratekit decision"
 // with outcome, policy, quota, remaining, cost, latency, and fallback, held
 // and error when set; "ratekit released" with outcome, policy and held for a
-// Released event; the subject only with LogSubjects. Records below the
+// Released event; "ratekit override" with outcome, policy, quota and error
+// when set for an Overridden one; the subject only with LogSubjects. Records below the
 // logger's level cost one Enabled call. It is safe for concurrent use.
 func Log(l *slog.Logger, opts ...LogOption) Observer {
 	lg := &logger{l: cmp.Or(l, slog.Default()), level: slog.LevelDebug}
@@ -51,10 +52,17 @@ func (lg *logger) Observe(ctx context.Context, e Event) {
 	msg := "ratekit decision"
 	attrs := make([]slog.Attr, 0, 10)
 	attrs = append(attrs, slog.String("outcome", e.Outcome.String()), slog.String("policy", e.Policy))
-	if e.Outcome == Released { // slots given back: no decision, so no quota, cost or latency
+	switch e.Outcome {
+	case Released: // slots given back: no decision, so no quota, cost or latency
 		msg = "ratekit released"
 		attrs = append(attrs, slog.String("held", e.Held))
-	} else {
+	case Overridden: // an operator's change: the quota in force, and whether the change failed
+		msg = "ratekit override"
+		attrs = append(attrs, slog.Int64("quota", e.Quota))
+		if e.Err != nil {
+			attrs = append(attrs, slog.String("error", e.Err.Error()))
+		}
+	default:
 		attrs = append(attrs,
 			slog.Int64("quota", e.Quota),
 			slog.Int64("remaining", e.Remaining),

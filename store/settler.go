@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"time"
 
 	"github.com/ratekit/ratekit"
 )
@@ -42,4 +43,28 @@ type NonBlocking interface {
 	ratekit.Store
 	// NonBlocking reports whether the store's calls never block.
 	NonBlocking() bool
+}
+
+// An Overrider is a ratekit.Store that holds overrides: numbers in force,
+// for one subject, in place of a limit's own (ratekit.Limiter.Override).
+// Its decisions about the subject must read them atomically with the
+// decision and report the limit in force in the Decision (a copy of the
+// prepared limit with the override's numbers, made with Limit.With), so
+// that the next decision on any instance sharing the store sees a change.
+// store/memstore and the Redis stores implement it, and store/denycache and
+// store/fallback when the store they wrap does.
+type Overrider interface {
+	ratekit.Store
+	// SetOverride puts l's numbers in force for subject (l's ID names the
+	// limit), for expiry from now on the store's clock (0: until cleared).
+	// Under carry.Reset it deletes the limit's state for subject, in the
+	// same atomic step; so does an override's end, once a decision sees it.
+	SetOverride(ctx context.Context, subject string, l ratekit.Limit, expiry time.Duration) error
+	// ClearOverride ends subject's override of l, if any (carry.Reset:
+	// with the state made under it).
+	ClearOverride(ctx context.Context, subject string, l ratekit.Limit) error
+	// ListOverrides calls f with each override in force of limits (limits
+	// with their numbers, and the end, zero for none), for subject or, when
+	// subject is "", every subject; by subject, then in the order of limits.
+	ListOverrides(ctx context.Context, subject string, limits []ratekit.Limit, f func(subject string, l ratekit.Limit, expires time.Time)) error
 }

@@ -29,6 +29,7 @@ type Metrics struct {
 	fallback    metric.Int64Counter
 	latency     metric.Float64Histogram
 	inFlight    metric.Int64UpDownCounter
+	overrides   metric.Int64Counter
 	active      atomic.Int64 // ratekit.fallback.active, read by its callback
 	policies    *observe.PolicyMap[*series]
 }
@@ -43,7 +44,7 @@ func New(opts ...Option) (*Metrics, error) {
 	}
 	meter := c.provider.Meter(ScopeName)
 	m := &Metrics{policies: observe.NewPolicyMap(newSeries)}
-	var errs [7]error
+	var errs [8]error
 	m.decisions, errs[0] = meter.Int64Counter("ratekit.decisions", metric.WithUnit("{decision}"),
 		metric.WithDescription("Rate-limit decisions by binding policy and outcome (allowed, denied, shadow_denied, error, invalid)."))
 	m.nearLimit, errs[1] = meter.Int64Counter("ratekit.near_limit", metric.WithUnit("{decision}"),
@@ -63,6 +64,8 @@ func New(opts ...Option) (*Metrics, error) {
 		}))
 	m.inFlight, errs[6] = meter.Int64UpDownCounter("ratekit.inflight.active_requests", metric.WithUnit("{request}"),
 		metric.WithDescription("Requests of this instance holding a slot of an InFlight limit, by policy."))
+	m.overrides, errs[7] = meter.Int64Counter("ratekit.overrides", metric.WithUnit("{change}"),
+		metric.WithDescription("Overrides of a limit's numbers for one subject set or cleared, by policy."))
 	if err := errors.Join(errs[:]...); err != nil {
 		return nil, fmt.Errorf("ratekit: creating metric instruments: %w", err)
 	}
@@ -70,7 +73,7 @@ func New(opts ...Option) (*Metrics, error) {
 }
 
 // Observe records one decision; a Released event only moves
-// ratekit.inflight.active_requests. ctx reaches the instruments (for
+// ratekit.inflight.active_requests, an Overridden one ratekit.overrides. ctx reaches the instruments (for
 // exemplars). Once a policy's attribute sets exist, Observe allocates nothing.
 func (m *Metrics) Observe(ctx context.Context, e observe.Event) {
 	if d := e.HeldDelta(); d != 0 {
@@ -82,6 +85,10 @@ func (m *Metrics) Observe(ctx context.Context, e observe.Event) {
 		return
 	}
 	s := m.policies.Get(e.Policy)
+	if e.Outcome == observe.Overridden { // an operator's change, no decision
+		m.overrides.Add(ctx, 1, s.policy...)
+		return
+	}
 	if int(e.Outcome) < len(s.decisions) {
 		m.decisions.Add(ctx, 1, s.decisions[e.Outcome]...)
 	} else {

@@ -19,6 +19,7 @@ type Metrics struct {
 	fallback       *prometheus.CounterVec
 	latency        *prometheus.HistogramVec
 	fallbackActive prometheus.Gauge
+	overrides      *prometheus.CounterVec
 	inFlight       *prometheus.GaugeVec
 	policies       *observe.PolicyMap[*series]          // built by series
 	held           *observe.PolicyMap[prometheus.Gauge] // inFlight's child per InFlight limit name
@@ -54,6 +55,8 @@ func New(opts ...Option) (*Metrics, error) {
 			"Allowed decisions whose binding limit had at most a fifth of its quota left.", "policy"),
 		storeErrors: counter("store_errors_total",
 			"Decisions the rate-limit store failed or ran out of time to make.", "policy"),
+		overrides: counter("overrides_total",
+			"Overrides of a limit's numbers for one subject set or cleared, by policy.", "policy"),
 		fallback: counter("fallback_decisions_total",
 			"Decisions made by a fallback store while the primary store was unavailable.", "policy"),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
@@ -88,7 +91,8 @@ func (m *Metrics) series(policy string) *series {
 	return s
 }
 
-// Observe counts one decision; a Released event only moves ratekit_inflight.
+// Observe counts one decision; a Released event only moves ratekit_inflight,
+// an Overridden one ratekit_overrides_total.
 // It never allocates once the policy's series exist, and ignores ctx.
 func (m *Metrics) Observe(_ context.Context, e observe.Event) {
 	if d := e.HeldDelta(); d != 0 {
@@ -97,6 +101,10 @@ func (m *Metrics) Observe(_ context.Context, e observe.Event) {
 		}
 	}
 	if e.Outcome == observe.Released {
+		return
+	}
+	if e.Outcome == observe.Overridden { // an operator's change, no decision
+		m.overrides.WithLabelValues(e.Policy).Inc()
 		return
 	}
 	s := m.policies.Get(e.Policy)
@@ -136,6 +144,6 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-func (m *Metrics) collectors() [7]prometheus.Collector {
-	return [7]prometheus.Collector{m.decisions, m.nearLimit, m.storeErrors, m.fallback, m.latency, m.fallbackActive, m.inFlight}
+func (m *Metrics) collectors() [8]prometheus.Collector {
+	return [8]prometheus.Collector{m.decisions, m.nearLimit, m.storeErrors, m.fallback, m.latency, m.fallbackActive, m.inFlight, m.overrides}
 }

@@ -65,7 +65,7 @@ func TestScaleEveryAlgorithm(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.in.String(), func(t *testing.T) {
-			got, in := c.in.Share(c.n).Spec(), c.in.Spec()
+			got, in := fallback.Share(c.in, c.n).Spec(), c.in.Spec()
 			if c.unchanged {
 				if got != in {
 					t.Fatalf("%s: got %+v, want it unchanged", c.description, got)
@@ -83,7 +83,7 @@ func TestScaleEveryAlgorithm(t *testing.T) {
 			if got.ID != in.ID {
 				t.Fatalf("the scaled limit's storage identity %q, want the original's %q: other numbers, the same limit", got.ID, in.ID)
 			}
-			if _, err := ratekit.New(memstore.New(), c.in.Share(c.n).Named("check")); err != nil {
+			if _, err := ratekit.New(memstore.New(), fallback.Share(c.in, c.n).Named("check")); err != nil {
 				t.Fatalf("scaled limit invalid: %v", err)
 			}
 		})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/algo"
 	"github.com/ratekit/ratekit/store"
 )
 
@@ -73,17 +74,33 @@ func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 	return p, nil
 }
 
-// scaled returns limits at one instance's share of n (Limit.Share), or
-// limits when n is 1.
+// scaled returns limits at one instance's share of n, or limits when n
+// is 1.
 func scaled(limits []ratekit.Limit, n int64) []ratekit.Limit {
 	if n == 1 {
 		return limits
 	}
 	out := make([]ratekit.Limit, len(limits))
 	for i, l := range limits {
-		out[i] = l.Share(n)
+		out[i] = Share(l, n)
 	}
 	return out
+}
+
+// Share returns one of n instances' share of l, as the fallback store
+// decides it: quotas, bursts and capacities divided by n, rounded down but
+// at least 1, rates divided by n, everything else kept, the storage
+// identity too (other numbers, one limit). A custom limit, or one whose
+// share would be invalid, is returned as it is.
+func Share(l ratekit.Limit, n int64) ratekit.Limit {
+	sp := algo.Spec(l.Spec())
+	if n <= 1 || !algo.Of(sp.Algorithm).Share(&sp, n) {
+		return l
+	}
+	if s, err := l.With(ratekit.Spec(sp)); err == nil {
+		return s
+	}
+	return l
 }
 
 // prepared is one set of limits on a Store.

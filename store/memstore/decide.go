@@ -60,6 +60,7 @@ func (s *Store) run(key string, pr *prepared, cost int64, charge bool, states []
 	nowMS := c.Now / 1000
 	sub, sh := s.lock(key, nowMS)
 	defer sh.mu.Unlock()
+	rules = s.inForce(sh, sub, rules, c.Now)
 	if cap(sh.pend) < len(rules) {
 		sh.pend = make([]pending, len(rules))
 	}

@@ -91,8 +91,9 @@ func (p *prepared) Settle(_ context.Context, key string, rc *ratekit.Receipt, co
 		return err
 	}
 	defer sh.mu.Unlock()
-	for i := range p.rules {
-		r := &p.rules[i]
+	rules := p.s.inForce(sh, sub, p.rules, nowUS)
+	for i := range rules {
+		r := &rules[i]
 		_, e := live(sh.subjects[sub], r.spec.ID, nowUS/1000)
 		switch {
 		case r.caps&algo.Holds != 0:
@@ -112,7 +113,7 @@ func (p *prepared) Settle(_ context.Context, key string, rc *ratekit.Receipt, co
 			rc.Held[i] = max(rc.Held[i]-(was-now), 0)
 		case now > was:
 			next, end, held := r.alg.Extra(&r.spec, e, rc.Ends[i], rc.Held[i], now-was, nowUS)
-			if e != nil || p.s.room(sh, sub, p.rules[i:i+1], []pending{{keep: true}}, nowUS/1000) {
+			if e != nil || p.s.room(sh, sub, rules[i:i+1], []pending{{keep: true}}, nowUS/1000) {
 				sh.setState(sub, sh.subjects[sub], r.spec.ID, &next, false)
 				rc.Ends[i], rc.Held[i] = end, held
 			}

@@ -48,13 +48,14 @@ type Store struct {
 // A shard is one of a Store's 64 locks (mu) and the state it guards.
 type shard struct {
 	mu                     sync.Mutex
-	subjects               map[string][]slot     // limit state, by subject (see slot)
-	reps                   map[entryKey]repState // reputations, by tenant and policy ID
-	held                   int                   // the entries in subjects' slots (see slot)
-	pend                   []pending             // the scratch of the call that holds mu (see run)
-	nextSweepMS            int64                 // when a call sweeps the shard again (store clock)
-	minExpireMS            int64                 // at most every expiry in the shard: a sweep before it drops nothing
-	peakSubjects, peakReps int                   // the maps' largest sizes since they were built (see rebuilt)
+	subjects               map[string][]slot      // limit state, by subject (see slot)
+	reps                   map[entryKey]repState  // reputations, by tenant and policy ID
+	overrides              map[entryKey]*override // by subject and limit ID
+	held                   int                    // the entries in subjects' slots (see slot)
+	pend                   []pending              // the scratch of the call that holds mu (see run)
+	nextSweepMS            int64                  // when a call sweeps the shard again (store clock)
+	minExpireMS            int64                  // at most every expiry in the shard: a sweep before it drops nothing
+	peakSubjects, peakReps int                    // the maps' largest sizes since they were built (see rebuilt)
 }
 
 // entryKey identifies a reputation's state for one tenant (subject.Key's).

@@ -57,10 +57,15 @@ func validatePrefix(p string) error {
 
 // keys returns the keys of one call for tag t: a state key per limit,
 // <prefix>:{<tag>}:<id>, then a block key (":block" added) per limit with a
-// block, in limit order; in cmd's room when they fit.
-func (e *Engine) keys(t string, p *prepared, cmd *Command) []string {
+// block, in limit order, then, with ov, the subject's overrides,
+// <prefix>:{<tag>}:o; in cmd's room when they fit.
+func (e *Engine) keys(t string, p *prepared, cmd *Command, ov bool) []string {
+	n := len(p.ids) + len(p.blocks)
+	if ov {
+		n++
+	}
 	var keys []string
-	if n := len(p.ids) + len(p.blocks); cmd != nil && n <= len(cmd.k) {
+	if cmd != nil && n <= len(cmd.k) {
 		keys = cmd.k[:0]
 	} else {
 		keys = make([]string, 0, n)
@@ -71,8 +76,14 @@ func (e *Engine) keys(t string, p *prepared, cmd *Command) []string {
 	for _, i := range p.blocks {
 		keys = append(keys, e.prefix+":{"+t+"}:"+p.ids[i]+":block")
 	}
+	if ov {
+		keys = append(keys, e.overrideKey(t))
+	}
 	return keys
 }
+
+// overrideKey returns the key of the hash of tag t's overrides.
+func (e *Engine) overrideKey(t string) string { return e.prefix + ":{" + t + "}:o" }
 
 // Keys returns the Redis keys that hold subject's state for limits: one state
 // key per limit in order, then a block key per limit with a block. They all
@@ -86,5 +97,5 @@ func (e *Engine) Keys(subject string, limits []ratekit.Limit) ([]string, error) 
 	if err != nil {
 		return nil, err
 	}
-	return e.keys(t, p, nil), nil
+	return e.keys(t, p, nil, false), nil
 }

@@ -108,13 +108,13 @@ func TestParseReply(t *testing.T) {
 	}
 	bad = append(bad, []int64{}, []int64{1, 0, 0, 0, 0, 0, 0, 0, 0}, []int64{1, 0, 0, 0, 0, 0, -1})
 	for _, r := range bad {
-		if _, err := testEngine.parseDecision(r, one); err == nil {
+		if _, err := parseFor(t, one, r); err == nil {
 			t.Errorf("reply %#v accepted", r)
 		}
 	}
 	want := store.Single(ratekit.LimitState{Limit: one[0], Remaining: 3, ResetAfter: 2 * time.Millisecond, RetryAfter: 1500 * time.Microsecond, EffectiveWindow: 700 * time.Microsecond, Unsatisfiable: true, Blocked: true})
 	for _, r := range []any{[]any{int64(0), int64(3), int64(2000), int64(1500), int64(3), int64(0), int64(700)}, []int64{0, 3, 2000, 1500, 3, 0, 700}} {
-		d, err := testEngine.parseDecision(r, one)
+		d, err := parseFor(t, one, r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +124,7 @@ func TestParseReply(t *testing.T) {
 	}
 	// two limits: one state each, combined
 	two := []ratekit.Limit{one[0], ratekit.GCRA(1, time.Second, 1)}
-	d, err := testEngine.parseDecision([]int64{1, 5, 1000, 0, 0, 0, 0, 0, 0, 3000, 2000, 0, 0, 0}, two)
+	d, err := parseFor(t, two, []int64{1, 5, 1000, 0, 0, 0, 0, 0, 0, 3000, 2000, 0, 0, 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,3 +134,13 @@ func TestParseReply(t *testing.T) {
 }
 
 var testEngine, _ = New(Options{})
+
+// parseFor parses reply as the reply of a decide call about limits.
+func parseFor(t *testing.T, limits []ratekit.Limit, reply any) (ratekit.Decision, error) {
+	t.Helper()
+	p, err := testEngine.prepare(nil, limits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.parseDecision(reply)
+}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -42,6 +43,9 @@ type prepared struct {
 	ints   bool        // the reply holds integers only: no limit can report a suppression factor
 	timed  bool        // some limit's arguments follow the clock (Calendar): see argsAt
 	period atomic.Pointer[periodArgs]
+
+	overrides  sync.Map // overridden → ratekit.Limit: the limits in force under overrides (see inForce)
+	nOverrides atomic.Int64
 }
 
 // periodArgs are the arguments of the calls made at times in [from, until)
@@ -82,14 +86,14 @@ func (e *Engine) prepare(c Conn, limits []ratekit.Limit) (*prepared, error) {
 }
 
 // build returns the limits' arguments for a call at now (µs), each
-// "<algorithm> <p1> <p2> <p3> <block ms>", and the stretch of time they serve.
+// "<algorithm> <p1> <p2> <p3> <block ms> <ID>", and the stretch of time they serve.
 func (p *prepared) build(now int64) *periodArgs {
 	a := &periodArgs{from: math.MinInt64, until: math.MaxInt64, static: make([]string, len(p.specs))}
 	for i := range p.specs {
 		sp := &p.specs[i]
 		r := algo.Of(sp.Algorithm)
 		args := r.Args(sp, now)
-		a.static[i] = sp.Algorithm + " " + itoa(args[0]) + " " + itoa(args[1]) + " " + itoa(args[2]) + " " + itoa(sp.Block.Milliseconds())
+		a.static[i] = sp.Algorithm + " " + itoa(args[0]) + " " + itoa(args[1]) + " " + itoa(args[2]) + " " + itoa(sp.Block.Milliseconds()) + " " + sp.ID
 		from, until := r.Period(sp, now)
 		a.from, a.until = max(a.from, from), min(a.until, until)
 	}
@@ -150,7 +154,7 @@ func (p *prepared) Reset(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	cmd := &Command{Keys: p.e.keys(t, p, nil), head: []string{"0", "reset"}}
+	cmd := &Command{Keys: p.e.keys(t, p, nil, false), head: []string{"0", "reset"}}
 	_, err = p.e.run(ctx, p.c, progDecide, cmd)
 	return p.e.explain(ctx, start, err)
 }
@@ -202,7 +206,7 @@ func (p *prepared) decide(ctx context.Context, key string, cost int64, mode stri
 		return ratekit.Decision{}, err
 	}
 	cmd := &Command{static: p.args(start), ints: p.ints}
-	cmd.Keys = e.keys(t, p, cmd)
+	cmd.Keys = e.keys(t, p, cmd, true)
 	cmd.h[0], cmd.h[1] = itoa(cost), mode
 	cmd.head = cmd.h[:2]
 	var lease string
@@ -233,7 +237,7 @@ func (p *prepared) decide(ctx context.Context, key string, cost int64, mode stri
 		return ratekit.Decision{}, err
 	}
 	if !reserve {
-		return e.parseDecision(reply, p.limits)
+		return p.parseDecision(reply)
 	}
 	d, err := p.parseReserve(reply, cost, lease, sent)
 	if !receipt {

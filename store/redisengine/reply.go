@@ -1,10 +1,12 @@
 package redisengine
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/internal/algo"
 	"github.com/ratekit/ratekit/store"
 )
 
@@ -38,12 +40,89 @@ func (e *Engine) integers(reply any, n, m int, what string) ([]int64, []any, err
 
 // parseDecision checks the reply of a decide call and turns it into a
 // Decision.
-func (e *Engine) parseDecision(reply any, limits []ratekit.Limit) (ratekit.Decision, error) {
-	ints, factors, err := e.integers(reply, replyFields*len(limits), len(limits), "decide")
+func (p *prepared) parseDecision(reply any) (ratekit.Decision, error) {
+	ints, factors, err := p.e.decideInts(reply, replyFields*len(p.limits), len(p.limits), "decide")
 	if err != nil {
 		return ratekit.Decision{}, err
 	}
-	return e.decision(ints, factors, limits)
+	limits, err := p.inForce(ints[replyFields*len(p.limits):])
+	if err != nil {
+		return ratekit.Decision{}, err
+	}
+	return p.e.decision(ints, factors, limits)
+}
+
+// decideInts checks that reply is n integers, then the override sections
+// (an index and algo.NumbersLen integers each), then, as []any, nothing or
+// m more elements (suppression factors); it returns the integers and those
+// elements. A reply of any other shape is an error, never a panic.
+func (e *Engine) decideInts(reply any, n, m int, what string) ([]int64, []any, error) {
+	const section = 1 + algo.NumbersLen
+	switch r := reply.(type) {
+	case []int64: // read by a Conn as integers (Command.IntegerReply)
+		if len(r) >= n && (len(r)-n)%section == 0 {
+			return r, nil, nil
+		}
+	case []any:
+		k := 0
+		for k < len(r) {
+			if _, ok := r[k].(int64); !ok {
+				break
+			}
+			k++
+		}
+		if k >= n && (k-n)%section == 0 && (k == len(r) || m > 0 && len(r) == k+m) {
+			ints := make([]int64, k)
+			for i := range ints {
+				ints[i] = r[i].(int64)
+			}
+			return ints, r[k:], nil
+		}
+	}
+	return nil, nil, e.errorf("unexpected %s reply %T for %d integers", what, reply, n)
+}
+
+// inForce returns the limits in force by the override sections of a
+// reply, secs: p's limits, or copies with other numbers where an override
+// decided (made once per limit and numbers).
+func (p *prepared) inForce(secs []int64) ([]ratekit.Limit, error) {
+	if len(secs) == 0 {
+		return p.limits, nil
+	}
+	limits := slices.Clone(p.limits)
+	for ; len(secs) > 0; secs = secs[1+algo.NumbersLen:] {
+		i := int(secs[0]) - 1
+		if i < 0 || i >= len(limits) {
+			return nil, p.e.errorf("reply names override of limit %d of %d", i+1, len(limits))
+		}
+		k := overridden{i, algo.Numbers(secs[1 : 1+algo.NumbersLen])}
+		l, ok := p.overrides.Load(k)
+		if !ok {
+			sp := algo.Spec(limits[i].Spec())
+			k.n.Apply(&sp)
+			in, err := limits[i].With(ratekit.Spec(sp))
+			if err != nil {
+				return nil, p.e.errorf("override of limit %q in Redis: %w", limits[i].Name(), err)
+			}
+			if p.nOverrides.Add(1) > maxOverridesKept { // a bound, not a cache policy: start over
+				p.overrides.Clear()
+				p.nOverrides.Store(0)
+			}
+			l, _ = p.overrides.LoadOrStore(k, in)
+		}
+		limits[i] = l.(ratekit.Limit)
+	}
+	return limits, nil
+}
+
+// maxOverridesKept bounds the limits in force a prepared set keeps made.
+const maxOverridesKept = 1024
+
+// overridden names the limit in force of a prepared set's limit i under
+// numbers n.
+type overridden struct {
+	i int
+	n algo.Numbers
 }
 
 // decision makes the Decision of limits from their integers and, when any

@@ -14,7 +14,7 @@ import (
 // it makes the Receipt of an admitted charge and learns Redis's clock.
 func (p *prepared) parseReserve(reply any, cost int64, lease string, sent int64) (ratekit.Decision, error) {
 	e, n := p.e, len(p.limits)
-	ints, factors, err := e.integers(reply, replyFields*n+1, n, "reserve")
+	ints, factors, err := e.decideInts(reply, replyFields*n+1, n, "reserve")
 	if err != nil {
 		return ratekit.Decision{}, err
 	}
@@ -23,7 +23,11 @@ func (p *prepared) parseReserve(reply any, cost int64, lease string, sent int64)
 		return ratekit.Decision{}, e.errorf("reserve reply's time %d is not positive", us)
 	}
 	e.offset.observe(sent, us)
-	d, err := e.decision(ints[:replyFields*n], factors, p.limits)
+	limits, err := p.inForce(ints[replyFields*n+1:])
+	if err != nil {
+		return ratekit.Decision{}, err
+	}
+	d, err := e.decision(ints[:replyFields*n], factors, limits)
 	if err != nil || !d.Allowed { // a reserve of cost 0 has a receipt too: it may be settled upward
 		return d, err
 	}
@@ -74,7 +78,7 @@ func (p *prepared) settle(ctx context.Context, key string, rc *ratekit.Receipt, 
 		tail = append(tail, itoa(held))
 	}
 	cmd := &Command{head: []string{mode, itoa(rc.Cost), itoa(cost), rc.Lease}, static: p.args(start), tail: tail, ints: true}
-	cmd.Keys = e.keys(t, p, cmd)
+	cmd.Keys = e.keys(t, p, cmd, true)
 	reply, err := e.run(ctx, p.c, progSettle, cmd)
 	if p.timed && err != nil && replyHas(err, "STALE ") {
 		reply, err = p.restale(ctx, progSettle, cmd, err, start.UnixMicro())

@@ -38,6 +38,7 @@ const (
 	progDecide = iota
 	progReputation
 	progSettle
+	progOverride
 	programs
 )
 
@@ -53,7 +54,8 @@ type sources struct {
 // library's name holds a hash of its code, so stores with different
 // algorithms, or versions of the kit, never replace each other's library.
 func buildSources(custom map[string]string) (*sources, error) {
-	preludeSrc, decideSrc, settleSrc, reputationSrc := luaFile("prelude"), luaFile("engine"), luaFile("settle"), luaFile("reputation")
+	preludeSrc, decideSrc, settleSrc, reputationSrc, overrideSrc := luaFile("prelude"), luaFile("engine"), luaFile("settle"),
+		luaFile("reputation"), luaFile("override")
 	// Then every other file of lua/, an algorithm, in name order, and the
 	// custom algorithms by name: one set of algorithms, one source, one SHA.
 	var b strings.Builder
@@ -61,7 +63,7 @@ func buildSources(custom map[string]string) (*sources, error) {
 	files, _ := fs.Glob(luaFiles, "lua/*.lua") // sorted; the pattern is valid
 	for _, f := range files {
 		switch name := strings.TrimSuffix(path.Base(f), ".lua"); name {
-		case "prelude", "engine", "settle", "reputation": // not algorithms
+		case "prelude", "engine", "settle", "reputation", "override": // not algorithms
 		default:
 			b.WriteString(luaFile(name))
 		}
@@ -87,13 +89,14 @@ func buildSources(custom map[string]string) (*sources, error) {
 	s.scripts[progDecide] = asScript(algorithms+decideSrc, "decide")
 	s.scripts[progReputation] = asScript(preludeSrc+reputationSrc, "reputation")
 	s.scripts[progSettle] = asScript(algorithms+settleSrc, "settle")
+	s.scripts[progOverride] = asScript(preludeSrc+overrideSrc, "override")
 
 	// The library: every program, each a function of (keys, args).
-	code := algorithms + decideSrc + settleSrc + reputationSrc
+	code := algorithms + decideSrc + settleSrc + reputationSrc + overrideSrc
 	sum := sha1.Sum([]byte(code))
 	lib := "ratekit_" + hex.EncodeToString(sum[:8])
 	var reg strings.Builder
-	for i, f := range [programs]string{"decide", "reputation", "settle"} {
+	for i, f := range [programs]string{"decide", "reputation", "settle", "override"} {
 		s.functions[i] = lib + "_" + f
 		// No flags: FCALL is refused at once on a full Redis (noeviction),
 		// and the engine then runs the script, which may decide a denial.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ratekit/ratekit/store"
 	"github.com/ratekit/ratekit/store/redisengine"
 )
 
@@ -39,7 +40,10 @@ func (c noRetryInts) Clone() redis.Cmder {
 // calls through go-redis.
 type conn Store
 
-var _ redisengine.Conn = (*conn)(nil)
+var (
+	_ redisengine.Conn = (*conn)(nil)
+	_ store.Overrider  = (*Store)(nil)
+)
 
 // pipelineAbove is the number of calls in flight (this one included) above
 // which the store pipelines: below, a connection each keeps Redis and the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync/atomic"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -114,6 +115,27 @@ var errNilClient = errors.New("ratekit: redisstore: nil client")
 // decide in one round trip each (a store.Settler).
 func (s *Store) Prepare(limits []ratekit.Limit) (ratekit.Prepared, error) {
 	return s.eng.Prepare((*conn)(s), limits)
+}
+
+// SetOverride puts l's numbers in force for subject, for expiry (0: until
+// cleared), in Redis beside the subject's counters: every decision about
+// the subject reads it in its own call. Limiter.Override calls it; see
+// store.Overrider.
+func (s *Store) SetOverride(ctx context.Context, subject string, l ratekit.Limit, expiry time.Duration) error {
+	return s.eng.SetOverride(ctx, (*conn)(s), subject, l, expiry)
+}
+
+// ClearOverride ends subject's override of l. Limiter.ClearOverride calls
+// it; see store.Overrider.
+func (s *Store) ClearOverride(ctx context.Context, subject string, l ratekit.Limit) error {
+	return s.eng.ClearOverride(ctx, (*conn)(s), subject, l)
+}
+
+// ListOverrides calls f with each override in force of limits, for subject
+// or (subject "") every subject. Limiter.Overrides calls it; see
+// store.Overrider.
+func (s *Store) ListOverrides(ctx context.Context, subject string, limits []ratekit.Limit, f func(string, ratekit.Limit, time.Time)) error {
+	return s.eng.ListOverrides(ctx, (*conn)(s), subject, limits, f)
 }
 
 // Keys returns the Redis keys that hold subject's state for limits: one state

@@ -61,6 +61,8 @@ local function decide(keys, args)
     -- without their bookkeeping (a taker that denies took its charge back)
     local sp = spec(ARGV[3])
     if sp and sp[6] and sp[5] == 0 then
+      local nums
+      if KEYS[2] then sp, nums = in_force(sp, redis.call('HGET', KEYS[2], sp[9]), KEYS[1], nil, KEYS[2]) end
       -- an algorithm that follows the clock checks its arguments itself
       -- here, writing nothing once it finds them stale
       local r = (charge and sp[7] or sp[6])(lend(1), KEYS[1], sp[2], sp[3], sp[4])
@@ -69,7 +71,11 @@ local function decide(keys, args)
       answer(reply, 0, r)
       local err = charge and commit(KEYS[1], r, r.allowed, reply, 0)
       if err then return err end
-      if r.factor then reply[8] = string.format('%.17g', r.factor) end
+      if nums then
+        reply[8] = 1
+        for j = 1, 8 do reply[8 + j] = nums[j] end
+      end
+      if r.factor then reply[#reply + 1] = string.format('%.17g', r.factor) end
       return reply
     end
   end
@@ -80,25 +86,35 @@ local function decide(keys, args)
   if n < 1 then return redis.error_reply('ratekit: a call names no limit') end
 
   -- every limit is well formed and its algorithm known before any write
+  local sps, blocks = {}, n
   for i = 1, n do
     local sp = spec(ARGV[i + base])
     if not sp then return redis.error_reply('ratekit: malformed limit ' .. tostring(ARGV[i + base])) end
     if not sp[6] then return redis.error_reply('ratekit: unknown algorithm ' .. tostring(sp[1])) end
     local err = stale(sp)
     if err then return err end
+    sps[i] = sp
+    if sp[5] > 0 then blocks = blocks + 1 end
+  end
+  -- then the overrides in force (the key after the blocks'), as the specs
+  -- to decide by
+  local okey, bkeys, nums = KEYS[blocks + 1], {}, {}
+  local ovals = overrides(okey, sps, n)
+  blocks = n
+  for i = 1, n do
+    if sps[i][5] > 0 then
+      blocks = blocks + 1
+      bkeys[i] = KEYS[blocks]
+    end
+    sps[i], nums[i] = in_force(sps[i], ovals[i], KEYS[i], bkeys[i], okey)
   end
   -- check phase: decide every limit, write nothing but blocks and takers'
   -- charges
   local reply, factors, all = { 0, 0, 0, 0, 0, 0, 0 }, nil, true
-  local block_index = n
   for i = 1, n do
-    local sp, key = spec(ARGV[i + base]), KEYS[i]
+    local sp, key = sps[i], KEYS[i]
     local r = lend(i)
-    local block_ms, bkey = sp[5], nil
-    if block_ms > 0 then
-      block_index = block_index + 1
-      bkey = KEYS[block_index]
-    end
+    local block_ms, bkey = sp[5], bkeys[i]
     local blocked = bkey and redis.call('PTTL', bkey) or -2
     if blocked > 0 then
       -- PTTL leaves a key's LRU/LFU clock alone: TOUCH keeps a block that is
@@ -158,6 +174,14 @@ local function decide(keys, args)
   if reserve then
     at = at + 1
     reply[at] = clock()
+  end
+  -- then, for each limit an override decided, its index and numbers
+  for i = 1, n do
+    if nums[i] then
+      reply[at + 1] = i
+      for j = 1, 8 do reply[at + 1 + j] = nums[i][j] end
+      at = at + 9
+    end
   end
   for i = 1, factors and n or 0 do
     reply[at + i] = string.format('%.17g', factors[i] or 0)

@@ -73,22 +73,87 @@ local function custom(f)
 end
 
 -- spec reads a limit's argument, cached as num is: { algorithm, p1, p2, p3,
--- block ms, decide, take or decide (none if unknown), stale or false }, or
--- nil (a draw).
+-- block ms, decide, take or decide (none if unknown), stale or false, ID },
+-- or nil (a draw).
 local specs, specs_n = {}, 0
 local function spec(s)
   local sp = specs[s]
   if not sp then
-    local a, p1, p2, p3, b = string.match(s, '^([%w_]+) (%-?%d+) (%-?%d+) (%-?%d+) (%d+)$')
+    local a, p1, p2, p3, b, id = string.match(s, '^([%w_]+) (%-?%d+) (%-?%d+) (%-?%d+) (%d+) (%S+)$')
     if not a then return nil end
     local algorithm = algorithms[a]
-    sp = { a, tonumber(p1), tonumber(p2), tonumber(p3), tonumber(b) }
-    sp[8] = false
+    sp = { a, tonumber(p1), tonumber(p2), tonumber(p3), tonumber(b), false, false, false, id }
     if algorithm then sp[6], sp[7], sp[8] = algorithm.decide, algorithm.take or algorithm.decide, algorithm.stale or false end
     if specs_n >= 4096 then specs, specs_n = {}, 0 end
     specs[s], specs_n = sp, specs_n + 1
   end
   return sp
+end
+
+-- Overrides (Limiter.Override): the hash at a subject's key
+-- <prefix>:{<tag>}:o maps a limit's ID to "<until µs, 0: none> <carry.Reset
+-- 0|1> <p1> <p2> <p3> <block ms> <n1> ... <n8>", the arguments in force ('-'
+-- keeps the limit's own: a calendar's period) and the numbers the engine
+-- reads back (algo.Numbers). parse_override reads one, cached as num is
+-- (false: malformed).
+local ovs, ovs_n = {}, 0
+local function parse_override(v)
+  local o = ovs[v]
+  if o == nil then
+    o = false
+    local f = {}
+    for w in string.gmatch(v, '%S+') do f[#f + 1] = w end
+    if #f == 14 and tonumber(f[1]) and tonumber(f[6]) then
+      o = { tonumber(f[1]), f[2] == '1', tonumber(f[3]), tonumber(f[4]), tonumber(f[5]), tonumber(f[6]), {} }
+      for j = 7, 14 do o[7][j - 6] = tonumber(f[j]) or 0 end
+    end
+    if ovs_n >= 4096 then ovs, ovs_n = {}, 0 end
+    ovs[v], ovs_n = o, ovs_n + 1
+  end
+  return o
+end
+
+-- in_force returns the spec in force for limit sp, whose state is at key
+-- (and its block at bkey, nil when it has none), given v, its override in
+-- the hash at okey (false: none), and the override's numbers when one is in
+-- force. An override that has ended is deleted, and with it, under
+-- carry.Reset, the state it made. A limit without a block gets none.
+local merged, merged_n = {}, 0
+local function in_force(sp, v, key, bkey, okey)
+  if not v then return sp, nil end
+  local o = parse_override(v)
+  if not o then return sp, nil end
+  if o[1] > 0 and clock() >= o[1] then
+    redis.call('HDEL', okey, sp[9])
+    if o[2] then
+      redis.call('DEL', key)
+      if bkey then redis.call('DEL', bkey) end
+    end
+    return sp, nil
+  end
+  local by = merged[v]
+  local m = by and by[sp]
+  if not m then
+    local block = o[6]
+    if sp[5] == 0 then block = 0 end
+    m = { sp[1], o[3] or sp[2], o[4] or sp[3], o[5] or sp[4], block, sp[6], sp[7], sp[8], sp[9] }
+    if not by then
+      if merged_n >= 4096 then merged, merged_n = {}, 0 end
+      by, merged_n = {}, merged_n + 1
+      merged[v] = by
+    end
+    by[sp] = m
+  end
+  return m, o[7]
+end
+
+-- overrides returns the values of the overrides at okey of the n limits
+-- whose specs are sps (false for each when okey is nil).
+local function overrides(okey, sps, n)
+  if not okey then return {} end
+  local ids = {}
+  for i = 1, n do ids[i] = sps[i][9] end
+  return redis.call('HMGET', okey, unpack(ids))
 end
 
 -- stale returns the error reply that refuses, before any write, a call

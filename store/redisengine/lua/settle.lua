@@ -9,14 +9,29 @@ local function settle(keys, args)
   if lease == '' then lease = nil end
   local n = (#ARGV - 4) / 3
   local reply = {}
+  local sps, blocks = {}, n
   for i = 1, n do -- every limit well formed, for this time, before any write
     local sp = spec(ARGV[4 + i])
     if not sp then return redis.error_reply('ratekit: malformed limit ' .. tostring(ARGV[4 + i])) end
     local err = stale(sp)
     if err then return err end
+    sps[i] = sp
+    if sp[5] > 0 then blocks = blocks + 1 end
+  end
+  -- the numbers in force: an override's (the key after the blocks') or the limit's
+  local okey = KEYS[blocks + 1]
+  local ovals = overrides(okey, sps, n)
+  blocks = n
+  for i = 1, n do
+    local bkey
+    if sps[i][5] > 0 then
+      blocks = blocks + 1
+      bkey = KEYS[blocks]
+    end
+    sps[i] = in_force(sps[i], ovals[i], KEYS[i], bkey, okey)
   end
   for i = 1, n do
-    local sp = spec(ARGV[4 + i])
+    local sp = sps[i]
     local algorithm, key = algorithms[sp[1]], KEYS[i]
     if mode == 'renew' then
       reply[i] = 1

@@ -8,13 +8,17 @@ import (
 
 	"github.com/redis/rueidis"
 
+	"github.com/ratekit/ratekit/store"
 	"github.com/ratekit/ratekit/store/redisengine"
 )
 
 // conn is the store as the engine's redisengine.Conn.
 type conn Store
 
-var _ redisengine.Conn = (*conn)(nil)
+var (
+	_ redisengine.Conn = (*conn)(nil)
+	_ store.Overrider  = (*Store)(nil)
+)
 
 // Eval implements redisengine.Conn. The command is built with
 // Builder.Arbitrary and so carries no retryable tag: rueidis never sends it
