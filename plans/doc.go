@@ -1,6 +1,7 @@
 // Package plans applies limits that depend on who is calling: each request
 // is charged to the limits of its plan (free, pro, enterprise), named by a
-// function of the request. A plan's new numbers start fresh counts, since a
-// limit's parameters are part of its storage key. See
+// function of the request. Plans.Update changes the plans and their numbers
+// while they serve; counts carry over by limit name and algorithm (see
+// package carry). See
 // docs/operations.md#limits-per-plan in the repository.
 package plans
