@@ -165,8 +165,8 @@ func (l Limit) Name() string { return l.def().Name }
 func (l Limit) Spec() Spec { return Spec(l.def().Spec) }
 
 // With returns l with the numbers of s (Quota, Rate, Window, MaxWait,
-// Block, Factor), every other field of s ignored: the same limit, whose
-// state carries over (see Carry), with other numbers. Stores use it to
+// Block, Factor), every other field of s ignored: the same limit, under
+// l's storage identity (ID), with other numbers. Stores use it to
 // report the numbers in force (an override, one instance's share); the
 // error, a *LimitError matching ErrInvalidLimit, names a number that is
 // invalid.
@@ -177,6 +177,7 @@ func (l Limit) With(s Spec) (Limit, error) {
 	if err := n.validate(); err != nil {
 		return Limit{}, err
 	}
+	n.d.ID = l.def().ID // one limit: a carry.Reset limit's too, whose ID holds its own numbers
 	return n, nil
 }
 

@@ -15,11 +15,12 @@ import (
 
 // An override is one limit's numbers for one subject (ratekit.Override),
 // held in the subject's shard by subject and limit ID until cleared or, when
-// untilUS is not 0, until the store's clock reaches untilUS.
+// untilMS is not 0, until the store's clock reaches the millisecond
+// untilMS, as the Redis engine's override keys.
 type override struct {
 	subject string
 	numbers algo.Numbers
-	untilUS int64
+	untilMS int64
 	reset   bool // the limit is carry.Reset's: the state goes when the override does
 
 	// the limit in force, made from the rule's limit that last read it
@@ -38,7 +39,7 @@ func (s *Store) SetOverride(_ context.Context, subject string, l ratekit.Limit, 
 	defer sh.mu.Unlock()
 	o := override{subject: subject, numbers: algo.NumbersOf(&sp), reset: sp.Carry == carry.Reset}
 	if expiry > 0 {
-		o.untilUS = nowUS + expiry.Microseconds()
+		o.untilMS = nowUS/1000 + (expiry.Microseconds()+999)/1000
 	}
 	if sh.overrides == nil {
 		sh.overrides = make(map[entryKey]*override)
@@ -89,7 +90,7 @@ func (s *Store) ListOverrides(_ context.Context, subject string, limits []rateki
 				continue
 			}
 			if o.use(limits[j]) {
-				all = append(all, found{o.subject, j, o.limit, o.untilUS})
+				all = append(all, found{o.subject, j, o.limit, o.untilMS})
 			}
 		}
 		sh.mu.Unlock()
@@ -98,7 +99,7 @@ func (s *Store) ListOverrides(_ context.Context, subject string, limits []rateki
 	for _, o := range all {
 		var until time.Time
 		if o.until != 0 {
-			until = time.UnixMicro(o.until)
+			until = time.UnixMilli(o.until)
 		}
 		f(o.subject, o.limit, until)
 	}
@@ -108,7 +109,7 @@ func (s *Store) ListOverrides(_ context.Context, subject string, limits []rateki
 // expire drops o, sh's override k, if it has ended at nowUS, with the
 // state of a carry.Reset limit, and reports whether it did.
 func (s *Store) expire(sh *shard, k entryKey, o *override, nowUS int64) bool {
-	if o.untilUS == 0 || nowUS < o.untilUS {
+	if o.untilMS == 0 || nowUS/1000 < o.untilMS {
 		return false
 	}
 	delete(sh.overrides, k)

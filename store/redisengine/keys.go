@@ -57,12 +57,12 @@ func validatePrefix(p string) error {
 
 // keys returns the keys of one call for tag t: a state key per limit,
 // <prefix>:{<tag>}:<id>, then a block key (":block" added) per limit with a
-// block, in limit order, then, with ov, the subject's overrides,
-// <prefix>:{<tag>}:o; in cmd's room when they fit.
+// block, in limit order, then, with ov, an override key (":o" added) per
+// limit; in cmd's room when they fit.
 func (e *Engine) keys(t string, p *prepared, cmd *Command, ov bool) []string {
 	n := len(p.ids) + len(p.blocks)
 	if ov {
-		n++
+		n += len(p.ids)
 	}
 	var keys []string
 	if cmd != nil && n <= len(cmd.k) {
@@ -77,12 +77,14 @@ func (e *Engine) keys(t string, p *prepared, cmd *Command, ov bool) []string {
 		keys = append(keys, e.prefix+":{"+t+"}:"+p.ids[i]+":block")
 	}
 	if ov {
-		keys = append(keys, e.overrideKey(t))
+		for _, id := range p.ids {
+			keys = append(keys, e.prefix+":{"+t+"}:"+id+":o")
+		}
 	}
 	return keys
 }
 
-// overrideKey returns the key of the hash of tag t's overrides.
+// overrideKey returns the key of the list of tag t's overrides.
 func (e *Engine) overrideKey(t string) string { return e.prefix + ":{" + t + "}:o" }
 
 // Keys returns the Redis keys that hold subject's state for limits: one state

@@ -12,7 +12,6 @@ import (
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/carry"
 	"github.com/ratekit/ratekit/internal/algo"
-	"github.com/ratekit/ratekit/internal/bounds"
 )
 
 // indexKey returns the key of the index of the subjects with overrides.
@@ -20,11 +19,13 @@ func (e *Engine) indexKey() string { return e.prefix + ":overrides" }
 
 // SetOverride makes l's numbers the ones in force of the limit l.Spec().ID
 // names, for subject, for expiry (0: until cleared), through c: in the
-// subject's hash of overrides, which every decision about the subject
-// reads in its own call (lua/override.lua). Under carry.Reset the limit's
-// state for subject is deleted in the same call. The subject is then added
-// to the index of subjects with overrides, in a call of its own (its key is
-// in another cluster slot). See store.Overrider.
+// override key beside the limit's state key, which every decision about
+// the subject reads in its own call, with a TTL to the override's end
+// (lua/override.lua). Under carry.Reset the limit's state for subject is
+// deleted in the same call, and its state keys never outlive the override.
+// The subject is then added to the index of subjects with overrides, in a
+// call of its own (its key is in another cluster slot). See
+// store.Overrider.
 func (e *Engine) SetOverride(ctx context.Context, c Conn, subject string, l ratekit.Limit, expiry time.Duration) error {
 	t, err := Tag(subject)
 	if err != nil {
@@ -45,7 +46,7 @@ func (e *Engine) SetOverride(ctx context.Context, c Conn, subject string, l rate
 	for _, n := range algo.NumbersOf(&sp) {
 		b.WriteString(" " + itoa(n))
 	}
-	cmd := &Command{Keys: e.overrideKeys(t, sp.ID), head: []string{"set", sp.ID, b.String(), itoa(expiry.Microseconds()), itoa(keep(&sp))}}
+	cmd := &Command{Keys: e.overrideKeys(t, sp.ID), head: []string{"set", sp.ID, b.String(), itoa(expiry.Microseconds())}}
 	reply, err := e.run(ctx, c, progOverride, cmd)
 	if err != nil {
 		return err
@@ -72,7 +73,7 @@ func (e *Engine) ClearOverride(ctx context.Context, c Conn, subject string, l ra
 		return err
 	}
 	sp := algo.Spec(l.Spec())
-	reply, err := e.run(ctx, c, progOverride, &Command{Keys: e.overrideKeys(t, sp.ID), head: []string{"clear", sp.ID, itoa(keep(&sp))}})
+	reply, err := e.run(ctx, c, progOverride, &Command{Keys: e.overrideKeys(t, sp.ID), head: []string{"clear", sp.ID}})
 	if err != nil {
 		return err
 	}
@@ -105,7 +106,12 @@ func (e *Engine) ListOverrides(ctx context.Context, c Conn, subject string, limi
 		if err != nil {
 			return err
 		}
-		reply, err := e.run(ctx, c, progOverride, &Command{Keys: []string{e.overrideKey(t)}, head: []string{"read"}})
+		keys, head := []string{e.overrideKey(t)}, []string{"read"}
+		for _, l := range limits {
+			id := l.Spec().ID
+			keys, head = append(keys, e.prefix+":{"+t+"}:"+id+":o"), append(head, id)
+		}
+		reply, err := e.run(ctx, c, progOverride, &Command{Keys: keys, head: head})
 		if err != nil {
 			return err
 		}
@@ -154,25 +160,12 @@ func (e *Engine) ListOverrides(ctx context.Context, c Conn, subject string, limi
 	return nil
 }
 
-// overrideKeys returns the keys of an override's call for tag t: the hash,
-// then the state and block keys of the limit id names.
+// overrideKeys returns the keys of an override's call for tag t: the list
+// of the subject's overrides, then the override, state and block keys of
+// the limit id names.
 func (e *Engine) overrideKeys(t, id string) []string {
 	state := e.prefix + ":{" + t + "}:" + id
-	return []string{e.overrideKey(t), state, state + ":block"}
-}
-
-// keep returns how long (µs) past an override's end the state it made may
-// live, which a carry.Reset limit must lose with it: the longest a state
-// of s lives; 0 for other limits.
-func keep(s *algo.Spec) int64 {
-	if s.Carry != carry.Reset {
-		return 0
-	}
-	h := max(s.Window, time.Duration(float64(s.Interval)*float64(s.Quota))) + s.Precision
-	if s.Algorithm == algo.Calendar {
-		h = bounds.MaxWindow
-	}
-	return (min(h, bounds.MaxWindow) + s.Block).Microseconds()
+	return []string{e.overrideKey(t), state + ":o", state, state + ":block"}
 }
 
 // strings checks that reply is an array of strings and returns them.

@@ -30,6 +30,8 @@ type Contestant struct {
 	Allow      func(ctx context.Context, key string) (bool, error)
 	Middleware func(http.Handler) http.Handler
 	Close      func()
+
+	limiter *ratekit.Limiter // ratekit's, for contestants that set overrides
 }
 
 // Params is what a constructor needs: the Redis address, a key prefix of its
@@ -52,6 +54,7 @@ var registry = []struct {
 }{
 	{"ratekit-fixed", ratekitFixed(false)},
 	{"ratekit-fixed-plain", ratekitPlain(fixedLimit)},
+	{"ratekit-fixed-override", ratekitOverridden},
 	{"ratekit-fixed+denycache", ratekitFixed(true)},
 	{"ratekit-calendar", ratekitCalendar},
 	{"ratekit-calendar-plain", ratekitPlain(calendarLimit)},
@@ -88,6 +91,26 @@ func ratekitFixed(cache bool) func(Params) (*Contestant, error) {
 
 func ratekitGCRA(cache bool) func(Params) (*Contestant, error) {
 	return func(p Params) (*Contestant, error) { return ratekitWith(p, cache, gcraLimit(p)) }
+}
+
+// ratekitOverridden is ratekit-fixed with an override in force for every
+// key the scenarios use (the window doubled, so that it differs from the
+// limit's own numbers and every call is still allowed, or denied, as
+// ratekit-fixed's): what reading and applying an override costs.
+func ratekitOverridden(p Params) (*Contestant, error) {
+	c, err := ratekitFixed(false)(p)
+	if err != nil {
+		return nil, err
+	}
+	over := ratekit.FixedWindow(p.Quota, 2*p.Window).Named(fixedLimit(p).Name())
+	ctx := context.Background()
+	for _, key := range append(scenarioKeys(false), scenarioKeys(true)...) {
+		if err := c.limiter.Override(ctx, key, over, time.Hour); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	return c, nil
 }
 
 // ratekitFixed8 is ratekit-fixed with eight fixed windows per call (the
@@ -160,6 +183,7 @@ func ratekitOn(rs ratekit.Store, cache bool, limits []ratekit.Limit, closeClient
 		},
 		Middleware: ratekit.Middleware(l, ratekit.ByHeader(header)),
 		Close:      closeClient,
+		limiter:    l,
 	}, nil
 }
 

@@ -174,16 +174,22 @@ func run(srv *server, rounds int, duration time.Duration, which, only string) in
 	return 0
 }
 
-// measure runs one contestant in one scenario for d and reads the counters
-// around it.
-func measure(srv *server, sc scenario, c *Contestant, d time.Duration) (result, error) {
+// scenarioKeys returns the keys a scenario calls: one hot key, or nkeys.
+func scenarioKeys(hot bool) []string {
+	if hot {
+		return []string{"hot"}
+	}
 	keys := make([]string, nkeys)
 	for i := range keys {
 		keys[i] = "user-" + strconv.Itoa(i)
 	}
-	if sc.hot {
-		keys = []string{"hot"}
-	}
+	return keys
+}
+
+// measure runs one contestant in one scenario for d and reads the counters
+// around it.
+func measure(srv *server, sc scenario, c *Contestant, d time.Duration) (result, error) {
+	keys := scenarioKeys(sc.hot)
 	var do func(ctx context.Context, i int) (bool, error)
 	if sc.http {
 		ts := httptest.NewServer(c.Middleware(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})))

@@ -3,89 +3,90 @@
 -- the subjects that have some. Its contract is docs/architecture.md,
 -- "Overrides".
 --
--- set, clear and read: KEYS[1] the subject's hash; set and clear, then the
--- limit's state key and its block key, if any, which a carry.Reset limit
--- loses. ARGV: mode, the limit's ID, and for set the override without its
--- end ("<reset> <p1> <p2> <p3> <block ms> <n1> ... <n8>"), its length (µs,
--- 0: until cleared) and how long past its end a carry.Reset limit's state
--- may live (µs). index-add, index-del, index-list: KEYS[1] the index, a
--- sorted set of subjects, each scored with the end of its last override
+-- set and clear: KEYS the subject's list of overrides (a hash: limit ID to
+-- the override's end, µs, 0: none), then the limit's override key, state
+-- key and block key; ARGV: mode, the limit's ID, and for set the override
+-- ("<reset> <p1> <p2> <p3> <block ms> <n1> ... <n8>") and its length (µs, 0:
+-- until cleared). A carry.Reset limit loses its state to both. read: KEYS
+-- the list, then the override keys of the limits asked about; ARGV: mode,
+-- then their IDs. index-add, index-del, index-list: KEYS the index, a
+-- sorted set of subjects, each scored with the end of its latest override
 -- (µs; +inf: one lasts until cleared); ARGV: mode, then the subject and its
 -- end (add) or the subject (del).
 
--- ttl sets the hash at okey to live as long as its longest override, past
--- its end by keep (µs): for ever when one lasts until cleared.
-local function ttl(okey, keep)
-  local all = redis.call('HGETALL', okey)
+-- listed sets the list at lkey to live as long as its longest override:
+-- for ever once one lasts until cleared.
+local function listed(lkey)
+  local all = redis.call('HVALS', lkey)
   local last = 0
-  for i = 2, #all, 2 do
-    local o = parse_override(all[i])
-    if o and o[1] == 0 then
-      redis.call('PERSIST', okey)
+  for i = 1, #all do
+    local e = tonumber(all[i]) or 0
+    if e == 0 then
+      redis.call('PERSIST', lkey)
       return
     end
-    if o then last = math.max(last, o[1]) end
+    last = math.max(last, e)
   end
-  if #all == 0 then return end
-  local pttl = redis.call('PTTL', okey)
-  if pttl > 0 then last = math.max(last, clock() + pttl * 1000 - keep) end
-  redis.call('PEXPIREAT', okey, int(math.ceil((last + keep) / 1000) + 1))
-end
-
--- lose deletes the state a carry.Reset limit had under other numbers.
-local function lose(reset)
-  if reset then
-    for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end
-  end
+  if #all > 0 then redis.call('PEXPIREAT', lkey, int(last / 1000 - 1)) end
 end
 
 local function override(keys, args)
   KEYS, ARGV, now = keys, args, nil
-  local mode, okey = ARGV[1], KEYS[1]
-  if mode == 'set' then
-    local id, rest, length, keep = ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
-    local ends = 0
-    if length > 0 then ends = clock() + length end
-    local v = int(ends) .. ' ' .. rest
-    if not parse_override(v) then return redis.error_reply('ratekit: malformed override ' .. v) end
-    redis.call('HSET', okey, id, v)
-    lose(string.sub(rest, 1, 1) == '1')
-    ttl(okey, keep)
-    return { ends }
-  elseif mode == 'clear' then
-    local old = redis.call('HGET', okey, ARGV[2])
-    if old then
-      redis.call('HDEL', okey, ARGV[2])
-      local o = parse_override(old)
-      lose(o and o[2])
-      ttl(okey, tonumber(ARGV[3]) or 0)
+  local mode = ARGV[1]
+  if mode == 'set' or mode == 'clear' then
+    local lkey, okey, id = KEYS[1], KEYS[2], ARGV[2]
+    local old = redis.call('GET', okey)
+    local reset = old and string.sub(old, 1, 1) == '1'
+    if mode == 'set' then
+      local v, length = ARGV[3], tonumber(ARGV[4])
+      if not parse_override(v) then return redis.error_reply('ratekit: malformed override ' .. v) end
+      reset = reset or string.sub(v, 1, 1) == '1'
+      local ends = 0
+      if length > 0 then
+        -- it ends at the millisecond ends: its key lives through the one
+        -- before, whose PTTL reads 0
+        ends = (math.floor(clock() / 1000) + math.ceil(length / 1000)) * 1000
+        if string.sub(v, 1, 1) == '1' then v = v .. ' ' .. int(ends) end
+        redis.call('SET', okey, v, 'PXAT', int(ends / 1000 - 1))
+      else
+        redis.call('SET', okey, v)
+      end
+      redis.call('HSET', lkey, id, int(ends))
+      if reset then redis.call('DEL', KEYS[3], KEYS[4]) end
+      listed(lkey)
+      return { ends }
     end
-    return { redis.call('HLEN', okey) }
+    if old then
+      redis.call('DEL', okey)
+      if reset then redis.call('DEL', KEYS[3], KEYS[4]) end
+    end
+    redis.call('HDEL', lkey, id)
+    listed(lkey)
+    return { redis.call('HLEN', lkey) }
   elseif mode == 'read' then
-    -- every override in force: ID, then its end (µs, 0: none) and numbers
-    local all, out, t = redis.call('HGETALL', okey), {}, nil
-    for i = 1, #all, 2 do
-      local o = parse_override(all[i + 1])
+    -- each override in force of the limits asked about: its ID, its end
+    -- (µs, 0: none) and its numbers
+    local out = {}
+    local vals = redis.call('MGET', unpack(KEYS, 2))
+    for i = 1, #KEYS - 1 do
+      local o = vals[i] and parse_override(vals[i])
       if o then
-        t = t or clock()
-        if o[1] == 0 or t < o[1] then
-          out[#out + 1] = all[i]
-          out[#out + 1] = int(o[1])
-          for j = 1, 8 do out[#out + 1] = int(o[7][j]) end
-        end
+        out[#out + 1] = ARGV[i + 1]
+        out[#out + 1] = tostring(redis.call('HGET', KEYS[1], ARGV[i + 1]) or '0')
+        for j = 1, 8 do out[#out + 1] = int(o[7][j]) end
       end
     end
     return out
   elseif mode == 'index-add' then
     local score = ARGV[3]
-    local old = redis.call('ZSCORE', okey, ARGV[2])
+    local old = redis.call('ZSCORE', KEYS[1], ARGV[2])
     if old and score ~= '+inf' and (old == 'inf' or tonumber(old) > tonumber(score)) then return 0 end
-    return redis.call('ZADD', okey, score, ARGV[2])
+    return redis.call('ZADD', KEYS[1], score, ARGV[2])
   elseif mode == 'index-del' then
-    return redis.call('ZREM', okey, ARGV[2])
+    return redis.call('ZREM', KEYS[1], ARGV[2])
   elseif mode == 'index-list' then
-    redis.call('ZREMRANGEBYSCORE', okey, '-inf', '(' .. int(clock()))
-    return redis.call('ZRANGE', okey, 0, -1)
+    redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. int(clock()))
+    return redis.call('ZRANGE', KEYS[1], 0, -1)
   end
   return redis.error_reply('ratekit: unknown override mode ' .. tostring(mode))
 end

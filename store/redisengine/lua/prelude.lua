@@ -90,12 +90,13 @@ local function spec(s)
   return sp
 end
 
--- Overrides (Limiter.Override): the hash at a subject's key
--- <prefix>:{<tag>}:o maps a limit's ID to "<until µs, 0: none> <carry.Reset
--- 0|1> <p1> <p2> <p3> <block ms> <n1> ... <n8>", the arguments in force ('-'
--- keeps the limit's own: a calendar's period) and the numbers the engine
--- reads back (algo.Numbers). parse_override reads one, cached as num is
--- (false: malformed).
+-- Overrides (Limiter.Override): a limit's override for a subject is the
+-- key <state key>:o, "<carry.Reset 0|1> <p1> <p2> <p3> <block ms> <n1> ...
+-- <n8>[ <end µs>]", the arguments in force ('-' keeps the limit's own: a
+-- calendar's period) and the numbers the engine reads back (algo.Numbers),
+-- with a TTL to the override's end; the end itself only for a carry.Reset
+-- limit, whose state must not outlive it. parse_override reads one, cached
+-- as num is (false: malformed).
 local ovs, ovs_n = {}, 0
 local function parse_override(v)
   local o = ovs[v]
@@ -103,9 +104,9 @@ local function parse_override(v)
     o = false
     local f = {}
     for w in string.gmatch(v, '%S+') do f[#f + 1] = w end
-    if #f == 14 and tonumber(f[1]) and tonumber(f[6]) then
-      o = { tonumber(f[1]), f[2] == '1', tonumber(f[3]), tonumber(f[4]), tonumber(f[5]), tonumber(f[6]), {} }
-      for j = 7, 14 do o[7][j - 6] = tonumber(f[j]) or 0 end
+    if (#f == 13 or #f == 14) and tonumber(f[2]) and tonumber(f[5]) then
+      o = { tonumber(f[14]) or 0, f[1] == '1', tonumber(f[2]), tonumber(f[3]), tonumber(f[4]), tonumber(f[5]), {} }
+      for j = 6, 13 do o[7][j - 5] = tonumber(f[j]) or 0 end
     end
     if ovs_n >= 4096 then ovs, ovs_n = {}, 0 end
     ovs[v], ovs_n = o, ovs_n + 1
@@ -113,24 +114,15 @@ local function parse_override(v)
   return o
 end
 
--- in_force returns the spec in force for limit sp, whose state is at key
--- (and its block at bkey, nil when it has none), given v, its override in
--- the hash at okey (false: none), and the override's numbers when one is in
--- force. An override that has ended is deleted, and with it, under
--- carry.Reset, the state it made. A limit without a block gets none.
+-- in_force returns the spec in force for limit sp given v, the value of
+-- its override key (false: none): sp, or sp with the override's arguments
+-- (a limit without a block gets none); then the override's numbers and
+-- end (µs, 0: none), when one is in force.
 local merged, merged_n = {}, 0
-local function in_force(sp, v, key, bkey, okey)
-  if not v then return sp, nil end
+local function in_force(sp, v)
+  if not v then return sp end
   local o = parse_override(v)
-  if not o then return sp, nil end
-  if o[1] > 0 and clock() >= o[1] then
-    redis.call('HDEL', okey, sp[9])
-    if o[2] then
-      redis.call('DEL', key)
-      if bkey then redis.call('DEL', bkey) end
-    end
-    return sp, nil
-  end
+  if not o then return sp end
   local by = merged[v]
   local m = by and by[sp]
   if not m then
@@ -144,16 +136,18 @@ local function in_force(sp, v, key, bkey, okey)
     end
     by[sp] = m
   end
-  return m, o[7]
+  return m, o[7], o[1]
 end
 
--- overrides returns the values of the overrides at okey of the n limits
--- whose specs are sps (false for each when okey is nil).
-local function overrides(okey, sps, n)
-  if not okey then return {} end
-  local ids = {}
-  for i = 1, n do ids[i] = sps[i][9] end
-  return redis.call('HMGET', okey, unpack(ids))
+-- cap makes the keys of a carry.Reset limit's state (key, and bkey if not
+-- nil) live no later than its override's end, ends (µs), so that they go
+-- with it: new numbers, fresh state.
+local function cap(ends, key, bkey)
+  local at = ends / 1000 - 1 -- the last millisecond of the override, as its key's
+  for _, k in ipairs({ key, bkey }) do
+    local pttl = redis.call('PTTL', k)
+    if pttl == -1 or pttl > 0 and clock() / 1000 + pttl > at then redis.call('PEXPIREAT', k, int(at)) end
+  end
 end
 
 -- stale returns the error reply that refuses, before any write, a call

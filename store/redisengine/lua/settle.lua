@@ -18,17 +18,20 @@ local function settle(keys, args)
     sps[i] = sp
     if sp[5] > 0 then blocks = blocks + 1 end
   end
-  -- the numbers in force: an override's (the key after the blocks') or the limit's
-  local okey = KEYS[blocks + 1]
-  local ovals = overrides(okey, sps, n)
-  blocks = n
-  for i = 1, n do
-    local bkey
-    if sps[i][5] > 0 then
-      blocks = blocks + 1
-      bkey = KEYS[blocks]
+  -- the numbers in force: an override's (their keys after the blocks') or
+  -- the limit's
+  local ends, bkeys = {}, {}
+  if #KEYS > blocks then
+    local ovals = redis.call('MGET', unpack(KEYS, blocks + 1, blocks + n))
+    blocks = n
+    for i = 1, n do
+      if sps[i][5] > 0 then
+        blocks = blocks + 1
+        bkeys[i] = KEYS[blocks]
+      end
+      local _
+      sps[i], _, ends[i] = in_force(sps[i], ovals[i])
     end
-    sps[i] = in_force(sps[i], ovals[i], KEYS[i], bkey, okey)
   end
   for i = 1, n do
     local sp = sps[i]
@@ -43,6 +46,7 @@ local function settle(keys, args)
       end
       reply[2 * i - 1], reply[2 * i] = e, held
     end
+    if ends[i] and ends[i] > 0 then cap(ends[i], key, bkeys[i]) end
   end
   return reply
 end
