@@ -13,13 +13,16 @@
 // held N ms), POST /generate?tokens=N (reserves -quota tokens of a budget of
 // 10 × -quota per window, then settles the N generated), POST /login (a
 // lockout per account and per IP, counting failures), and GET /metrics
-// (Prometheus metrics of every decision). With -debug, every decision is
-// logged.
+// (Prometheus metrics of every decision), and the admin routes of
+// overrides: PUT and DELETE /admin/overrides/{limit}/{client IP}?quota=N
+// [&expiry=10m] and GET /admin/overrides, with "Authorization: Bearer
+// <-admin-token>". With -debug, every decision is logged.
 //
 // Flags: -addr (default :8080), -redis (default $REDIS_URL; empty means the
 // in-process store), -quota (default 10), -window (default 1m), -zone (the
 // time zone of /daily's days, default UTC), -prefix (Redis key prefix,
-// default ratekit-demo), -debug (decision logs).
+// default ratekit-demo), -admin-token (default $RATEKIT_ADMIN_TOKEN; empty:
+// a random one, logged at start), -debug (decision logs).
 package main
 
 import (
@@ -38,6 +41,7 @@ import (
 
 type config struct {
 	addr, redisURL, prefix string
+	adminToken             string
 	quota                  int64
 	window                 time.Duration
 	zone                   *time.Location
@@ -53,6 +57,7 @@ func main() {
 	zone := flag.String("zone", "UTC", "time zone of /daily's days (e.g. America/New_York)")
 	flag.StringVar(&c.prefix, "prefix", "ratekit-demo", "Redis key prefix")
 	debug := flag.Bool("debug", false, "log every decision (slog, debug level)")
+	flag.StringVar(&c.adminToken, "admin-token", os.Getenv("RATEKIT_ADMIN_TOKEN"), "token of the admin routes (default $RATEKIT_ADMIN_TOKEN; empty: a random one, logged)")
 	flag.Parse()
 	if *debug {
 		slog.SetLogLoggerLevel(slog.LevelDebug)
@@ -76,6 +81,10 @@ func run(c config) error {
 		return err
 	}
 	defer s.close()
+	if c.adminToken == "" {
+		c.adminToken = newToken()
+		slog.Info("ratekit demo: admin routes (/admin/overrides) take Authorization: Bearer " + c.adminToken)
+	}
 	slog.Info("ratekit demo: "+s.where, "addr", c.addr, "quota", c.quota, "window", c.window)
 
 	handler, err := newHandler(s, c)

@@ -52,11 +52,15 @@ func newHandler(s *demoStore, c config) (http.Handler, error) {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(registry, promhttp.HandlerOpts{}))
 	key := ratekit.ByIP()
+	overridables := map[string]overridable{}
 	for i := range routes {
 		r := &routes[i]
 		limiter, err := ratekit.New(s.limits, r.limits...)
 		if err != nil {
 			return nil, err
+		}
+		for _, l := range r.limits {
+			overridables[l.Name()] = overridable{limiter, l}
 		}
 		r.Limit = describe(r.limits) + r.note
 		h := allowed(r.Path)
@@ -70,8 +74,10 @@ func newHandler(s *demoStore, c config) (http.Handler, error) {
 		return nil, err
 	}
 	mux.Handle("POST /login", login)
+	adminRoutes(mux, c.adminToken, overridables)
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, map[string]any{"service": "ratekit demo", "store": s.where, "key": "client IP (socket peer)", "routes": routes, "metrics": "GET /metrics",
+			"admin": "PUT|DELETE /admin/overrides/{limit}/{client IP}?quota=N[&expiry=10m], GET /admin/overrides (Authorization: Bearer <-admin-token>)",
 			"login": map[string]any{"route": "POST /login (form fields username, password; failures count)", "limits": loginLimits, "demo_users": demoUsers}})
 	})
 	return mux, nil
