@@ -30,6 +30,18 @@ local function listed(lkey)
   if #all > 0 then redis.call('PEXPIREAT', lkey, int(last / 1000 - 1)) end
 end
 
+-- indexed sets the index at ikey to live as long as its latest entry:
+-- for ever once one lasts until cleared.
+local function indexed(ikey)
+  local last = redis.call('ZRANGE', ikey, -1, -1, 'WITHSCORES')
+  if #last == 0 then return end
+  if last[2] == 'inf' then
+    redis.call('PERSIST', ikey)
+  else
+    redis.call('PEXPIREAT', ikey, int(tonumber(last[2]) / 1000))
+  end
+end
+
 local function override(keys, args)
   KEYS, ARGV, now = keys, args, nil
   local mode = ARGV[1]
@@ -80,10 +92,15 @@ local function override(keys, args)
   elseif mode == 'index-add' then
     local score = ARGV[3]
     local old = redis.call('ZSCORE', KEYS[1], ARGV[2])
-    if old and score ~= '+inf' and (old == 'inf' or tonumber(old) > tonumber(score)) then return 0 end
-    return redis.call('ZADD', KEYS[1], score, ARGV[2])
+    if not (old and score ~= '+inf' and (old == 'inf' or tonumber(old) > tonumber(score))) then
+      redis.call('ZADD', KEYS[1], score, ARGV[2])
+    end
+    indexed(KEYS[1])
+    return 0
   elseif mode == 'index-del' then
-    return redis.call('ZREM', KEYS[1], ARGV[2])
+    redis.call('ZREM', KEYS[1], ARGV[2])
+    indexed(KEYS[1])
+    return 0
   elseif mode == 'index-list' then
     redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. int(clock()))
     return redis.call('ZRANGE', KEYS[1], 0, -1)
