@@ -24,8 +24,8 @@ type Override struct {
 	Expires time.Time
 }
 
-// MaxOverrideSubject is the longest subject an override may name, in bytes:
-// a store keeps the subject beside the override, to list it.
+// maxOverrideSubject is the longest subject an override may name, in
+// bytes: a store keeps the subject beside the override, to list it.
 const maxOverrideSubject = 512
 
 // overrider is what Limiter.Override and its kin need of a Store; package
