@@ -78,6 +78,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 			}
 		})
 	}
+	t.Run("Carry", func(t *testing.T) { runCarry(t, newHarness) })
 	if fake {
 		t.Run("QueueDelays", func(t *testing.T) { queueDelays(t, newHarness(t)) })
 		t.Run("EffectiveWindow", func(t *testing.T) {
