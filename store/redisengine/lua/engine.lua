@@ -87,7 +87,7 @@ local function decide(keys, args)
   if n < 1 then return redis.error_reply('ratekit: a call names no limit') end
 
   -- every limit is well formed and its algorithm known before any write
-  local sps, blocks = {}, n
+  local sps = {}
   for i = 1, n do
     local sp = spec(ARGV[i + base])
     if not sp then return redis.error_reply('ratekit: malformed limit ' .. tostring(ARGV[i + base])) end
@@ -95,20 +95,9 @@ local function decide(keys, args)
     local err = stale(sp)
     if err then return err end
     sps[i] = sp
-    if sp[5] > 0 then blocks = blocks + 1 end
   end
-  -- then the overrides in force (their keys after the blocks'), as the
-  -- specs to decide by
-  local bkeys, nums, ends, ovals = {}, {}, {}, {}
-  if #KEYS > blocks then ovals = redis.call('MGET', unpack(KEYS, blocks + 1, blocks + n)) end
-  blocks = n
-  for i = 1, n do
-    if sps[i][5] > 0 then
-      blocks = blocks + 1
-      bkeys[i] = KEYS[blocks]
-    end
-    sps[i], nums[i], ends[i] = in_force(sps[i], ovals[i])
-  end
+  -- then the overrides in force, as the specs to decide by
+  local bkeys, nums, ends = with_overrides(sps, n)
   -- check phase: decide every limit, write nothing but blocks and takers'
   -- charges
   local reply, factors, all = { 0, 0, 0, 0, 0, 0, 0 }, nil, true

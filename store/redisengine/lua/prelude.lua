@@ -139,6 +139,25 @@ local function in_force(sp, v)
   return m, o[7], o[1]
 end
 
+-- with_overrides puts in sps the specs in force of a call's n limits (an
+-- override's, read from the override keys after the block keys, when the
+-- call has them) and returns each limit's block key (nil: none), and the
+-- numbers and end of the override in force.
+local function with_overrides(sps, n)
+  local blocks, bkeys, nums, ends, ovals = n, {}, {}, {}, {}
+  for i = 1, n do
+    if sps[i][5] > 0 then
+      blocks = blocks + 1
+      bkeys[i] = KEYS[blocks]
+    end
+  end
+  if #KEYS > blocks then ovals = redis.call('MGET', unpack(KEYS, blocks + 1, blocks + n)) end
+  for i = 1, n do
+    sps[i], nums[i], ends[i] = in_force(sps[i], ovals[i])
+  end
+  return bkeys, nums, ends
+end
+
 -- cap makes the keys of a carry.Reset limit's state (key, and bkey if not
 -- nil) live no later than its override's end, ends (µs), so that they go
 -- with it: new numbers, fresh state.

@@ -9,30 +9,15 @@ local function settle(keys, args)
   if lease == '' then lease = nil end
   local n = (#ARGV - 4) / 3
   local reply = {}
-  local sps, blocks = {}, n
+  local sps = {}
   for i = 1, n do -- every limit well formed, for this time, before any write
     local sp = spec(ARGV[4 + i])
     if not sp then return redis.error_reply('ratekit: malformed limit ' .. tostring(ARGV[4 + i])) end
     local err = stale(sp)
     if err then return err end
     sps[i] = sp
-    if sp[5] > 0 then blocks = blocks + 1 end
   end
-  -- the numbers in force: an override's (their keys after the blocks') or
-  -- the limit's
-  local ends, bkeys = {}, {}
-  if #KEYS > blocks then
-    local ovals = redis.call('MGET', unpack(KEYS, blocks + 1, blocks + n))
-    blocks = n
-    for i = 1, n do
-      if sps[i][5] > 0 then
-        blocks = blocks + 1
-        bkeys[i] = KEYS[blocks]
-      end
-      local _
-      sps[i], _, ends[i] = in_force(sps[i], ovals[i])
-    end
-  end
+  local bkeys, _, ends = with_overrides(sps, n) -- the numbers in force
   for i = 1, n do
     local sp = sps[i]
     local algorithm, key = algorithms[sp[1]], KEYS[i]
