@@ -15,8 +15,11 @@ type Rule uint8
 
 const (
 	// Used keeps what was used: a window keeps its count and its end, a
-	// sliding window its buckets, a log its entries, a bucket (GCRA, token,
-	// leaky) the used part of its burst, at most the new burst. The new
+	// sliding window its buckets (of one width: a new Precision, or a new
+	// window whose default width changes with it, starts afresh), a log its
+	// entries, a bucket (GCRA, token, leaky) the used part of its burst
+	// (under a new rate, counted in the new interval, at most the new
+	// burst), InFlight its held slots. The new
 	// numbers decide from the next call on: a quota raised from 100 to 200
 	// after 100 requests admits 100 more in that window; one cut from 100
 	// to 50 after 70 admits none until the window ends.

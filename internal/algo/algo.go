@@ -108,6 +108,11 @@ type Algorithm interface {
 	// changes, into *r and, when c charges and the limit admits (Draws: when
 	// c charges), the state to store into *next. Both are zero on entry.
 	Decide(s *Spec, e *State, c Call, r *Result, next *State)
+	// Normalize rewrites the live state e, written under other numbers, in
+	// s's terms, as the engine's Lua rewrites it on reading it: once, so
+	// that it then changes at s's pace (a bucket's TAT in another interval).
+	// Most states need nothing.
+	Normalize(s *Spec, e *State, now int64)
 	// Commit reports whether to store next once the call's outcome is known.
 	Commit(next *State, admitted bool, cost int64) bool
 	// End is where a charge made at now sits in next (Receipt.Ends).
@@ -149,6 +154,7 @@ func (base) Share(s *Spec, n int64) bool {
 	return true
 }
 
+func (base) Normalize(*Spec, *State, int64)                { return }
 func (base) Commit(_ *State, admitted bool, _ int64) bool { return admitted }
 func (base) End(_ *Spec, _ *State, now int64) int64       { return now }
 func (base) GiveBack(*Spec, *State, *int64, int64, int64) {}

@@ -75,8 +75,9 @@ func (*bucket) Share(s *Spec, n int64) bool {
 // numbers (see tat_of in the engine's gcra.lua). The used part of the
 // burst carries over (carry.Used): a TAT written under another interval is
 // read as that many intervals used, at most the burst, and counted in the
-// new interval; under the same interval it stands, so a smaller burst
-// admits again once the used part has drained below it.
+// new interval (Normalize then keeps it so); under the same interval, or
+// with none recorded (a state of earlier releases), it stands, so a
+// smaller burst admits again once the used part has drained below it.
 func tatOf(s *Spec, e *State, now int64) int64 {
 	if e == nil || e.Value <= now {
 		return now
@@ -85,6 +86,15 @@ func tatOf(s *Spec, e *State, now int64) int64 {
 		return now + int64(math.Ceil(min(float64(e.Value-now)/float64(e.Unit), float64(s.Quota))*float64(interval)))
 	}
 	return e.Value
+}
+
+// Normalize: a TAT written under another interval becomes tatOf's, in
+// this one, as at in the engine's gcra.lua writes it back.
+func (*bucket) Normalize(s *Spec, e *State, now int64) {
+	if interval := s.Interval.Microseconds(); e.Unit != 0 && e.Unit != interval && e.Value > now {
+		tat := tatOf(s, e, now)
+		*e = State{Value: tat, ExpireMS: now/1000 + (tat-now+999)/1000, Unit: interval}
+	}
 }
 
 // Decide: see algorithms.gcra in the engine.

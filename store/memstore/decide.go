@@ -132,6 +132,9 @@ func (s *Store) run(key string, pr *prepared, cost int64, charge bool, states []
 func (s *Store) checkLimit(sh *shard, sub string, slots []slot, r *rule, p *pending, st *ratekit.LimitState, c algo.Call) []slot {
 	nowMS := c.Now / 1000
 	i, e := live(slots, r.spec.ID, nowMS)
+	if e != nil {
+		r.alg.Normalize(&r.spec, e, c.Now)
+	}
 	block := r.spec.Block.Milliseconds()
 	if block > 0 && i >= 0 && slots[i].blockMS > nowMS {
 		left := ms(slots[i].blockMS - nowMS)

@@ -6,25 +6,30 @@
 -- in queue mode it then waits until max(tat, now), at most max wait. A charge
 -- sets tat to max(tat, now) + interval * cost.
 
--- tat_of returns the tat of a key's value v (nil: none) at now: one
--- written under another interval is read as that many intervals used, at
--- most burst, counted in this one (tatOf in internal/algo/bucket.go).
+-- tat_of returns the tat of a key's value v (nil: none) at now, and
+-- whether it was written under another interval: then it is read as that
+-- many intervals used, at most burst, counted in this one (tatOf in
+-- internal/algo/bucket.go). A bare number (earlier releases) is this
+-- interval's.
 local function tat_of(v, now, interval, burst)
-  if not v then return now end
+  if not v then return now, false end
   local t, u = string.match(v, '^(%d+):(%d+)$')
-  t, u = tonumber(t), tonumber(u)
-  if not t or t <= now then return now end
-  if u ~= interval then return now + math.ceil(math.min((t - now) / u, burst) * interval) end
-  return t
+  t, u = tonumber(t or v), tonumber(u) or interval
+  if not t or t <= now then return now, false end
+  if u ~= interval then return now + math.ceil(math.min((t - now) / u, burst) * interval), true end
+  return t, false
 end
 
 local function value(tat, interval) return int(tat) .. ':' .. int(interval) end
 
--- at decides on stored, the key's value (a string or nil).
-local function at(r, stored, interval, burst, max_wait)
+-- at decides on stored, the value of key (a string or nil). A value
+-- written under another interval is written back in this one first, so
+-- that it then drains at this pace (Normalize in bucket.go).
+local function at(r, key, stored, interval, burst, max_wait)
   local now = clock()
   local offset = interval * burst
-  local tat = tat_of(stored, now, interval, burst)
+  local tat, converted = tat_of(stored, now, interval, burst)
+  if converted then redis.call('SET', key, value(tat, interval), 'PX', math.ceil((tat - now) / 1000)) end
   r.allowed, r.remaining, r.reset = false, math.max(math.floor((now - tat + offset) / interval), 0), tat - now
   r.retry, r.flags = 0, 0
   if cost > burst then r.flags = 1 return r end
@@ -44,7 +49,7 @@ local function at(r, stored, interval, burst, max_wait)
 end
 
 local function check(r, key, interval, burst, max_wait)
-  return at(r, redis.call('GET', key) or nil, interval, burst, max_wait)
+  return at(r, key, redis.call('GET', key) or nil, interval, burst, max_wait)
 end
 
 -- take: a missing key is a full bucket, which admits any cost up to burst:
@@ -60,7 +65,7 @@ local function take(r, key, interval, burst, max_wait)
   if diff < 0 then return check(r, key, interval, burst, max_wait) end
   local stored = redis.pcall('SET', key, value(new_tat, interval), 'PX', math.ceil((new_tat - now) / 1000), 'NX', 'GET')
   if type(stored) == 'table' and stored.err then return check(r, key, interval, burst, max_wait) end
-  if stored then return at(r, stored, interval, burst, max_wait) end
+  if stored then return at(r, key, stored, interval, burst, max_wait) end
   r.allowed, r.remaining, r.reset, r.undo = true, math.floor(diff / interval), new_tat - now, 'del'
   return r
 end
