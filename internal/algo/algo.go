@@ -154,7 +154,7 @@ func (base) Share(s *Spec, n int64) bool {
 	return true
 }
 
-func (base) Normalize(*Spec, *State, int64)                { return }
+func (base) Normalize(*Spec, *State, int64)               { return }
 func (base) Commit(_ *State, admitted bool, _ int64) bool { return admitted }
 func (base) End(_ *Spec, _ *State, now int64) int64       { return now }
 func (base) GiveBack(*Spec, *State, *int64, int64, int64) {}
