@@ -21,6 +21,12 @@ const (
 type gate struct {
 	n      int64
 	denial Decision // a refusal, as a store gives it for the binding limit
+	*counts
+}
+
+// counts are a gate's counts per subject, which the gate of a Limiter's
+// next limits (Limiter.Update) goes on with.
+type counts struct {
 	seed   maphash.Seed
 	shards [gateShards]gateShard
 }
@@ -42,7 +48,7 @@ func newGate(limits []Limit) *gate {
 	for _, l := range limits {
 		if l.def().Concurrent && (g == nil || l.def().Quota < g.n) {
 			// the store's denial by this limit alone: the others' numbers only the store knows
-			g = &gate{n: l.def().Quota, seed: maphash.MakeSeed(),
+			g = &gate{n: l.def().Quota, counts: &counts{seed: maphash.MakeSeed()},
 				denial: Decision{Limit: l, RetryAfter: algo.RetryInFlight, Cached: true}}
 		}
 	}

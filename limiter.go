@@ -96,6 +96,9 @@ func (l *Limiter) Update(limits ...Limit) error {
 	case old.settler != nil && s.settler == nil:
 		return &settleError{errCannotSettle}
 	}
+	if old.gate != nil {
+		s.gate.counts = old.gate.counts // the requests in flight stay counted, against the new quota
+	}
 	l.set.Store(s)
 	return nil
 }

@@ -275,3 +275,48 @@ func TestUpdateReservationSettlesAgainstItsLimits(t *testing.T) {
 		}
 	})
 }
+
+// TestUpdateKeepsInFlightCounts: the instance's count of requests in
+// flight goes on across Update, so a subject that holds every slot is
+// refused in-process (Cached) by the new limits too, and the new quota
+// applies to the requests already counted.
+func TestUpdateKeepsInFlightCounts(t *testing.T) {
+	ctx := context.Background()
+	l, err := ratekit.New(memstore.New(), ratekit.InFlight(2).Named("slots"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []*ratekit.Reservation
+	for range 2 {
+		r, err := l.Reserve(ctx, "k", 1)
+		if err != nil || !r.Decision.Allowed {
+			t.Fatalf("reserve: %+v %v", r, err)
+		}
+		held = append(held, r)
+	}
+	if err := l.Update(ratekit.InFlight(2).Named("slots")); err != nil {
+		t.Fatal(err)
+	}
+	r, err := l.Reserve(ctx, "k", 1)
+	if err != nil || r.Decision.Allowed || !r.Decision.Cached {
+		t.Fatalf("a third request after Update: %+v %v; want a denial in-process (Cached)", r.Decision, err)
+	}
+	if err := l.Update(ratekit.InFlight(3).Named("slots")); err != nil {
+		t.Fatal(err)
+	}
+	r, err = l.Reserve(ctx, "k", 1)
+	if err != nil || !r.Decision.Allowed {
+		t.Fatalf("a third request under 3 slots: %+v %v", r.Decision, err)
+	}
+	held = append(held, r)
+	for _, r := range held {
+		if err := r.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 3 {
+		if r, err := l.Reserve(ctx, "k", 1); err != nil || !r.Decision.Allowed {
+			t.Fatalf("after every release: %+v %v", r.Decision, err)
+		}
+	}
+}
