@@ -165,11 +165,12 @@ func (l Limit) Name() string { return l.def().Name }
 func (l Limit) Spec() Spec { return Spec(l.def().Spec) }
 
 // With returns l with the numbers of s (Quota, Rate, Window, MaxWait,
-// Block, Factor), every other field of s ignored: the same limit, whose
-// state carries over (see Carry), with other numbers. Stores use it to
-// report the numbers in force (an override, one instance's share); the
-// error, a *LimitError matching ErrInvalidLimit, names a number that is
-// invalid.
+// Block, Factor), every other field of s ignored: the same limit, with
+// other numbers, under l's storage identity (its ID, even under
+// carry.Reset, whose stores drop the state themselves when the numbers in
+// force change). Stores use it to report the numbers in force (an
+// override, one instance's share); the error, a *LimitError matching
+// ErrInvalidLimit, names a number that is invalid.
 func (l Limit) With(s Spec) (Limit, error) {
 	c := *l.def()
 	c.Quota, c.Rate, c.Window, c.MaxWait, c.Block, c.Factor = s.Quota, s.Rate, s.Window, s.MaxWait, s.Block, s.Factor
@@ -177,6 +178,7 @@ func (l Limit) With(s Spec) (Limit, error) {
 	if err := n.validate(); err != nil {
 		return Limit{}, err
 	}
+	n.d.ID = l.def().ID // one limit: carry.Reset's fingerprint is of its own numbers
 	return n, nil
 }
 
