@@ -76,7 +76,9 @@ func (*bucket) Share(s *Spec, n int64) bool {
 // burst carries over (carry.Used): a TAT written under another interval is
 // read as that many intervals used, at most the burst, and counted in the
 // new interval; under the same interval it stands, so a smaller burst
-// admits again once the used part has drained below it.
+// admits again once the used part has drained below it. A state written
+// under another interval keeps draining by its own until a charge writes
+// it again: Decide's wait counts in its intervals.
 func tatOf(s *Spec, e *State, now int64) int64 {
 	if e == nil || e.Value <= now {
 		return now
@@ -101,14 +103,24 @@ func (*bucket) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
 	}
 	newTat := tat + interval*cost
 	diff := nowUS - (newTat - offset)
+	// a state written under another interval drains by its own: tatOf
+	// reads it again at each call, so the wait is until its stored
+	// intervals left are few enough (burst − cost; maxWait's worth)
+	other := e != nil && e.Value > nowUS && e.Unit != 0 && e.Unit != interval
 	if diff < 0 {
 		r.RetryAfter = us(-diff)
+		if other {
+			r.RetryAfter = us(e.Value - (burst-cost)*e.Unit - nowUS)
+		}
 		return
 	}
 	var delay int64
 	if maxWait > 0 {
 		if delay = tat - nowUS; delay > maxWait {
 			r.RetryAfter = us(delay - maxWait)
+			if other {
+				r.RetryAfter = us(e.Value - int64(math.Floor(float64(maxWait)*float64(e.Unit)/float64(interval))) - nowUS)
+			}
 			return
 		}
 	}

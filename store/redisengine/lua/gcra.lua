@@ -8,13 +8,14 @@
 
 -- tat_of returns the tat of a key's value v (nil: none) at now: one
 -- written under another interval is read as that many intervals used, at
--- most burst, counted in this one (tatOf in internal/algo/bucket.go).
+-- most burst, counted in this one (tatOf in internal/algo/bucket.go); then,
+-- for such a value, its own tat and interval, by which it keeps draining.
 local function tat_of(v, now, interval, burst)
   if not v then return now end
   local t, u = string.match(v, '^(%d+):(%d+)$')
   t, u = tonumber(t), tonumber(u)
   if not t or t <= now then return now end
-  if u ~= interval then return now + math.ceil(math.min((t - now) / u, burst) * interval) end
+  if u ~= interval then return now + math.ceil(math.min((t - now) / u, burst) * interval), t, u end
   return t
 end
 
@@ -24,17 +25,27 @@ local function value(tat, interval) return int(tat) .. ':' .. int(interval) end
 local function at(r, stored, interval, burst, max_wait)
   local now = clock()
   local offset = interval * burst
-  local tat = tat_of(stored, now, interval, burst)
+  local tat, st, su = tat_of(stored, now, interval, burst)
   r.allowed, r.remaining, r.reset = false, math.max(math.floor((now - tat + offset) / interval), 0), tat - now
   r.retry, r.flags = 0, 0
   if cost > burst then r.flags = 1 return r end
   local new_tat = tat + interval * cost
   local diff = now - (new_tat - offset)
-  if diff < 0 then r.retry = -diff return r end
+  -- a value of another interval drains by its own (see tat_of): the wait
+  -- is until its intervals left are few enough (burst - cost; max_wait's)
+  if diff < 0 then
+    r.retry = -diff
+    if st then r.retry = st - (burst - cost) * su - now end
+    return r
+  end
   local delay = 0
   if max_wait > 0 then
     delay = tat - now
-    if delay > max_wait then r.retry = delay - max_wait return r end
+    if delay > max_wait then
+      r.retry = delay - max_wait
+      if st then r.retry = st - math.floor(max_wait * su / interval) - now end
+      return r
+    end
   end
   r.allowed = true
   if not charge then return r end
