@@ -44,6 +44,7 @@ func RunOverrides(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"Cut", false, overrideCut},
 		{"TwoInstances", false, overrideTwoInstances},
 		{"Expiry", true, overrideExpiry},
+		{"ExpiryShort", false, overrideExpiryShort},
 		{"CarryReset", false, overrideCarryReset},
 		{"Settle", false, overrideSettle},
 	}
@@ -466,6 +467,37 @@ func overrideExpiry(t *testing.T, h Harness, l ratekit.Limit) {
 	inForce(t, d, l, q, "at the end")
 	wantListed(t, lim, "")
 	wantListed(t, lim, "k")
+}
+
+// overrideExpiryShort: an override of 2q for 300 ms, after q used, on
+// either clock: within it its quota applies; 350 ms on, the own one, with
+// the counts carried, and nothing is listed. Under carry.Reset the end
+// starts fresh counts.
+func overrideExpiryShort(t *testing.T, h Harness, l ratekit.Limit) {
+	q := l.Spec().Quota
+	lim := newLimiter(t, h.Store, l)
+	admit(t, lim, "k", q, "the own quota")
+	override(t, lim, "k", scaled(l, 2*q), 300*time.Millisecond)
+	admit(t, lim, "k", q/2, "the override")
+	h.Advance(350 * time.Millisecond)
+	d := allowN(t, lim, "k", 1)
+	if d.Allowed {
+		t.Fatalf("after the override's end: %+v; want a denial (the own quota, %d used up)", d, q)
+	}
+	inForce(t, d, l, q, "after the end")
+	wantListed(t, lim, "")
+
+	r := l.Carry(carry.Reset)
+	lim = newLimiter(t, h.Store, r)
+	admit(t, lim, "r", q, "carry.Reset, the own quota")
+	override(t, lim, "r", scaled(r, 2*q), 300*time.Millisecond)
+	admit(t, lim, "r", q/2, "carry.Reset, the override")
+	h.Advance(350 * time.Millisecond)
+	d = allowN(t, lim, "r", 1)
+	if !d.Allowed || d.Remaining != q-1 {
+		t.Fatalf("carry.Reset after the override's end: %+v; want fresh counts, %d left", d, q-1)
+	}
+	inForce(t, d, r, q, "carry.Reset after the end")
 }
 
 // overrideCarryReset: under carry.Reset an override set, cleared or ended
