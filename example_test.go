@@ -73,3 +73,33 @@ func ExampleDeniedResponse() {
 	// 429 17
 	// {"status":429,"code":"TOO_MANY_ATTEMPTS","message":"Too many attempts. Try again in 17 seconds.","context":{"retryAfter":17,"limit":5,"remaining":0,"policy":"login"}}
 }
+
+// Give one account more than the plan's limit, until cleared: the override
+// carries the counts (100 used of 200 leaves 100), and it is in force on
+// every instance that shares the store from the next decision on.
+func ExampleLimiter_Override() {
+	limiter, _ := ratekit.New(memstore.New(), ratekit.FixedWindow(100, time.Hour).Named("api"))
+	ctx := context.Background()
+	for range 100 {
+		limiter.Allow(ctx, "account-42")
+	}
+	d, _ := limiter.Allow(ctx, "account-42")
+	fmt.Println(d.Allowed, d.Limit)
+
+	_ = limiter.Override(ctx, "account-42", ratekit.FixedWindow(200, time.Hour).Named("api"), 0)
+	d, _ = limiter.Allow(ctx, "account-42")
+	fmt.Println(d.Allowed, d.Limit, d.Remaining)
+	overrides, _ := limiter.Overrides(ctx, "")
+	for _, o := range overrides {
+		fmt.Println(o.Subject, o.Limit, o.Expires.IsZero())
+	}
+
+	_ = limiter.ClearOverride(ctx, "account-42", "api")
+	d, _ = limiter.Allow(ctx, "account-42")
+	fmt.Println(d.Allowed, d.Limit)
+	// Output:
+	// false api: fixed 100 per 1h0m0s
+	// true api: fixed 200 per 1h0m0s 99
+	// account-42 api: fixed 200 per 1h0m0s true
+	// false api: fixed 100 per 1h0m0s
+}

@@ -8,8 +8,8 @@ import (
 )
 
 // An entry is one cached denial: the store's Decision for a subject, a limit
-// set and a cost, as numbers; the Limits come from the call it answers.
-// Entries are immutable once stored.
+// set and a cost, as numbers and the limits in force (the call's own, or
+// copies with an override's numbers). Entries are immutable once stored.
 type entry struct {
 	start   int64 // the cache's clock (ns) read before the store call
 	until   int64 // the cache answers while its clock reads less
@@ -21,6 +21,7 @@ type entry struct {
 
 // state is what an entry keeps of one limit's LimitState.
 type state struct {
+	limit                          ratekit.Limit // as the store reported it: the numbers in force
 	remaining                      int64
 	resetAfter, retryAfter, window time.Duration
 	allowed, blocked               bool
@@ -52,7 +53,7 @@ func newEntry(set *limitSet, d ratekit.Decision, cost, start int64, margin time.
 		if id == bound {
 			e.binding = i
 		}
-		e.states[i] = state{remaining: st.Remaining, resetAfter: st.ResetAfter, retryAfter: st.RetryAfter,
+		e.states[i] = state{limit: st.Limit, remaining: st.Remaining, resetAfter: st.ResetAfter, retryAfter: st.RetryAfter,
 			window: st.EffectiveWindow, allowed: st.Allowed, blocked: st.Blocked}
 		if st.EffectiveWindow > 0 { // Remaining grows then: the recorded one would be stale
 			wait = min(wait, st.EffectiveWindow)
@@ -85,16 +86,17 @@ func (e *entry) covers(o entry) bool {
 	return e.blocked || (!o.blocked && e.cost <= o.cost)
 }
 
-// decision returns e as the Decision for a call with limits at now: the
-// store's numbers with RetryAfter and ResetAfter reduced by the time since
-// the store was asked, Remaining as recorded, and Cached set.
-func (e *entry) decision(limits []ratekit.Limit, now int64) ratekit.Decision {
+// decision returns e as the Decision for a call at now: the store's
+// numbers with RetryAfter and ResetAfter reduced by the time since the
+// store was asked, Remaining as recorded, the limits in force as the store
+// reported them (an override's numbers show), and Cached set.
+func (e *entry) decision(now int64) ratekit.Decision {
 	elapsed := time.Duration(now - e.start)
-	d := store.Single(e.state(limits[e.binding], e.binding, elapsed))
+	d := store.Single(e.state(e.binding, elapsed))
 	if len(e.states) > 1 { // one limit: no States slice, as the stores answer
 		d.States = make([]ratekit.LimitState, len(e.states))
 		for i := range e.states {
-			d.States[i] = e.state(limits[i], i, elapsed)
+			d.States[i] = e.state(i, elapsed)
 		}
 	}
 	d.Allowed, d.Blocked, d.Cached = false, e.blocked, true
@@ -103,10 +105,10 @@ func (e *entry) decision(limits []ratekit.Limit, now int64) ratekit.Decision {
 
 // state is limit i's state, its waits reduced by elapsed; a limit whose own
 // wait has run out reports that it admits.
-func (e *entry) state(l ratekit.Limit, i int, elapsed time.Duration) ratekit.LimitState {
+func (e *entry) state(i int, elapsed time.Duration) ratekit.LimitState {
 	st := e.states[i]
 	ls := ratekit.LimitState{
-		Limit:           l,
+		Limit:           st.limit,
 		Allowed:         st.allowed,
 		Remaining:       st.remaining,
 		ResetAfter:      max(st.resetAfter-elapsed, 0),

@@ -212,7 +212,7 @@ func (p *prepared) decide(key string, cost int64, ask func() (ratekit.Decision, 
 	epoch := s.epoch
 	s.mu.RUnlock()
 	if found && e.serves(cost, now) {
-		return e.decision(p.limits, now), nil
+		return e.decision(now), nil
 	}
 	d, err := ask()
 	if err == nil {

@@ -26,6 +26,24 @@ func TestConformanceHealthy(t *testing.T) {
 	})
 }
 
+// TestOverridesHealthy: a fallback.Store whose primary answers holds its
+// overrides in the primary, and passes the override suite as memstore
+// does; its two-instance cases run two fallback stores on one primary.
+func TestOverridesHealthy(t *testing.T) {
+	storetest.RunOverrides(t, func(t *testing.T) storetest.Harness {
+		c := storetest.NewClock(time.Unix(1_700_000_000, 0))
+		p := memstore.New(memstore.WithClock(c.Now))
+		instance := func() ratekit.Store {
+			s, err := fallback.New(p, memstore.New(memstore.WithClock(c.Now)), fallback.Config{Instances: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		return storetest.Harness{Store: instance(), Advance: c.Advance, Exact: true, Twin: instance}
+	})
+}
+
 // decisionsFail is a primary whose every decision fails; its Reset works
 // (there is nothing to reset).
 type decisionsFail struct{}

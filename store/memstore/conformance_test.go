@@ -24,3 +24,10 @@ func TestCalendar(t *testing.T) {
 		return storetest.Harness{Store: memstore.New(memstore.WithClock(c.Now)), Advance: c.Advance, Exact: true}
 	})
 }
+
+func TestOverrides(t *testing.T) {
+	storetest.RunOverrides(t, func(t *testing.T) storetest.Harness {
+		c := newClock()
+		return storetest.Harness{Store: memstore.New(memstore.WithClock(c.Now)), Advance: c.Advance, Exact: true}
+	})
+}

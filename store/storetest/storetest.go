@@ -28,6 +28,12 @@ type Harness struct {
 	// cases on Suppressed limits too, setting the draws it needs. A store
 	// without Suppressed support leaves it nil.
 	Draw *Draw
+	// Twin, when set, returns another store value on the same data as
+	// Store (for Redis: a store of its own, on another client, under the
+	// same prefix), as a second instance of a service would have. The
+	// cases about two instances (RunOverrides) use it; without it they
+	// build both Limiters on Store.
+	Twin func() ratekit.Store
 }
 
 // Algorithms returns one limit of each algorithm with quota (or burst,

@@ -8,6 +8,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/store/redisstore"
 	"github.com/ratekit/ratekit/store/storetest"
@@ -48,5 +49,34 @@ func TestCalendar(t *testing.T) {
 		c := redis.NewClient(&redis.Options{Addr: m.Addr(), ContextTimeoutEnabled: true})
 		t.Cleanup(func() { c.Close() })
 		return storetest.Harness{Store: newStore(t, c, "cal"), Advance: clock.Advance, Exact: true}
+	})
+}
+
+// TestOverrides runs the override suite on miniredis with a fake clock, on
+// a real redis-server and on the real cluster (the last two on the real
+// clock); the second instance of each case is a store of its own, on a
+// client of its own, under the same prefix.
+func TestOverrides(t *testing.T) {
+	t.Run("miniredis-fake-clock", func(t *testing.T) {
+		storetest.RunOverrides(t, func(t *testing.T) storetest.Harness {
+			m := miniredis.RunT(t)
+			clock := redistest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), m)
+			client := func() *redis.Client {
+				c := redis.NewClient(&redis.Options{Addr: m.Addr(), ContextTimeoutEnabled: true})
+				t.Cleanup(func() { c.Close() })
+				return c
+			}
+			return storetest.Harness{Store: newStore(t, client(), "ovr"), Advance: clock.Advance, Exact: true,
+				Twin: func() ratekit.Store { return newStore(t, client(), "ovr") }}
+		})
+	})
+	targets(t, func(t *testing.T, tg target) {
+		c, c2 := tg.newClient(), tg.newClient()
+		t.Cleanup(func() { c.Close(); c2.Close() })
+		storetest.RunOverrides(t, func(t *testing.T) storetest.Harness {
+			prefix := redistest.Prefix(t)
+			return storetest.Harness{Store: newStore(t, c, prefix), Advance: redistest.Sleep,
+				Twin: func() ratekit.Store { return newStore(t, c2, prefix) }}
+		})
 	})
 }

@@ -58,8 +58,8 @@ func TestFunctionsLoadedOnce(t *testing.T) {
 	after := commandCalls(t, c)
 	delta := func(name string) int64 { return after[name] - before[name] }
 	libs, err := c.FunctionList(context.Background(), redis.FunctionListQuery{}).Result()
-	if err != nil || len(libs) != 1 || !strings.HasPrefix(libs[0].Name, "ratekit_") || len(libs[0].Functions) != 3 {
-		t.Fatalf("libraries %+v %v; want one ratekit_ library of 3 functions (decide, reputation, settle)", libs, err)
+	if err != nil || len(libs) != 1 || !strings.HasPrefix(libs[0].Name, "ratekit_") || len(libs[0].Functions) != 4 {
+		t.Fatalf("libraries %+v %v; want one ratekit_ library of 4 functions (decide, override, reputation, settle)", libs, err)
 	}
 	want := map[string]int64{
 		"function|load": 1, "fcall": 101, "evalsha": 0, "eval": 0, // the first FCALL finds no function

@@ -3,6 +3,7 @@ package rueidisstore_test
 import (
 	"testing"
 
+	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/internal/redistest"
 	"github.com/ratekit/ratekit/store/redisstore/rueidisstore"
 	"github.com/ratekit/ratekit/store/storetest"
@@ -26,6 +27,20 @@ func TestReputationConformance(t *testing.T) {
 		c := newClient(t, addrs...)
 		storetest.RunReputation(t, func(t *testing.T) storetest.ReputationHarness {
 			return storetest.ReputationHarness{Store: newStore(t, c, redistest.Prefix(t)), Advance: redistest.Sleep}
+		})
+	})
+}
+
+// TestOverrides runs the override suite on a real redis-server and on the
+// real cluster, on the real clock; the second instance of each case is a
+// store of its own, on a client of its own, under the same prefix.
+func TestOverrides(t *testing.T) {
+	targets(t, func(t *testing.T, addrs []string) {
+		c, c2 := newClient(t, addrs...), newClient(t, addrs...)
+		storetest.RunOverrides(t, func(t *testing.T) storetest.Harness {
+			prefix := redistest.Prefix(t)
+			return storetest.Harness{Store: newStore(t, c, prefix), Advance: redistest.Sleep,
+				Twin: func() ratekit.Store { return newStore(t, c2, prefix) }}
 		})
 	})
 }
