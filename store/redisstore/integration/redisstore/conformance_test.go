@@ -60,7 +60,9 @@ func TestOverrides(t *testing.T) {
 	t.Run("miniredis-fake-clock", func(t *testing.T) {
 		storetest.RunOverrides(t, func(t *testing.T) storetest.Harness {
 			m := miniredis.RunT(t)
-			clock := redistest.NewClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), m)
+			// Redis's own expiry, to the millisecond: an override's key
+			// lives through the millisecond before its end
+			clock := redistest.NewRedisClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC), m)
 			client := func() *redis.Client {
 				c := redis.NewClient(&redis.Options{Addr: m.Addr(), ContextTimeoutEnabled: true})
 				t.Cleanup(func() { c.Close() })
