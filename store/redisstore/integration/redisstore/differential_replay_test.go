@@ -98,6 +98,14 @@ var differentialReplays = []struct {
 	{"the year 2040 in London", time.Date(2040, 6, 1, 0, 0, 0, 0, time.UTC),
 		[][]ratekit.Limit{{ratekit.Calendar(2, calendar.Year, diffZone("Europe/London"))}},
 		[]dop{{kind: opTake, cost: 1}}},
+	// A 1 ms fixed window: the engine's receipt records the window's end as
+	// the call's time plus its PTTL (µs), up to 999 µs past the end, and its
+	// settle compared that with the live window's end read the same way, to
+	// within half a window (500 µs): an extra charge 600 µs after the reserve
+	// took the window for another one (held 1, memstore 2).
+	{"a 1 ms fixed window's extra charge goes to the charged window", diffStart,
+		[][]ratekit.Limit{{ratekit.FixedWindow(6, ms)}},
+		[]dop{{adv: 100 * time.Microsecond, kind: opReserve, cost: 1}, {adv: 600 * time.Microsecond, kind: opSettle, cost: 2}}},
 }
 
 func TestDifferentialReplays(t *testing.T) {
