@@ -106,6 +106,14 @@ var differentialReplays = []struct {
 	{"a 1 ms fixed window's extra charge goes to the charged window", diffStart,
 		[][]ratekit.Limit{{ratekit.FixedWindow(6, ms)}},
 		[]dop{{adv: 100 * time.Microsecond, kind: opReserve, cost: 1}, {adv: 600 * time.Microsecond, kind: opSettle, cost: 2}}},
+	// New numbers keep the state (carry.Used). A bucket's TAT written under
+	// another interval is read as that many intervals used: after 3 of 1 ms,
+	// 3 of 10 ms. A give-back under the new interval moved the TAT but not
+	// memstore's expiry, which stayed at the old TAT's: the state was gone
+	// at +5 ms in memstore, with 22 ms left in Redis.
+	{"a bucket's give-back under a longer interval lives to its TAT", diffStart,
+		[][]ratekit.Limit{{ratekit.GCRA(1, ms, 5).Named("g")}, {ratekit.GCRA(1, 10*ms, 5).Named("g")}},
+		[]dop{{kind: opReserve, cost: 3}, {kind: opSettle, set: 1, cost: 2, rc: 0}, {adv: 5 * ms, kind: opPeek, set: 1}}},
 }
 
 func TestDifferentialReplays(t *testing.T) {
