@@ -114,6 +114,27 @@ var differentialReplays = []struct {
 	{"a bucket's give-back under a longer interval lives to its TAT", diffStart,
 		[][]ratekit.Limit{{ratekit.GCRA(1, ms, 5).Named("g")}, {ratekit.GCRA(1, 10*ms, 5).Named("g")}},
 		[]dop{{kind: opReserve, cost: 3}, {kind: opSettle, set: 1, cost: 2, rc: 0}, {adv: 5 * ms, kind: opPeek, set: 1}}},
+	// An InFlight limit's state lives as long as its longest lease. A lease
+	// taken or renewed under a shorter Lease set the key's TTL to it, and
+	// the leases of 40 ms went with the key: at +11.2 ms memstore (whose
+	// state lived to the millisecond after the lease's end) still counted
+	// them, Redis (to the lease's millisecond) did not; a renewal cut the
+	// TTL in Redis alone.
+	{"a lease taken under a shorter lease keeps the longer ones", diffStart,
+		[][]ratekit.Limit{{ratekit.InFlight(3).Lease(40 * ms).Named("f")}, {ratekit.InFlight(3).Lease(10 * ms).Named("f")}},
+		[]dop{
+			{kind: opReserve, cost: 1},
+			{adv: 500 * time.Microsecond, kind: opReserve, set: 1, cost: 1},
+			{adv: 10700 * time.Microsecond, kind: opPeek},
+			{adv: 20 * ms, kind: opPeek}, // the 40 ms lease still holds its slot
+		}},
+	{"a lease renewed under a shorter lease keeps the longer ones", diffStart,
+		[][]ratekit.Limit{{ratekit.InFlight(3).Lease(40 * ms).Named("f")}, {ratekit.InFlight(3).Lease(10 * ms).Named("f")}},
+		[]dop{
+			{kind: opReserve, cost: 1}, {kind: opReserve, cost: 1},
+			{adv: ms, kind: opRenew, set: 1, rc: 1},
+			{adv: 15 * ms, kind: opPeek},
+		}},
 }
 
 func TestDifferentialReplays(t *testing.T) {
