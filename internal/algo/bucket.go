@@ -136,10 +136,14 @@ func (*bucket) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
 // End: the TAT after the charge.
 func (*bucket) End(_ *Spec, next *State, _ int64) int64 { return next.Value }
 
+// GiveBack moves the TAT back by what the charge holds, and the state's
+// expiry to the TAT, as settle in gcra.lua does: a TAT written under another
+// interval may be read as later than the one stored, and outlive it.
 func (*bucket) GiveBack(s *Spec, e *State, end *int64, n, now int64) {
 	if tat := tatOf(s, e, now); tat > now {
 		held := max(min(n*s.Interval.Microseconds(), *end-now), 0)
 		e.Value, e.Unit = max(tat-held, now), s.Interval.Microseconds()
+		e.ExpireMS = now/1000 + (e.Value-now+999)/1000
 		*end -= held
 	}
 }

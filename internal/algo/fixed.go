@@ -82,9 +82,12 @@ func extra(e *State, end, held, n, now, newExpireMS, near int64) (State, int64, 
 }
 
 // sameWindow reports whether a window ending at endMS is the one a receipt
-// records ending at endUS: within near (µs), less than the time between two
-// windows' ends (a fixed window's: half a window).
+// records ending at endUS: whether their ends, in whole ms, are within near
+// (µs), less than the time between two windows' ends (a fixed window's: half
+// a window). A receipt of the Redis engine records a fixed window's end as
+// the call's time plus the PTTL it read, up to 999 µs past the end: its ms
+// is the end (same_window in lua/fixed.lua).
 func sameWindow(endMS, endUS, near int64) bool {
-	d := endMS*1000 - endUS
+	d := (endMS - endUS/1000) * 1000
 	return max(d, -d) < near
 }

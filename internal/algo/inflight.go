@@ -40,7 +40,9 @@ func (*inFlight) Describe(s *Spec) string {
 func (*inFlight) Header(s *Spec) (int64, time.Duration) { return s.Quota, 0 }
 
 // Decide: see algorithms.inflight in the engine. An admitted charge (a
-// reserve of cost 0 too) takes one slot whatever its cost.
+// reserve of cost 0 too) takes one slot whatever its cost. The state lives
+// as long as its longest lease: a lease taken under a shorter Lease (new
+// numbers) does not cut the others short.
 func (*inFlight) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
 	live := int64(0)
 	for i := 0; e != nil && i < len(e.Log); i += 2 {
@@ -60,6 +62,9 @@ func (*inFlight) Decide(s *Spec, e *State, c Call, r *Result, next *State) {
 	r.Remaining--
 	expiry := c.Now + s.Window.Microseconds()
 	*next = State{Log: make([]int64, 0, 2*live+2), ExpireMS: (expiry + 999) / 1000}
+	if e != nil {
+		next.ExpireMS = max(next.ExpireMS, e.ExpireMS)
+	}
 	for i := 0; e != nil && i < len(e.Log); i += 2 {
 		if e.Log[i] > c.Now {
 			next.Log = append(next.Log, e.Log[i], e.Log[i+1])

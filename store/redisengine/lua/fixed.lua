@@ -70,6 +70,14 @@ local function take(r, key, quota, window_ms)
   return r
 end
 
+-- same_window reports whether the live window, pttl ms from now, is the
+-- charged one, which ends at e: whether their ends, in whole ms, are within
+-- half a window (sameWindow in internal/algo/fixed.go). A receipt's e is
+-- the call's time plus the PTTL it read (µs): its ms is the window's end.
+local function same_window(pttl, e, window_ms)
+  return math.abs((math.floor(clock() / 1000) + pttl - math.floor(e / 1000)) * 1000) < window_ms * 500
+end
+
 -- settle: the charged window is the key's while its end is within half a
 -- window of e. A give-back comes off its count (an emptied window is
 -- deleted); an extra charge goes to it while it lives, else to a new window.
@@ -78,7 +86,7 @@ local function settle(key, quota, window_ms, _, was, to, e, held)
   give, extra, held = moves(was, to, quota, held)
   if give > 0 then
     local pttl = redis.call('PTTL', key)
-    if pttl > 0 and math.abs(clock() + pttl * 1000 - e) < window_ms * 500 then
+    if pttl > 0 and same_window(pttl, e, window_ms) then
       give_back(key, give)
     end
   elseif extra > 0 then
@@ -86,7 +94,7 @@ local function settle(key, quota, window_ms, _, was, to, e, held)
     local now = clock()
     if pttl > 0 then
       redis.call('INCRBY', key, extra)
-      if math.abs(now + pttl * 1000 - e) >= window_ms * 500 then held = 0 end
+      if not same_window(pttl, e, window_ms) then held = 0 end
       e, held = now + pttl * 1000, held + extra
     else
       redis.call('SET', key, extra, 'PX', window_ms)

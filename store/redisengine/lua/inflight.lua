@@ -1,5 +1,7 @@
 -- inflight: requests in flight. p1 slots, p2 lease ms. Redis keeps a sorted
--- set of leases, score their expiry µs, with a TTL of one lease. A call that
+-- set of leases, score their expiry µs, with a TTL of one lease from the
+-- last one taken or renewed, or longer: the key lives as long as its
+-- longest lease, whatever lease (numbers) each was taken under. A call that
 -- takes (cost > 0) or reserves is admitted while fewer than slots leases
 -- live, and takes one slot whatever its cost. A denial's retry is 1 s: no one
 -- can tell when a request ends.
@@ -20,10 +22,16 @@ local function check(r, key, slots, lease_ms)
   return r
 end
 
+-- extend sets the TTL of the key at key to ms unless it is longer (a new
+-- key has none: PTTL -1)
+local function extend(key, ms)
+  if redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, int(ms)) end
+end
+
 function writes.lease(key, r) -- the lease at a µs for b ms; expired leases go
   redis.call('ZREMRANGEBYSCORE', key, '-inf', int(r.a))
   redis.call('ZADD', key, int(r.a + r.b * 1000), lease or ('t' .. int(r.a)))
-  redis.call('PEXPIRE', key, int(r.b))
+  extend(key, r.b)
 end
 
 local function settle(key, slots, lease_ms, _, was, to, e, held)
@@ -38,7 +46,7 @@ local function renew(key, slots, lease_ms)
   local score = lease and redis.call('ZSCORE', key, lease)
   if score and tonumber(score) > now then
     redis.call('ZADD', key, 'XX', int(now + lease_ms * 1000), lease)
-    redis.call('PEXPIRE', key, lease_ms)
+    extend(key, lease_ms)
     return 1
   end
   return 0

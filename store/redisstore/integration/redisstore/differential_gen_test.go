@@ -37,7 +37,8 @@ var dkindNames = [...]string{"opTake", "opPeek", "opReset", "opReserve", "opSett
 
 // A dop is one step of a sequence: advance the clock, then call both
 // stores about subject sub with limit set set (settle, release and renew:
-// receipt rc of the pool, with the receipt's subject and set).
+// receipt rc of the pool, with the receipt's subject, and its set or a
+// variant of it with other numbers: see differential_carry_test.go).
 type dop struct {
 	adv  time.Duration
 	kind dkind

@@ -26,7 +26,10 @@ import (
 // depends on the milliseconds between the two stores' calls, and the
 // answers that depend only on counts must be equal: Allowed, Remaining,
 // Unsatisfiable and Blocked, limit by limit; the binding limit's Remaining
-// when admitted; receipts' costs and what each limit holds; Renew.
+// when admitted; receipts' costs and what each limit holds; Renew. As in
+// TestDifferentialRandom, some sequences change their limits' numbers
+// (withVariants), to times that are hours or whole parts of one, and
+// buckets' bursts alone (their intervals stay).
 func TestDifferentialRealRedis(t *testing.T) {
 	srv := redistest.Standalone(t)
 	c := srv.NewClient(nil)
@@ -35,9 +38,17 @@ func TestDifferentialRealRedis(t *testing.T) {
 	mem := memstore.New()
 	t.Cleanup(func() { mem.Close() })
 	const sequences, steps = 200, 40
+	withNumbers, onVariants := 0, 0
 	for seed := uint64(1); seed <= sequences; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 0x4ea1))
 		sets := genLongSets(rng, time.Now())
+		vrng := rand.New(rand.NewPCG(seed, 0xca44))
+		nbase := len(sets)
+		sets, nvar := withVariants(vrng, sets, true)
+		v := variants{vrng: vrng, nbase: nbase, nvar: nvar}
+		if nvar > 0 {
+			withNumbers++
+		}
 		var limits [][]ratekit.Limit
 		for _, s := range sets {
 			ls := limitsOf(s)
@@ -60,11 +71,14 @@ func TestDifferentialRealRedis(t *testing.T) {
 		}
 		ctx := context.Background()
 		for range steps {
-			o := dop{sub: rng.IntN(len(subjects)), set: rng.IntN(len(sets))}
+			o := dop{sub: rng.IntN(len(subjects)), set: v.pickSet(rng.IntN(nbase))}
 			k := rng.IntN(100)
 			if k >= 60 && len(pool) > 0 {
 				o.rc = rng.IntN(len(pool))
-				o.sub, o.set = pool[o.rc].sub, pool[o.rc].set
+				o.sub, o.set = pool[o.rc].sub, v.settleSet(pool[o.rc].set)
+			}
+			if o.set >= nbase {
+				onVariants++
 			}
 			q := maxQuota(sets[o.set])
 			switch {
@@ -74,6 +88,11 @@ func TestDifferentialRealRedis(t *testing.T) {
 				o.kind = opPeek
 			case k < 38:
 				o.kind = opReset
+				if s, ok := v.resetSet(sets, o.set); ok {
+					o.set = s
+				} else {
+					o.kind = opPeek
+				}
 			case k < 60 || len(pool) == 0:
 				o.kind, o.cost = opReserve, genCost(rng, q)
 			case k < 80:
@@ -135,6 +154,7 @@ func TestDifferentialRealRedis(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("%d sequences, %d with variants of their limits' numbers; %d steps on a variant", sequences, withNumbers, onVariants)
 }
 
 // genLongSets is genSets with hour-long limits (see genLongLimit).

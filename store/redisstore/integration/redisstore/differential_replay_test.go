@@ -98,6 +98,43 @@ var differentialReplays = []struct {
 	{"the year 2040 in London", time.Date(2040, 6, 1, 0, 0, 0, 0, time.UTC),
 		[][]ratekit.Limit{{ratekit.Calendar(2, calendar.Year, diffZone("Europe/London"))}},
 		[]dop{{kind: opTake, cost: 1}}},
+	// A 1 ms fixed window: the engine's receipt records the window's end as
+	// the call's time plus its PTTL (µs), up to 999 µs past the end, and its
+	// settle compared that with the live window's end read the same way, to
+	// within half a window (500 µs): an extra charge 600 µs after the reserve
+	// took the window for another one (held 1, memstore 2).
+	{"a 1 ms fixed window's extra charge goes to the charged window", diffStart,
+		[][]ratekit.Limit{{ratekit.FixedWindow(6, ms)}},
+		[]dop{{adv: 100 * time.Microsecond, kind: opReserve, cost: 1}, {adv: 600 * time.Microsecond, kind: opSettle, cost: 2}}},
+	// New numbers keep the state (carry.Used). A bucket's TAT written under
+	// another interval is read as that many intervals used: after 3 of 1 ms,
+	// 3 of 10 ms. A give-back under the new interval moved the TAT but not
+	// memstore's expiry, which stayed at the old TAT's: the state was gone
+	// at +5 ms in memstore, with 22 ms left in Redis.
+	{"a bucket's give-back under a longer interval lives to its TAT", diffStart,
+		[][]ratekit.Limit{{ratekit.GCRA(1, ms, 5).Named("g")}, {ratekit.GCRA(1, 10*ms, 5).Named("g")}},
+		[]dop{{kind: opReserve, cost: 3}, {kind: opSettle, set: 1, cost: 2, rc: 0}, {adv: 5 * ms, kind: opPeek, set: 1}}},
+	// An InFlight limit's state lives as long as its longest lease. A lease
+	// taken or renewed under a shorter Lease set the key's TTL to it, and
+	// the leases of 40 ms went with the key: at +11.2 ms memstore (whose
+	// state lived to the millisecond after the lease's end) still counted
+	// them, Redis (to the lease's millisecond) did not; a renewal cut the
+	// TTL in Redis alone.
+	{"a lease taken under a shorter lease keeps the longer ones", diffStart,
+		[][]ratekit.Limit{{ratekit.InFlight(3).Lease(40 * ms).Named("f")}, {ratekit.InFlight(3).Lease(10 * ms).Named("f")}},
+		[]dop{
+			{kind: opReserve, cost: 1},
+			{adv: 500 * time.Microsecond, kind: opReserve, set: 1, cost: 1},
+			{adv: 10700 * time.Microsecond, kind: opPeek},
+			{adv: 20 * ms, kind: opPeek}, // the 40 ms lease still holds its slot
+		}},
+	{"a lease renewed under a shorter lease keeps the longer ones", diffStart,
+		[][]ratekit.Limit{{ratekit.InFlight(3).Lease(40 * ms).Named("f")}, {ratekit.InFlight(3).Lease(10 * ms).Named("f")}},
+		[]dop{
+			{kind: opReserve, cost: 1}, {kind: opReserve, cost: 1},
+			{adv: ms, kind: opRenew, set: 1, rc: 1},
+			{adv: 15 * ms, kind: opPeek},
+		}},
 }
 
 func TestDifferentialReplays(t *testing.T) {

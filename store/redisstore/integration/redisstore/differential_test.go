@@ -35,12 +35,19 @@ import (
 // starts shortly before a DST change, a day's, week's, month's or year's end
 // and passes several periods; there memstore's period ends must also meet
 // an oracle of the periods, and the Redis engine's calls made for another
-// period than Redis's clock are refused (STALE) and sent again.
+// period than Redis's clock are refused (STALE) and sent again. A share of
+// the sequences (diffCarryShare) also change their limits' numbers as they
+// go, under the same names (differential_carry_test.go): their sets have
+// variants with other quotas, bursts, rates, windows, blocks, leases and
+// queue waits, or another carry rule, which the steps switch between, and
+// receipts are settled and renewed with other numbers than they were made
+// with.
 //
 // RATEKIT_DIFF_SEQUENCES=n runs n sequences (default diffSequences);
 // RATEKIT_DIFF_SEED=s runs sequence s alone and logs every step. A failure
 // prints the sequence's limits and steps as Go literals: paste them into
-// differentialReplays (differential_replay_test.go) to replay them.
+// differentialReplays (differential_replay_test.go) to replay them (with
+// package carry imported there when a limit says .Carry(carry.Reset)).
 
 const (
 	diffSteps     = 10 // steps per sequence, at least
@@ -93,6 +100,7 @@ func TestDifferentialRandom(t *testing.T) {
 	var mu sync.Mutex
 	steps := 0
 	var cal calStats
+	var car carryStats
 	var stale atomic.Int64
 	t.Run("workers", func(t *testing.T) {
 		for w := range min(diffWorkers, n) {
@@ -107,6 +115,7 @@ func TestDifferentialRandom(t *testing.T) {
 					mu.Lock()
 					steps += len(r.ops)
 					cal.add(r.stats)
+					car.add(r.carry)
 					mu.Unlock()
 					if t.Failed() {
 						return
@@ -119,6 +128,7 @@ func TestDifferentialRandom(t *testing.T) {
 		"%d clock steps that ended a calendar period, %d that passed a DST change, %d settles after the charged period; "+
 		"%d calls refused as STALE and sent again",
 		n, steps, cal.sequences, cal.steps, cal.crossed, cal.dst, cal.late, stale.Load())
+	t.Logf("changes of numbers: %v", car)
 }
 
 // A diffEnv is a miniredis and a redisstore on it, reused by the
@@ -185,6 +195,10 @@ type diffRun struct {
 	slow     []ratekit.Limit // set 0's Calendar limits and aligned windows of a second or more (see slowLimit)
 	shortest time.Duration   // the shortest usual length (Window) of slow
 	stats    calStats
+
+	variants                   // the changes of numbers (differential_carry_test.go)
+	written  map[string]string // the numbers each Redis key was last written under (numbersOf)
+	carry    carryStats
 }
 
 // An rpair is one receipt of each store for one admitted Reserve: receipt
@@ -200,6 +214,7 @@ type rpair struct {
 // of limits with milliseconds that starts at diffStart.
 func (e *diffEnv) sequence(t *testing.T, seed uint64, verbose bool) *diffRun {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
+	vrng := rand.New(rand.NewPCG(seed, 0xca44))
 	var sets [][]dlimit
 	var start time.Time
 	if rng.IntN(100) < diffCalendarShare {
@@ -210,8 +225,13 @@ func (e *diffEnv) sequence(t *testing.T, seed uint64, verbose bool) *diffRun {
 		// fall at whole milliseconds of Unix time
 		start = diffStart.Add(time.Duration(rng.IntN(1000)) * time.Microsecond)
 	}
+	nbase := len(sets)
+	sets, nvar := withVariants(vrng, sets, false)
 	r := e.startAt(t, start, sets, verbose)
-	r.seed, r.rng = seed, rng
+	r.seed, r.rng, r.variants = seed, rng, variants{vrng: vrng, nbase: nbase, nvar: nvar}
+	if nvar > 0 {
+		r.carry.sequences = 1
+	}
 	return r
 }
 
@@ -221,7 +241,8 @@ func (e *diffEnv) startAt(t *testing.T, start time.Time, sets [][]dlimit, verbos
 	clock := redistest.NewRedisClock(start, e.m)
 	r := &diffRun{t: t, env: e, clock: clock, sets: sets,
 		mem:     memstore.New(memstore.WithClock(clock.Now), memstore.WithRandom(e.random)),
-		verbose: verbose, start: start}
+		verbose: verbose, start: start, variants: variants{nbase: len(sets)}, written: map[string]string{},
+		carry: carryStats{changed: map[string]int{}, metBy: map[string]int{}}}
 	for _, d := range sets[0] {
 		if slowLimit(d) {
 			if len(r.slow) == 0 || d.l.Spec().Window < r.shortest {
@@ -258,7 +279,7 @@ func (r *diffRun) generate(n int) {
 // next returns a random step, given the pool as it stands.
 func (r *diffRun) next() dop {
 	rng := r.rng
-	o := dop{sub: rng.IntN(len(diffSubjects)), set: rng.IntN(len(r.sets))}
+	o := dop{sub: rng.IntN(len(diffSubjects)), set: r.pickSet(rng.IntN(r.nbase))}
 	o.adv = r.step()
 	q := maxQuota(r.sets[o.set])
 	if suppressed(r.sets[0]) {
@@ -271,12 +292,17 @@ func (r *diffRun) next() dop {
 		o.kind = opPeek
 	case k < 41:
 		o.kind = opReset
+		if s, ok := r.resetSet(r.sets, o.set); ok {
+			o.set = s
+		} else {
+			o.kind = opPeek
+		}
 	case k < 64 || len(r.pool) == 0:
 		o.kind, o.cost = opReserve, genCost(rng, q)
 	default:
 		o.rc = rng.IntN(len(r.pool))
 		p := r.pool[o.rc]
-		o.sub, o.set = p.sub, p.set
+		o.sub, o.set = p.sub, r.settleSet(p.set)
 		switch {
 		case k < 82:
 			o.kind, o.cost = opSettle, genSettleCost(rng, p.mem.Cost, maxQuota(r.sets[p.set]))
@@ -291,11 +317,12 @@ func (r *diffRun) next() dop {
 
 // step returns a random clock step: in a calendar sequence, diffCalendarSteps
 // percent of the time a calendar step (calStep), else one about the other
-// limits (genStep on their spans and the last decision's spans of up to a
-// second); in the other sequences, genStep on all.
+// limits (genStep on their spans, their variants' and the last decision's
+// spans of up to a second); in the other sequences, genStep on all.
 func (r *diffRun) step() time.Duration {
 	if len(r.slow) == 0 {
-		return genStep(r.rng, append(spans(r.sets[0]), r.last...))
+		lengths := append(spans(r.sets[0]), r.variantSpans(func(dlimit) bool { return true })...)
+		return genStep(r.rng, append(lengths, r.last...))
 	}
 	if r.rng.IntN(100) < diffCalendarSteps {
 		return r.calStep()
@@ -306,7 +333,7 @@ func (r *diffRun) step() time.Duration {
 			fast = append(fast, d)
 		}
 	}
-	lengths := spans(fast)
+	lengths := append(spans(fast), r.variantSpans(func(d dlimit) bool { return !slowLimit(d) })...)
 	for _, x := range r.last {
 		if x <= time.Second {
 			lengths = append(lengths, x)
@@ -323,6 +350,7 @@ func (r *diffRun) play(o dop) bool {
 	before := r.clock.Now()
 	r.clock.Advance(o.adv)
 	r.count(o, before)
+	r.countCarry(o)
 	r.env.draw.Store(math.Float64bits(o.draw))
 	ctx := context.Background()
 	sub, ls := diffSubjects[o.sub], r.limits[o.set]
@@ -375,6 +403,7 @@ func (r *diffRun) play(o dop) bool {
 		r.fail(msgs, dm, dr, em, er)
 		return false
 	}
+	r.noteWrites(o)
 	r.afterReserve(o, dm, dr)
 	r.afterSettle(o)
 	return true
