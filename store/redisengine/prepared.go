@@ -154,7 +154,14 @@ func (p *prepared) Reset(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	cmd := &Command{Keys: p.e.keys(t, p, nil, false), head: []string{"0", "reset"}}
+	// every limit's block key, whether or not its numbers have a block: a
+	// block set under other numbers goes too
+	keys := make([]string, 0, 2*len(p.ids))
+	for _, id := range p.ids {
+		k := p.e.prefix + ":{" + t + "}:" + id
+		keys = append(keys, k, k+":block")
+	}
+	cmd := &Command{Keys: keys, head: []string{"0", "reset"}}
 	_, err = p.e.run(ctx, p.c, progDecide, cmd)
 	return p.e.explain(ctx, start, err)
 }

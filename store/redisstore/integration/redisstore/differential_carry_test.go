@@ -352,47 +352,6 @@ func (v *variants) settleSet(s int) int {
 	return s%v.nbase + v.nbase*v.vrng.IntN(v.nvar+1)
 }
 
-// resetSet returns the set a Reset about set s goes to: s, or another
-// variant of its base set whose limits have a block wherever a variant of
-// theirs has one; false when there is none (the step peeks instead). The
-// Redis engine's Reset deletes a limit's block key only when the numbers
-// it is called with have a block, while memstore forgets the limit's block
-// whatever its numbers: a Reset with numbers without a block, after a
-// block under other numbers, leaves the block in Redis alone:
-//
-//	{"a Reset without a block forgets the block of other numbers", diffStart,
-//		[][]ratekit.Limit{{ratekit.FixedWindow(1, 10*ms).Block(20 * ms).Named("f")}, {ratekit.FixedWindow(1, 10*ms).Named("f")}},
-//		[]dop{{kind: opTake, cost: 1}, {kind: opTake, cost: 1}, {kind: opReset, set: 1}, {kind: opPeek}}},
-//
-// (the Peek: memstore admits, Redis is blocked for 20 ms). Until the
-// stores agree (the engine's Reset naming the block key of every limit, or
-// memstore forgetting only the blocks of the numbers it is called with),
-// the sequences make no such Reset.
-func (v *variants) resetSet(sets [][]dlimit, s int) (int, bool) {
-	if v.nvar == 0 {
-		return s, true
-	}
-	safe := func(t int) bool {
-		for i, d := range sets[t] {
-			for k := 0; k <= v.nvar && d.l.Spec().Block == 0; k++ {
-				if sets[t%v.nbase+v.nbase*k][i].l.Spec().Block > 0 {
-					return false
-				}
-			}
-		}
-		return true
-	}
-	if safe(s) {
-		return s, true
-	}
-	for k := 0; k <= v.nvar; k++ {
-		if t := s%v.nbase + v.nbase*k; safe(t) {
-			return t, true
-		}
-	}
-	return s, false
-}
-
 // variantSpans returns the spans of set 0's variants.
 func (r *diffRun) variantSpans(keep func(dlimit) bool) []time.Duration {
 	var out []time.Duration

@@ -88,11 +88,6 @@ func TestDifferentialRealRedis(t *testing.T) {
 				o.kind = opPeek
 			case k < 38:
 				o.kind = opReset
-				if s, ok := v.resetSet(sets, o.set); ok {
-					o.set = s
-				} else {
-					o.kind = opPeek
-				}
 			case k < 60 || len(pool) == 0:
 				o.kind, o.cost = opReserve, genCost(rng, q)
 			case k < 80:

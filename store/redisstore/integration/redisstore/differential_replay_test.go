@@ -135,6 +135,12 @@ var differentialReplays = []struct {
 			{adv: ms, kind: opRenew, set: 1, rc: 1},
 			{adv: 15 * ms, kind: opPeek},
 		}},
+	// The engine's Reset named a limit's block key only when the numbers
+	// it was called with had a block; memstore forgets the limit's block
+	// whatever its numbers. Now both forget it.
+	{"a Reset without a block forgets the block of other numbers", diffStart,
+		[][]ratekit.Limit{{ratekit.FixedWindow(1, 10*ms).Block(20 * ms).Named("f")}, {ratekit.FixedWindow(1, 10*ms).Named("f")}},
+		[]dop{{kind: opTake, cost: 1}, {kind: opTake, cost: 1}, {kind: opReset, set: 1}, {kind: opPeek}}},
 }
 
 func TestDifferentialReplays(t *testing.T) {

@@ -292,11 +292,6 @@ func (r *diffRun) next() dop {
 		o.kind = opPeek
 	case k < 41:
 		o.kind = opReset
-		if s, ok := r.resetSet(r.sets, o.set); ok {
-			o.set = s
-		} else {
-			o.kind = opPeek
-		}
 	case k < 64 || len(r.pool) == 0:
 		o.kind, o.cost = opReserve, genCost(rng, q)
 	default:
