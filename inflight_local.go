@@ -4,8 +4,10 @@ import (
 	"hash/maphash"
 	"maps"
 	"sync"
+	"time"
 
 	"github.com/ratekit/ratekit/internal/algo"
+	"github.com/ratekit/ratekit/internal/elapsed"
 )
 
 const (
@@ -15,7 +17,9 @@ const (
 
 // A gate counts, per subject, this instance's requests that hold one of the
 // Limiter's InFlight slots or are asking the store for one, and refuses a
-// request that would make the count exceed n (see InFlight). A shard's map,
+// request that would make the count exceed the limit in force: n, or an
+// override's as the store last reported it, within gateFresh of that
+// report (see InFlight). A shard's map,
 // which Go never shrinks, is rebuilt once it holds less than an eighth of
 // its peak. A gate is safe for concurrent use; the zero gate is not usable.
 type gate struct {
@@ -28,18 +32,34 @@ type gate struct {
 // next limits (Limiter.Update) goes on with.
 type counts struct {
 	seed   maphash.Seed
+	clock  elapsed.Clock
 	shards [gateShards]gateShard
 }
 
 // gateShard holds the counts of the subjects that hash to it.
 type gateShard struct {
 	mu   sync.Mutex
-	held map[string]int64
+	held map[string]held
 	peak int // the largest len(held) since held was made
 	// a cache line of its own: BenchmarkGate, 73 ns against 170 ns with
 	// shards sharing lines, on 2 cores (Reserve and Release: about 1.1 µs)
 	_ [40]byte
 }
+
+// held is one subject's count, the InFlight limit in force for it when the
+// store last reported one other than the gate's (an override; the zero
+// Limit: the gate's), and when the store was last asked or answered about
+// it (the gate's clock, ns).
+type held struct {
+	n     int64
+	limit Limit
+	asked int64
+}
+
+// gateFresh is how long a store's answer about a subject lets the gate
+// refuse it in-process: then one request asks the store again, so that an
+// override that raised the limit is seen within it.
+const gateFresh = int64(100 * time.Millisecond)
 
 // newGate returns the gate of the InFlight limits among limits, nil when
 // there are none.
@@ -48,7 +68,7 @@ func newGate(limits []Limit) *gate {
 	for _, l := range limits {
 		if l.def().Concurrent && (g == nil || l.def().Quota < g.n) {
 			// the store's denial by this limit alone: the others' numbers only the store knows
-			g = &gate{n: l.def().Quota, counts: &counts{seed: maphash.MakeSeed()},
+			g = &gate{n: l.def().Quota, counts: &counts{seed: maphash.MakeSeed(), clock: elapsed.New(nil)},
 				denial: Decision{Limit: l, RetryAfter: algo.RetryInFlight, Cached: true}}
 		}
 	}
@@ -56,21 +76,55 @@ func newGate(limits []Limit) *gate {
 }
 
 // enter counts one more request of key, and reports false, counting
-// nothing, when n of them are already counted.
-func (g *gate) enter(key string) bool {
+// nothing, with the denial to give, when as many as the limit in force
+// allows are already counted.
+func (g *gate) enter(key string) (Decision, bool) {
 	sh := &g.shards[maphash.String(g.seed, key)%gateShards]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	c := sh.held[key]
-	if c >= g.n {
-		return false
+	h := sh.held[key]
+	n, denial := g.n, g.denial
+	if h.limit.d != nil {
+		n, denial.Limit = h.limit.def().Quota, h.limit
 	}
+	now := g.clock.Nanos()
+	if h.n >= n && now-h.asked < gateFresh {
+		return denial, false
+	}
+	h.asked = now // this request asks the store: at capacity, the others wait for its answer
 	if sh.held == nil {
-		sh.held = make(map[string]int64)
+		sh.held = make(map[string]held)
 	}
-	sh.held[key] = c + 1
+	h.n++
+	sh.held[key] = h
 	sh.peak = max(sh.peak, len(sh.held))
-	return true
+	return Decision{}, true
+}
+
+// learn records, for key while it is counted, the InFlight limit in force
+// that the store reported in d, when it is not the gate's own.
+func (g *gate) learn(key string, d *Decision) {
+	name := g.denial.Limit.Name()
+	for _, st := range d.states(new([1]LimitState)) {
+		if st.Limit.Name() == name {
+			g.inForce(key, st.Limit)
+		}
+	}
+}
+
+// inForce records in as the InFlight limit in force for key, while it is
+// counted: an override's, or the gate's own.
+func (g *gate) inForce(key string, in Limit) {
+	if in == g.denial.Limit {
+		in = Limit{}
+	}
+	sh := &g.shards[maphash.String(g.seed, key)%gateShards]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if h, ok := sh.held[key]; ok {
+		h.limit, h.asked = in, g.clock.Nanos()
+		sh.held[key] = h
+	}
 }
 
 // leave counts one request of key fewer, for each enter that reported true.
@@ -78,13 +132,14 @@ func (g *gate) leave(key string) {
 	sh := &g.shards[maphash.String(g.seed, key)%gateShards]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if c := sh.held[key]; c > 1 {
-		sh.held[key] = c - 1
+	if h := sh.held[key]; h.n > 1 {
+		h.n--
+		sh.held[key] = h
 		return
 	}
 	delete(sh.held, key)
 	if n := len(sh.held); sh.peak > gateCompactMin && n < sh.peak/8 {
-		m := make(map[string]int64, n)
+		m := make(map[string]held, n)
 		maps.Copy(m, sh.held)
 		sh.held, sh.peak = m, n
 	}

@@ -68,9 +68,14 @@ func (l *Limiter) Override(ctx context.Context, subject string, limit Limit, exp
 		return err
 	}
 	if in.Spec() == base.Spec() {
-		return l.report(ctx, subject, base, o.ClearOverride(ctx, subject, base))
+		in, err = base, o.ClearOverride(ctx, subject, base)
+	} else {
+		err = o.SetOverride(ctx, subject, in, expiry)
 	}
-	return l.report(ctx, subject, in, o.SetOverride(ctx, subject, in, expiry))
+	if err == nil {
+		l.inForce(subject, in)
+	}
+	return l.report(ctx, subject, in, err)
 }
 
 // ClearOverride ends subject's override of the Limiter's limit named name,
@@ -81,19 +86,34 @@ func (l *Limiter) ClearOverride(ctx context.Context, subject, name string) error
 	if err != nil {
 		return err
 	}
-	if name == "" {
-		for _, lim := range s.limits {
-			if err := l.report(ctx, subject, lim, o.ClearOverride(ctx, subject, lim)); err != nil {
-				return err
-			}
+	limits := s.limits
+	if name != "" {
+		i, ok := s.byName[name]
+		if !ok {
+			return s.unknown(name)
 		}
-		return nil
+		limits = limits[i : i+1]
 	}
-	i, ok := s.byName[name]
-	if !ok {
-		return s.unknown(name)
+	for _, lim := range limits {
+		err := o.ClearOverride(ctx, subject, lim)
+		if err == nil {
+			l.inForce(subject, lim)
+		}
+		if err := l.report(ctx, subject, lim, err); err != nil {
+			return err
+		}
 	}
-	return l.report(ctx, subject, s.limits[i], o.ClearOverride(ctx, subject, s.limits[i]))
+	return nil
+}
+
+// inForce tells the instance's count of requests in flight that lim is in
+// force for subject, when it is the InFlight limit the count refuses by:
+// this instance sees its own override at once, others on their next
+// answer from the store.
+func (l *Limiter) inForce(subject string, lim Limit) {
+	if g := l.set.Load().gate; g != nil && lim.Name() == g.denial.Limit.Name() {
+		g.inForce(subject, lim)
+	}
 }
 
 // report hands the observers of the Limiter's Guards an Overridden event:

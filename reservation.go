@@ -48,8 +48,9 @@ func (l *limitSet) reserve(ctx context.Context, key string, cost int64, guarded 
 	}
 	r := &Reservation{set: l, key: key, guarded: guarded}
 	if l.gate != nil {
-		if !l.gate.enter(key) {
-			r.Decision = l.gate.denial
+		d, ok := l.gate.enter(key)
+		if !ok {
+			r.Decision = d
 			r.Decision.policy = l.policyOf(&r.Decision)
 			return r, nil
 		}
@@ -65,6 +66,9 @@ func (l *limitSet) reserve(ctx context.Context, key string, cost int64, guarded 
 		return nil, err
 	}
 	d.policy = l.policyOf(&d)
+	if r.gated {
+		l.gate.learn(key, &d) // an override of the InFlight limit: the count it allows
+	}
 	if !d.Allowed {
 		r.leaveGate()
 	} else if l.shadowP != nil {
