@@ -24,12 +24,19 @@ func NumbersOf(s *Spec) Numbers {
 		s.MaxWait.Microseconds(), s.Block.Microseconds(), int64(factor >> 32), int64(factor & math.MaxUint32)}
 }
 
-// Apply sets s's numbers to n, leaving every other field as it is.
+// Apply sets s's numbers to n, leaving every other field as it is, but
+// for a block: s gets n's only if it has one (an override changes a block,
+// adds none, as in_force in the engine's lua/prelude.lua; one set through
+// other numbers of the limit, with a block, may meet it without).
 func (n Numbers) Apply(s *Spec) {
+	block := time.Duration(n[5]) * time.Microsecond
+	if s.Block == 0 {
+		block = 0
+	}
 	s.Quota = n[0]
 	s.Rate = math.Float64frombits(uint64(n[1])<<32 | uint64(n[2]))
 	s.Window = time.Duration(n[3]) * time.Microsecond
 	s.MaxWait = time.Duration(n[4]) * time.Microsecond
-	s.Block = time.Duration(n[5]) * time.Microsecond
+	s.Block = block
 	s.Factor = math.Float64frombits(uint64(n[6])<<32 | uint64(n[7]))
 }

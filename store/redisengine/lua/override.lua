@@ -14,8 +14,11 @@
 -- (µs; +inf: one lasts until cleared); ARGV: mode, then the subject and its
 -- end (add) or the subject (del).
 
--- listed sets the list at lkey to live as long as its longest override:
--- for ever once one lasts until cleared.
+-- listed sets the list at lkey to live as long as its longest override
+-- (through the millisecond it ends at, one past the override key's last:
+-- an expiry at the current millisecond would delete the list at once, as
+-- PEXPIREAT does with a time not after now): for ever once one lasts until
+-- cleared.
 local function listed(lkey)
   local all = redis.call('HVALS', lkey)
   local last = 0
@@ -27,7 +30,7 @@ local function listed(lkey)
     end
     last = math.max(last, e)
   end
-  if #all > 0 then redis.call('PEXPIREAT', lkey, int(last / 1000 - 1)) end
+  if #all > 0 then redis.call('PEXPIREAT', lkey, int(last / 1000)) end
 end
 
 -- indexed sets the index at ikey to live as long as its latest entry:

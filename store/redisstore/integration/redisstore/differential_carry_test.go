@@ -479,7 +479,7 @@ func (r *diffRun) countCarry(o dop) {
 // noteWrites records the numbers under which step o wrote its limits'
 // states (a Reset forgets them).
 func (r *diffRun) noteWrites(o dop) {
-	if r.nvar == 0 || o.kind == opPeek {
+	if r.nvar == 0 || o.kind == opPeek || o.kind == opOverride || o.kind == opClear {
 		return
 	}
 	for _, d := range r.sets[o.set] {

@@ -37,6 +37,7 @@ func differ[T comparable](out []string, field string, a, b T) []string {
 func diffDecisions(set []dlimit, a, b ratekit.Decision) (out []string) {
 	out = differ(out, "Allowed", a.Allowed, b.Allowed)
 	out = differ(out, "Limit", a.Limit.Spec().ID, b.Limit.Spec().ID)
+	out = diffInForce(out, "Limit in force", a.Limit, b.Limit)
 	out = differ(out, "Remaining", a.Remaining, b.Remaining)
 	out = differ(out, "ResetAfter", a.ResetAfter, b.ResetAfter)
 	out = differ(out, "RetryAfter", a.RetryAfter, b.RetryAfter)
@@ -56,6 +57,7 @@ func diffDecisions(set []dlimit, a, b ratekit.Decision) (out []string) {
 		n := len(out)
 		f := fmt.Sprintf("States[%d] (%s).", i, x.Limit.Name())
 		out = differ(out, f+"Limit", x.Limit.Spec().ID, y.Limit.Spec().ID)
+		out = diffInForce(out, f+"Limit in force", x.Limit, y.Limit)
 		if len(set) > i {
 			out = differ(out, f+"Limit (want the set's)", x.Limit.Spec().ID, set[i].l.Spec().ID)
 		}
@@ -75,6 +77,15 @@ func diffDecisions(set []dlimit, a, b ratekit.Decision) (out []string) {
 	}
 	if a.Receipt != nil && b.Receipt != nil {
 		out = append(out, diffReceipts(set, a.Receipt, b.Receipt)...)
+	}
+	return out
+}
+
+// diffInForce appends to out a line naming field when the limits in force
+// memstore and redisstore report, a and b, differ in any number.
+func diffInForce(out []string, field string, a, b ratekit.Limit) []string {
+	if a.Spec() != b.Spec() {
+		return append(out, fmt.Sprintf("%s: mem %s (%+v), redis %s (%+v)", field, numbersOf(a), a.Spec(), numbersOf(b), b.Spec()))
 	}
 	return out
 }

@@ -31,14 +31,18 @@ const (
 	opSettle  // settle receipt rc to cost
 	opRelease // settle receipt rc to its own cost
 	opRenew
+	opOverride // set subject sub's override of limit lim of set set to over's numbers, for exp
+	opClear    // clear subject sub's override of limit lim of set set
 )
 
-var dkindNames = [...]string{"opTake", "opPeek", "opReset", "opReserve", "opSettle", "opRelease", "opRenew"}
+var dkindNames = [...]string{"opTake", "opPeek", "opReset", "opReserve", "opSettle", "opRelease", "opRenew", "opOverride", "opClear"}
 
 // A dop is one step of a sequence: advance the clock, then call both
 // stores about subject sub with limit set set (settle, release and renew:
 // receipt rc of the pool, with the receipt's subject, and its set or a
-// variant of it with other numbers: see differential_carry_test.go).
+// variant of it with other numbers: see differential_carry_test.go;
+// override and clear: limit lim of set set, see
+// differential_override_test.go).
 type dop struct {
 	adv  time.Duration
 	kind dkind
@@ -47,11 +51,22 @@ type dop struct {
 	cost int64
 	rc   int
 	draw float64 // the uniform draw both stores get (Suppressed limits)
+
+	lim  int           // opOverride, opClear: the limit's index in set set
+	over ratekit.Limit // opOverride: the numbers (the limit in force is the set's limit With them)
+	exp  time.Duration // opOverride: the expiry (0: until cleared)
 }
 
 // String writes o as a Go literal, so that a failing sequence's steps can
 // be pasted into differentialReplays.
 func (o dop) String() string {
+	switch o.kind {
+	case opOverride:
+		return fmt.Sprintf("{adv: %s, kind: opOverride, sub: %d, set: %d, lim: %d, over: %s, exp: %s}",
+			durCode(o.adv), o.sub, o.set, o.lim, numsOf(o.over).build().code, durCode(o.exp))
+	case opClear:
+		return fmt.Sprintf("{adv: %s, kind: opClear, sub: %d, set: %d, lim: %d}", durCode(o.adv), o.sub, o.set, o.lim)
+	}
 	s := fmt.Sprintf("{adv: %s, kind: %s, sub: %d, set: %d, cost: %d, rc: %d", durCode(o.adv), dkindNames[o.kind], o.sub, o.set, o.cost, o.rc)
 	if o.draw != 0 {
 		s += fmt.Sprintf(", draw: %v", o.draw)

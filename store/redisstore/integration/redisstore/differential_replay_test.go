@@ -141,6 +141,28 @@ var differentialReplays = []struct {
 	{"a Reset without a block forgets the block of other numbers", diffStart,
 		[][]ratekit.Limit{{ratekit.FixedWindow(1, 10*ms).Block(20 * ms).Named("f")}, {ratekit.FixedWindow(1, 10*ms).Named("f")}},
 		[]dop{{kind: opTake, cost: 1}, {kind: opTake, cost: 1}, {kind: opReset, set: 1}, {kind: opPeek}}},
+	// An override changes a block, adds none; one set through numbers with
+	// a block met the limit without one: the engine's Lua decided without a
+	// block (in_force), but memstore blocked, and both reported the limit
+	// in force, and listed the override, with the block.
+	{"an override's block on a limit without one", diffStart,
+		[][]ratekit.Limit{{ratekit.GCRA(2, 5*ms, 4).Named("g")}, {ratekit.GCRA(2, 5*ms, 4).Block(25 * ms).Named("g")}},
+		[]dop{
+			{kind: opOverride, set: 1, over: ratekit.GCRA(2, 5*ms, 2).Block(25 * ms).Named("g")},
+			{kind: opTake, cost: 2}, {kind: opTake, cost: 1}, {kind: opPeek}, {adv: 3 * ms, kind: opTake, cost: 1},
+		}},
+	// A subject's list of overrides (the end of each) lived to the last
+	// millisecond of its longest; a set or clear in that millisecond gave it
+	// PEXPIREAT now, which deletes it at once: the override still in force
+	// was listed without its end, and the subject left the index.
+	{"a clear in the last millisecond of another override keeps its end", diffStart,
+		[][]ratekit.Limit{{ratekit.FixedWindow(5, 5*ms).Named("a"), ratekit.FixedWindow(1, 3*ms).Block(10 * ms).Named("b")}},
+		[]dop{
+			{kind: opOverride, lim: 1, over: ratekit.FixedWindow(2, 8*ms).Block(10 * ms).Named("b"), exp: 5 * ms},
+			{kind: opOverride, lim: 0, over: ratekit.FixedWindow(3, 5*ms).Named("a")},
+			{adv: 4500 * time.Microsecond, kind: opClear, lim: 0},
+			{kind: opPeek},
+		}},
 }
 
 func TestDifferentialReplays(t *testing.T) {

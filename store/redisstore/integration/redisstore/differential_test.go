@@ -101,6 +101,7 @@ func TestDifferentialRandom(t *testing.T) {
 	steps := 0
 	var cal calStats
 	var car carryStats
+	var ovs overrideStats
 	var stale atomic.Int64
 	t.Run("workers", func(t *testing.T) {
 		for w := range min(diffWorkers, n) {
@@ -116,6 +117,7 @@ func TestDifferentialRandom(t *testing.T) {
 					steps += len(r.ops)
 					cal.add(r.stats)
 					car.add(r.carry)
+					ovs.add(r.ov.stats)
 					mu.Unlock()
 					if t.Failed() {
 						return
@@ -129,6 +131,7 @@ func TestDifferentialRandom(t *testing.T) {
 		"%d calls refused as STALE and sent again",
 		n, steps, cal.sequences, cal.steps, cal.crossed, cal.dst, cal.late, stale.Load())
 	t.Logf("changes of numbers: %v", car)
+	t.Logf("overrides: %v", ovs)
 }
 
 // A diffEnv is a miniredis and a redisstore on it, reused by the
@@ -199,6 +202,8 @@ type diffRun struct {
 	variants                   // the changes of numbers (differential_carry_test.go)
 	written  map[string]string // the numbers each Redis key was last written under (numbersOf)
 	carry    carryStats
+
+	ov overrides // the overrides (differential_override_test.go)
 }
 
 // An rpair is one receipt of each store for one admitted Reserve: receipt
@@ -226,9 +231,18 @@ func (e *diffEnv) sequence(t *testing.T, seed uint64, verbose bool) *diffRun {
 		start = diffStart.Add(time.Duration(rng.IntN(1000)) * time.Microsecond)
 	}
 	nbase := len(sets)
+	orng := rand.New(rand.NewPCG(seed, 0x0e44))
+	on := orng.IntN(100) < diffOverrideShare
+	if on {
+		sets = withResets(orng, sets)
+	}
 	sets, nvar := withVariants(vrng, sets, false)
 	r := e.startAt(t, start, sets, verbose)
 	r.seed, r.rng, r.variants = seed, rng, variants{vrng: vrng, nbase: nbase, nvar: nvar}
+	r.ov.orng, r.ov.on = orng, on
+	if on {
+		r.ov.stats.sequences = 1
+	}
 	if nvar > 0 {
 		r.carry.sequences = 1
 	}
@@ -242,7 +256,8 @@ func (e *diffEnv) startAt(t *testing.T, start time.Time, sets [][]dlimit, verbos
 	r := &diffRun{t: t, env: e, clock: clock, sets: sets,
 		mem:     memstore.New(memstore.WithClock(clock.Now), memstore.WithRandom(e.random)),
 		verbose: verbose, start: start, variants: variants{nbase: len(sets)}, written: map[string]string{},
-		carry: carryStats{changed: map[string]int{}, metBy: map[string]int{}}}
+		carry: carryStats{changed: map[string]int{}, metBy: map[string]int{}},
+		ov:    overrides{active: map[okey]oactive{}, stats: overrideStats{inForce: map[string]int{}}}}
 	for _, d := range sets[0] {
 		if slowLimit(d) {
 			if len(r.slow) == 0 || d.l.Spec().Window < r.shortest {
@@ -268,8 +283,14 @@ func (e *diffEnv) startAt(t *testing.T, start time.Time, sets [][]dlimit, verbos
 }
 
 // generate plays n random steps.
+// In a sequence with overrides, diffOverrideSteps percent of them are
+// preceded by an override step (nextOverride), from another random stream:
+// the other steps are the ones the sequence had without.
 func (r *diffRun) generate(n int) {
 	for range n {
+		if r.ov.on && r.ov.orng.IntN(100) < diffOverrideSteps && !r.play(r.nextOverride()) {
+			return
+		}
 		if !r.play(r.next()) {
 			return
 		}
@@ -346,6 +367,7 @@ func (r *diffRun) play(o dop) bool {
 	r.clock.Advance(o.adv)
 	r.count(o, before)
 	r.countCarry(o)
+	r.countOverrides(o)
 	r.env.draw.Store(math.Float64bits(o.draw))
 	ctx := context.Background()
 	sub, ls := diffSubjects[o.sub], r.limits[o.set]
@@ -372,6 +394,8 @@ func (r *diffRun) play(o dop) bool {
 		}
 		em, er = storetest.Settle(ctx, r.mem, sub, ls, p.mem, cost), storetest.Settle(ctx, r.env.red, sub, ls, p.red, cost)
 		msgs = diffReceipts(r.sets[o.set], p.mem, p.red)
+	case opOverride, opClear:
+		em, er, msgs = r.playOverride(ctx, o)
 	case opRenew:
 		p := r.pool[o.rc]
 		hm, e1 := storetest.Renew(ctx, r.mem, sub, ls, p.mem)
@@ -384,8 +408,12 @@ func (r *diffRun) play(o dop) bool {
 	if (em == nil) != (er == nil) {
 		msgs = append(msgs, fmt.Sprintf("error: mem %v, redis %v", em, er))
 	}
+	msgs = append(msgs, r.compareLists(ctx, o)...)
 	if o.kind == opTake || o.kind == opPeek || o.kind == opReserve {
 		msgs = append(msgs, diffDecisions(r.sets[o.set], dm, dr)...)
+		if em == nil && er == nil {
+			msgs = append(msgs, r.checkInForce(o, dm)...)
+		}
 		if em == nil {
 			msgs = append(msgs, checkPeriods(r.sets[o.set], dm, r.clock.Now())...)
 		}
@@ -457,7 +485,7 @@ func (r *diffRun) key(sub int, l ratekit.Limit) string {
 func (r *diffRun) logStep(o dop, dm, dr ratekit.Decision, em, er error) {
 	a, b := fmtDecision(dm, em), fmtDecision(dr, er)
 	switch o.kind {
-	case opReset:
+	case opReset, opOverride, opClear:
 		a, b = fmt.Sprint(em), fmt.Sprint(er)
 	case opSettle, opRelease, opRenew:
 		if o.rc < len(r.pool) {
