@@ -12,6 +12,7 @@ import (
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/carry"
 	"github.com/ratekit/ratekit/internal/algo"
+	"github.com/ratekit/ratekit/internal/bounds"
 )
 
 // indexKey returns the key of the index of the subjects with overrides.
@@ -46,7 +47,7 @@ func (e *Engine) SetOverride(ctx context.Context, c Conn, subject string, l rate
 	for _, n := range algo.NumbersOf(&sp) {
 		b.WriteString(" " + itoa(n))
 	}
-	cmd := &Command{Keys: e.overrideKeys(t, sp.ID), head: []string{"set", sp.ID, b.String(), itoa(expiry.Microseconds())}}
+	cmd := &Command{Keys: e.overrideKeys(t, sp.ID), head: []string{"set", sp.ID, b.String(), itoa(expiry.Microseconds()), itoa(horizon(&sp))}}
 	reply, err := e.run(ctx, c, progOverride, cmd)
 	if err != nil {
 		return err
@@ -166,6 +167,17 @@ func (e *Engine) ListOverrides(ctx context.Context, c Conn, subject string, limi
 func (e *Engine) overrideKeys(t, id string) []string {
 	state := e.prefix + ":{" + t + "}:" + id
 	return []string{e.overrideKey(t), state + ":o", state, state + ":block"}
+}
+
+// horizon returns, in µs, the longest a state of the limit s may live:
+// how long past its end a carry.Reset limit's override must be kept, for
+// the state made under it to go with it.
+func horizon(s *algo.Spec) int64 {
+	h := max(s.Window, time.Duration(float64(s.Interval)*float64(s.Quota)), s.MaxWait) + s.Precision
+	if s.Algorithm == algo.Calendar {
+		h = bounds.MaxWindow
+	}
+	return (min(h, bounds.MaxWindow) + s.Block).Microseconds()
 }
 
 // strings checks that reply is an array of strings and returns them.

@@ -61,8 +61,8 @@ local function decide(keys, args)
     -- without their bookkeeping (a taker that denies took its charge back)
     local sp = spec(ARGV[3])
     if sp and sp[6] and sp[5] == 0 then
-      local nums, ends
-      if KEYS[2] then sp, nums, ends = in_force(sp, redis.call('GET', KEYS[2])) end
+      local nums
+      if KEYS[2] then sp, nums = in_force(sp, redis.call('GET', KEYS[2]), KEYS[1], nil, KEYS[2]) end
       -- an algorithm that follows the clock checks its arguments itself
       -- here, writing nothing once it finds them stale
       local r = (charge and sp[7] or sp[6])(lend(1), KEYS[1], sp[2], sp[3], sp[4])
@@ -71,7 +71,6 @@ local function decide(keys, args)
       answer(reply, 0, r)
       local err = charge and commit(KEYS[1], r, r.allowed, reply, 0)
       if err then return err end
-      if ends and ends > 0 then cap(ends, KEYS[1]) end
       if nums then
         reply[8] = 1
         for j = 1, 8 do reply[8 + j] = nums[j] end
@@ -97,7 +96,7 @@ local function decide(keys, args)
     sps[i] = sp
   end
   -- then the overrides in force, as the specs to decide by
-  local bkeys, nums, ends = with_overrides(sps, n)
+  local bkeys, nums = with_overrides(sps, n)
   -- check phase: decide every limit, write nothing but blocks and takers'
   -- charges
   local reply, factors, all = { 0, 0, 0, 0, 0, 0, 0 }, nil, true
@@ -158,10 +157,6 @@ local function decide(keys, args)
         if err then return err end
       end
     end
-  end
-  -- a carry.Reset limit's state goes with the override it was made under
-  for i = 1, n do
-    if ends[i] and ends[i] > 0 then cap(ends[i], KEYS[i], bkeys[i]) end
   end
   -- then a reserve's time, then any suppression factors
   local at = 7 * n

@@ -6,8 +6,9 @@
 -- set and clear: KEYS the subject's list of overrides (a hash: limit ID to
 -- the override's end, µs, 0: none), then the limit's override key, state
 -- key and block key; ARGV: mode, the limit's ID, and for set the override
--- ("<reset> <p1> <p2> <p3> <block ms> <n1> ... <n8>") and its length (µs, 0:
--- until cleared). A carry.Reset limit loses its state to both. read: KEYS
+-- ("<reset> <p1> <p2> <p3> <block ms> <n1> ... <n8>"), its length (µs, 0:
+-- until cleared) and how long a state of the limit may live (µs). A
+-- carry.Reset limit loses its state to both. read: KEYS
 -- the list, then the override keys of the limits asked about; ARGV: mode,
 -- then their IDs. index-add, index-del, index-list: KEYS the index, a
 -- sorted set of subjects, each scored with the end of its latest override
@@ -53,16 +54,22 @@ local function override(keys, args)
     local old = redis.call('GET', okey)
     local reset = old and string.sub(old, 1, 1) == '1'
     if mode == 'set' then
-      local v, length = ARGV[3], tonumber(ARGV[4])
+      local v, length, keep = ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
       if not parse_override(v) then return redis.error_reply('ratekit: malformed override ' .. v) end
       reset = reset or string.sub(v, 1, 1) == '1'
       local ends = 0
       if length > 0 then
         -- it ends at the millisecond ends: its key lives through the one
-        -- before, whose PTTL reads 0
+        -- before, whose PTTL reads 0; a carry.Reset limit's names its end
+        -- and lives on for keep (µs), as long as a state made under it, for
+        -- the decision that finds it ended to delete that state
         ends = (math.floor(clock() / 1000) + math.ceil(length / 1000)) * 1000
-        if string.sub(v, 1, 1) == '1' then v = v .. ' ' .. int(ends) end
-        redis.call('SET', okey, v, 'PXAT', int(ends / 1000 - 1))
+        local last = ends / 1000 - 1
+        if string.sub(v, 1, 1) == '1' then
+          v = v .. ' ' .. int(ends)
+          last = math.ceil((ends + keep) / 1000)
+        end
+        redis.call('SET', okey, v, 'PXAT', int(last))
       else
         redis.call('SET', okey, v)
       end
@@ -85,6 +92,7 @@ local function override(keys, args)
     local vals = redis.call('MGET', unpack(KEYS, 2))
     for i = 1, #KEYS - 1 do
       local o = vals[i] and parse_override(vals[i])
+      if o and o[1] > 0 and clock() >= o[1] then o = false end -- a carry.Reset limit's, ended
       if o then
         out[#out + 1] = ARGV[i + 1]
         out[#out + 1] = tostring(redis.call('HGET', KEYS[1], ARGV[i + 1]) or '0')

@@ -94,9 +94,10 @@ end
 -- key <state key>:o, "<carry.Reset 0|1> <p1> <p2> <p3> <block ms> <n1> ...
 -- <n8>[ <end µs>]", the arguments in force ('-' keeps the limit's own: a
 -- calendar's period) and the numbers the engine reads back (algo.Numbers),
--- with a TTL to the override's end; the end itself only for a carry.Reset
--- limit, whose state must not outlive it. parse_override reads one, cached
--- as num is (false: malformed).
+-- with a TTL to the override's end; for a carry.Reset limit, whose state
+-- goes with the override, the end itself, and a TTL past it that outlives
+-- the state, so that the decision that finds it ended deletes both.
+-- parse_override reads one, cached as num is (false: malformed).
 local ovs, ovs_n = {}, 0
 local function parse_override(v)
   local o = ovs[v]
@@ -115,14 +116,21 @@ local function parse_override(v)
 end
 
 -- in_force returns the spec in force for limit sp given v, the value of
--- its override key (false: none): sp, or sp with the override's arguments
--- (a limit without a block gets none); then the override's numbers and
--- end (µs, 0: none), when one is in force.
+-- its override key okey (false: none): sp, or sp with the override's
+-- arguments (a limit without a block gets none), then the override's
+-- numbers when one is in force. A carry.Reset limit's override that has
+-- ended (its key outlives it, see override.lua) is deleted, with the state
+-- made under it: its key and block key bkey (nil: none).
 local merged, merged_n = {}, 0
-local function in_force(sp, v)
+local function in_force(sp, v, key, bkey, okey)
   if not v then return sp end
   local o = parse_override(v)
   if not o then return sp end
+  if o[1] > 0 and clock() >= o[1] then
+    redis.call('DEL', okey, key)
+    if bkey then redis.call('DEL', bkey) end
+    return sp
+  end
   local by = merged[v]
   local m = by and by[sp]
   if not m then
@@ -136,15 +144,15 @@ local function in_force(sp, v)
     end
     by[sp] = m
   end
-  return m, o[7], o[1]
+  return m, o[7]
 end
 
 -- with_overrides puts in sps the specs in force of a call's n limits (an
 -- override's, read from the override keys after the block keys, when the
--- call has them) and returns each limit's block key (nil: none), and the
--- numbers and end of the override in force.
+-- call has them) and returns each limit's block key (nil: none) and the
+-- numbers of the override in force.
 local function with_overrides(sps, n)
-  local blocks, bkeys, nums, ends, ovals = n, {}, {}, {}, {}
+  local blocks, bkeys, nums, ovals = n, {}, {}, {}
   for i = 1, n do
     if sps[i][5] > 0 then
       blocks = blocks + 1
@@ -153,20 +161,9 @@ local function with_overrides(sps, n)
   end
   if #KEYS > blocks then ovals = redis.call('MGET', unpack(KEYS, blocks + 1, blocks + n)) end
   for i = 1, n do
-    sps[i], nums[i], ends[i] = in_force(sps[i], ovals[i])
+    sps[i], nums[i] = in_force(sps[i], ovals[i], KEYS[i], bkeys[i], KEYS[blocks + i])
   end
-  return bkeys, nums, ends
-end
-
--- cap makes the keys of a carry.Reset limit's state (key, and bkey if not
--- nil) live no later than its override's end, ends (µs), so that they go
--- with it: new numbers, fresh state.
-local function cap(ends, key, bkey)
-  local at = ends / 1000 - 1 -- the last millisecond of the override, as its key's
-  for _, k in ipairs({ key, bkey }) do
-    local pttl = redis.call('PTTL', k)
-    if pttl == -1 or pttl > 0 and clock() / 1000 + pttl > at then redis.call('PEXPIREAT', k, int(at)) end
-  end
+  return bkeys, nums
 end
 
 -- stale returns the error reply that refuses, before any write, a call

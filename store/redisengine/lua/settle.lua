@@ -17,7 +17,7 @@ local function settle(keys, args)
     if err then return err end
     sps[i] = sp
   end
-  local bkeys, _, ends = with_overrides(sps, n) -- the numbers in force
+  with_overrides(sps, n) -- the numbers in force
   for i = 1, n do
     local sp = sps[i]
     local algorithm, key = algorithms[sp[1]], KEYS[i]
@@ -31,7 +31,6 @@ local function settle(keys, args)
       end
       reply[2 * i - 1], reply[2 * i] = e, held
     end
-    if ends[i] and ends[i] > 0 then cap(ends[i], key, bkeys[i]) end
   end
   return reply
 end
