@@ -23,7 +23,8 @@ func (e *Engine) indexKey() string { return e.prefix + ":overrides" }
 // override key beside the limit's state key, which every decision about
 // the subject reads in its own call, with a TTL to the override's end
 // (lua/override.lua). Under carry.Reset the limit's state for subject is
-// deleted in the same call, and its state keys never outlive the override.
+// deleted in the same call, and by the first decision after the
+// override's end, which finds the override's key kept for that.
 // The subject is then added to the index of subjects with overrides, in a
 // call of its own (its key is in another cluster slot). See
 // store.Overrider.
