@@ -86,14 +86,14 @@ func (e *Engine) prepare(c Conn, limits []ratekit.Limit) (*prepared, error) {
 }
 
 // build returns the limits' arguments for a call at now (µs), each
-// "<algorithm> <p1> <p2> <p3> <block ms> <ID>", and the stretch of time they serve.
+// "<algorithm> <p1> <p2> <p3> <block ms>", and the stretch of time they serve.
 func (p *prepared) build(now int64) *periodArgs {
 	a := &periodArgs{from: math.MinInt64, until: math.MaxInt64, static: make([]string, len(p.specs))}
 	for i := range p.specs {
 		sp := &p.specs[i]
 		r := algo.Of(sp.Algorithm)
 		args := r.Args(sp, now)
-		a.static[i] = sp.Algorithm + " " + itoa(args[0]) + " " + itoa(args[1]) + " " + itoa(args[2]) + " " + itoa(sp.Block.Milliseconds()) + " " + sp.ID
+		a.static[i] = sp.Algorithm + " " + itoa(args[0]) + " " + itoa(args[1]) + " " + itoa(args[2]) + " " + itoa(sp.Block.Milliseconds())
 		from, until := r.Period(sp, now)
 		a.from, a.until = max(a.from, from), min(a.until, until)
 	}

@@ -73,16 +73,16 @@ local function custom(f)
 end
 
 -- spec reads a limit's argument, cached as num is: { algorithm, p1, p2, p3,
--- block ms, decide, take or decide (none if unknown), stale or false, ID },
--- or nil (a draw).
+-- block ms, decide, take or decide (none if unknown), stale or false }, or
+-- nil (a draw).
 local specs, specs_n = {}, 0
 local function spec(s)
   local sp = specs[s]
   if not sp then
-    local a, p1, p2, p3, b, id = string.match(s, '^([%w_]+) (%-?%d+) (%-?%d+) (%-?%d+) (%d+) (%S+)$')
+    local a, p1, p2, p3, b = string.match(s, '^([%w_]+) (%-?%d+) (%-?%d+) (%-?%d+) (%d+)$')
     if not a then return nil end
     local algorithm = algorithms[a]
-    sp = { a, tonumber(p1), tonumber(p2), tonumber(p3), tonumber(b), false, false, false, id }
+    sp = { a, tonumber(p1), tonumber(p2), tonumber(p3), tonumber(b), false, false, false }
     if algorithm then sp[6], sp[7], sp[8] = algorithm.decide, algorithm.take or algorithm.decide, algorithm.stale or false end
     if specs_n >= 4096 then specs, specs_n = {}, 0 end
     specs[s], specs_n = sp, specs_n + 1
@@ -136,7 +136,7 @@ local function in_force(sp, v, key, bkey, okey)
   if not m then
     local block = o[6]
     if sp[5] == 0 then block = 0 end
-    m = { sp[1], o[3] or sp[2], o[4] or sp[3], o[5] or sp[4], block, sp[6], sp[7], sp[8], sp[9] }
+    m = { sp[1], o[3] or sp[2], o[4] or sp[3], o[5] or sp[4], block, sp[6], sp[7], sp[8] }
     if not by then
       if merged_n >= 4096 then merged, merged_n = {}, 0 end
       by, merged_n = {}, merged_n + 1
