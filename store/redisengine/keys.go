@@ -70,18 +70,25 @@ func (e *Engine) keys(t string, p *prepared, cmd *Command, ov bool) []string {
 	} else {
 		keys = make([]string, 0, n)
 	}
+	// with ov, one string holds a limit's override key and, less its ":o",
+	// its state key: one allocation for both
+	var one [1]string
+	overrides := one[:0]
+	if ov && len(p.ids) > 1 {
+		overrides = make([]string, 0, len(p.ids))
+	}
 	for _, id := range p.ids {
-		keys = append(keys, e.prefix+":{"+t+"}:"+id)
+		if !ov {
+			keys = append(keys, e.prefix+":{"+t+"}:"+id)
+			continue
+		}
+		o := e.prefix + ":{" + t + "}:" + id + ":o"
+		keys, overrides = append(keys, o[:len(o)-2]), append(overrides, o)
 	}
 	for _, i := range p.blocks {
 		keys = append(keys, e.prefix+":{"+t+"}:"+p.ids[i]+":block")
 	}
-	if ov {
-		for _, id := range p.ids {
-			keys = append(keys, e.prefix+":{"+t+"}:"+id+":o")
-		}
-	}
-	return keys
+	return append(keys, overrides...)
 }
 
 // overrideKey returns the key of the list of tag t's overrides.
