@@ -3,7 +3,6 @@ package memstore
 import (
 	"cmp"
 	"context"
-	"maps"
 	"slices"
 	"time"
 
@@ -58,12 +57,8 @@ func (s *Store) ClearOverride(_ context.Context, subject string, l ratekit.Limit
 	sp := l.Spec()
 	sub, sh := s.lock(subject, s.clock()/1000)
 	defer sh.mu.Unlock()
-	k := entryKey{sub, sp.ID}
-	if _, ok := sh.overrides[k]; ok {
-		delete(sh.overrides, k)
-		if sp.Carry == carry.Reset {
-			s.forget(sh, sub, sp.ID)
-		}
+	if k := (entryKey{sub, sp.ID}); sh.overrides[k] != nil {
+		s.dropOverride(sh, k, sp.Carry == carry.Reset)
 	}
 	return nil
 }
@@ -83,8 +78,7 @@ func (s *Store) ListOverrides(_ context.Context, subject string, limits []rateki
 	for i := range s.shards {
 		sh := &s.shards[i]
 		sh.mu.Lock()
-		for _, k := range slices.Collect(maps.Keys(sh.overrides)) {
-			o := sh.overrides[k]
+		for k, o := range sh.overrides { // expire may delete o: allowed while ranging
 			j := slices.IndexFunc(limits, func(l ratekit.Limit) bool { return l.Spec().ID == k.id })
 			if j < 0 || subject != "" && o.subject != subject || s.expire(sh, k, o, nowUS) {
 				continue
@@ -112,11 +106,17 @@ func (s *Store) expire(sh *shard, k entryKey, o *override, nowUS int64) bool {
 	if o.untilMS == 0 || nowUS/1000 < o.untilMS {
 		return false
 	}
+	s.dropOverride(sh, k, o.reset)
+	return true
+}
+
+// dropOverride deletes sh's override k and, for a carry.Reset limit
+// (reset), the state made under it.
+func (s *Store) dropOverride(sh *shard, k entryKey, reset bool) {
 	delete(sh.overrides, k)
-	if o.reset {
+	if reset {
 		s.forget(sh, k.subject, k.id)
 	}
-	return true
 }
 
 // use makes o's limit in force the one of base with o's numbers, and

@@ -79,20 +79,25 @@ func (e *Engine) keys(t string, p *prepared, cmd *Command, ov bool) []string {
 	}
 	for _, id := range p.ids {
 		if !ov {
-			keys = append(keys, e.prefix+":{"+t+"}:"+id)
+			keys = append(keys, e.key(t, id, ""))
 			continue
 		}
-		o := e.prefix + ":{" + t + "}:" + id + ":o"
+		o := e.key(t, id, ":o")
 		keys, overrides = append(keys, o[:len(o)-2]), append(overrides, o)
 	}
 	for _, i := range p.blocks {
-		keys = append(keys, e.prefix+":{"+t+"}:"+p.ids[i]+":block")
+		keys = append(keys, e.key(t, p.ids[i], ":block"))
 	}
 	return append(keys, overrides...)
 }
 
+// key returns the key <prefix>:{<t>}:<id><suffix> of tag t: the state key
+// of the limit id names (suffix ""), its block (":block") or its override
+// (":o"); built in one allocation.
+func (e *Engine) key(t, id, suffix string) string { return e.prefix + ":{" + t + "}:" + id + suffix }
+
 // overrideKey returns the key of the list of tag t's overrides.
-func (e *Engine) overrideKey(t string) string { return e.prefix + ":{" + t + "}:o" }
+func (e *Engine) overrideKey(t string) string { return e.key(t, "o", "") }
 
 // Keys returns the Redis keys that hold subject's state for limits: one state
 // key per limit in order, then a block key per limit with a block. They all

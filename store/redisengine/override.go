@@ -1,7 +1,6 @@
 package redisengine
 
 import (
-	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -111,7 +110,7 @@ func (e *Engine) ListOverrides(ctx context.Context, c Conn, subject string, limi
 		keys, head := []string{e.overrideKey(t)}, []string{"read"}
 		for _, l := range limits {
 			id := l.Spec().ID
-			keys, head = append(keys, e.prefix+":{"+t+"}:"+id+":o"), append(head, id)
+			keys, head = append(keys, e.key(t, id, ":o")), append(head, id)
 		}
 		reply, err := e.run(ctx, c, progOverride, &Command{Keys: keys, head: head})
 		if err != nil {
@@ -122,11 +121,10 @@ func (e *Engine) ListOverrides(ctx context.Context, c Conn, subject string, limi
 			return err
 		}
 		type found struct {
-			i     int
 			limit ratekit.Limit
 			ends  time.Time
 		}
-		var all []found
+		var all []found // in the order of limits, as the reply has them
 		const per = 2 + algo.NumbersLen
 		for ; len(fields) >= per; fields = fields[per:] {
 			i := slices.IndexFunc(limits, func(l ratekit.Limit) bool { return l.Spec().ID == fields[0] })
@@ -152,9 +150,8 @@ func (e *Engine) ListOverrides(ctx context.Context, c Conn, subject string, limi
 			if ends > 0 {
 				at = time.UnixMicro(ends)
 			}
-			all = append(all, found{i, in, at})
+			all = append(all, found{in, at})
 		}
-		slices.SortFunc(all, func(a, b found) int { return cmp.Compare(a.i, b.i) })
 		for _, o := range all {
 			f(sub, o.limit, o.ends)
 		}
@@ -166,8 +163,7 @@ func (e *Engine) ListOverrides(ctx context.Context, c Conn, subject string, limi
 // of the subject's overrides, then the override, state and block keys of
 // the limit id names.
 func (e *Engine) overrideKeys(t, id string) []string {
-	state := e.prefix + ":{" + t + "}:" + id
-	return []string{e.overrideKey(t), state + ":o", state, state + ":block"}
+	return []string{e.overrideKey(t), e.key(t, id, ":o"), e.key(t, id, ""), e.key(t, id, ":block")}
 }
 
 // horizon returns, in µs, the longest a state of the limit s may live:

@@ -158,8 +158,7 @@ func (p *prepared) Reset(ctx context.Context, key string) error {
 	// block set under other numbers goes too
 	keys := make([]string, 0, 2*len(p.ids))
 	for _, id := range p.ids {
-		k := p.e.prefix + ":{" + t + "}:" + id
-		keys = append(keys, k, k+":block")
+		keys = append(keys, p.e.key(t, id, ""), p.e.key(t, id, ":block"))
 	}
 	cmd := &Command{Keys: keys, head: []string{"0", "reset"}}
 	_, err = p.e.run(ctx, p.c, progDecide, cmd)

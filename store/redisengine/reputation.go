@@ -38,7 +38,7 @@ func (e *Engine) ReputationKey(tenant string, p reputation.Policy) (string, erro
 	if err != nil {
 		return "", err
 	}
-	return e.prefix + ":{" + t + "}:" + p.ID(), nil
+	return e.key(t, p.ID(), ""), nil
 }
 
 // fmtFloat is the shortest decimal that Lua's tonumber reads back as f.

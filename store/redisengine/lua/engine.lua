@@ -33,6 +33,14 @@ local function commit(key, r, all, reply, o)
   end
 end
 
+-- overridden puts into reply, from at + 1, limit i's index and the numbers
+-- of the override that decided it, and returns where they end
+local function overridden(reply, at, i, nums)
+  reply[at + 1] = i
+  for j = 1, 8 do reply[at + 1 + j] = nums[j] end
+  return at + 9
+end
+
 local function decide(keys, args)
   KEYS, ARGV, now = keys, args, nil
   local mode = ARGV[2]
@@ -71,10 +79,7 @@ local function decide(keys, args)
       answer(reply, 0, r)
       local err = charge and commit(KEYS[1], r, r.allowed, reply, 0)
       if err then return err end
-      if nums then
-        reply[8] = 1
-        for j = 1, 8 do reply[8 + j] = nums[j] end
-      end
+      if nums then overridden(reply, 7, 1, nums) end
       if r.factor then reply[#reply + 1] = string.format('%.17g', r.factor) end
       return reply
     end
@@ -166,11 +171,7 @@ local function decide(keys, args)
   end
   -- then, for each limit an override decided, its index and numbers
   for i = 1, n do
-    if nums[i] then
-      reply[at + 1] = i
-      for j = 1, 8 do reply[at + 1 + j] = nums[i][j] end
-      at = at + 9
-    end
+    if nums[i] then at = overridden(reply, at, i, nums[i]) end
   end
   for i = 1, factors and n or 0 do
     reply[at + i] = string.format('%.17g', factors[i] or 0)
