@@ -37,8 +37,12 @@ type Config struct {
 	// below 0: only the caller's context bounds it).
 	Timeout time.Duration
 	// Observer, when set, receives an observe.Event for every Attempt and
-	// Check, with Policy Name.
+	// Check, with Policy Name, and for every attempt counted against a
+	// trusted device, with Policy Name+".device".
 	Observer observe.Observer
+	// Devices, when set, lets the Lockout trust the devices an account
+	// has logged in from (see Devices, AttemptDevice and TrustDevice).
+	Devices *Devices
 }
 
 // A Decision is the answer of a Lockout, a plain value; the zero Decision, a
@@ -55,10 +59,18 @@ type Decision struct {
 	// longest block left, or longer when a window would still be full then.
 	RetryAfter time.Duration
 	// Counts holds the attempts each window counts after the call, in
-	// config order; a window that denies counts its Attempts.
+	// config order; a window that denies counts its Attempts. It is nil for
+	// a Trusted attempt, which the windows do not count.
 	Counts []int64
+	// Trusted reports an attempt counted against a trusted device, not
+	// the windows (AttemptDevice).
+	Trusted bool
+	// Revoked reports that the attempt carried a device token that is
+	// revoked (AttemptDevice): the client should drop it.
+	Revoked bool
 
-	attempt *ratekit.Reservation // Attempt's, for Refund; nil from Check
+	attempt      *ratekit.Reservation // Attempt's, for Refund; nil from Check
+	failuresLeft int64                // a device's attempt: the failures it has left
 }
 
 // A Lockout counts attempts in its windows (see the package doc). It is safe
@@ -68,6 +80,11 @@ type Lockout struct {
 	limiter *ratekit.Limiter
 	limits  []ratekit.Limit // the windows' limits, in config order
 	prefix  string          // Name + ":", before every subject
+
+	devices  Devices          // Config.Devices with its defaults, when set
+	slots    []slot           // the trusted devices' slots; nil without Config.Devices
+	surveyor *ratekit.Limiter // peeks at every slot
+	now      func() time.Time // the clock of token expiries
 }
 
 // New validates cfg and returns a Lockout over s, a store that can refund
@@ -107,8 +124,18 @@ func New(s ratekit.Store, cfg Config) (*Lockout, error) {
 			bad(field+"attempts", fmt.Sprintf("must be between 1 and %d (got %d)", bounds.MaxLogQuota, w.Attempts))
 		}
 		duration(field+"window", w.Window)
-		duration(field+"block", w.Block)
-		limits[i] = ratekit.SlidingLog(w.Attempts, w.Window).Named(w.Scope).Block(w.Block)
+		if w.Block != 0 {
+			duration(field+"block", w.Block)
+		}
+		limits[i] = ratekit.SlidingLog(w.Attempts, w.Window).Named(w.Scope)
+		if w.Block != 0 {
+			limits[i] = limits[i].Block(w.Block)
+		}
+	}
+	var devices Devices
+	if cfg.Devices != nil {
+		devices = cfg.Devices.withDefaults()
+		devices.problems(bad)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -120,7 +147,13 @@ func New(s ratekit.Store, cfg Config) (*Lockout, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = ratekit.DefaultTimeout
 	}
-	return &Lockout{cfg: cfg, limiter: l, limits: limits, prefix: cfg.Name + ":"}, nil
+	lo := &Lockout{cfg: cfg, limiter: l, limits: limits, prefix: cfg.Name + ":", devices: devices, now: time.Now}
+	if cfg.Devices != nil {
+		if lo.slots, lo.surveyor, err = newSlots(s, devices); err != nil {
+			return nil, err
+		}
+	}
+	return lo, nil
 }
 
 // settles reports whether s's prepared forms can refund (store.Settler).
@@ -136,14 +169,14 @@ func settles(s ratekit.Store) bool {
 // one atomic step, so call Attempt before the password or code is checked,
 // then Reset on success, or Refund an attempt that should not count.
 func (lo *Lockout) Attempt(ctx context.Context, key string) (Decision, error) {
-	return lo.do(ctx, key, true)
+	return lo.do(ctx, lo.limiter, lo.prefix+key, lo.cfg.Name, key, true)
 }
 
 // Check reports whether an attempt for key would pass now, recording
 // nothing. Use it to inform, and Attempt to decide: a Check followed by a
 // record would let parallel attempts through.
 func (lo *Lockout) Check(ctx context.Context, key string) (Decision, error) {
-	return lo.do(ctx, key, false)
+	return lo.do(ctx, lo.limiter, lo.prefix+key, lo.cfg.Name, key, false)
 }
 
 // Refund gives back the attempt that d, a decision of Attempt, recorded,
@@ -174,12 +207,14 @@ func (lo *Lockout) bound(ctx context.Context) (context.Context, context.CancelFu
 	return ctx, func() {}
 }
 
-// do runs Attempt (record) or Check for key and reports it to the observer.
-func (lo *Lockout) do(ctx context.Context, key string, record bool) (Decision, error) {
+// do records an attempt (record) or checks one for key, on l (the
+// windows' Limiter or a device's) and subject, and reports it to the
+// observer under policy.
+func (lo *Lockout) do(ctx context.Context, l *ratekit.Limiter, subject, policy, key string, record bool) (Decision, error) {
 	obs := lo.cfg.Observer
 	if key == "" {
 		if obs != nil {
-			obs.Observe(ctx, observe.Event{Outcome: observe.Invalid, Policy: lo.cfg.Name, Cost: 1, Err: ratekit.ErrEmptyKey})
+			obs.Observe(ctx, observe.Event{Outcome: observe.Invalid, Policy: policy, Cost: 1, Err: ratekit.ErrEmptyKey})
 		}
 		return Decision{}, ratekit.ErrEmptyKey
 	}
@@ -190,25 +225,30 @@ func (lo *Lockout) do(ctx context.Context, key string, record bool) (Decision, e
 	var rd ratekit.Decision
 	var err error
 	if record {
-		if res, err = lo.limiter.Reserve(sctx, lo.prefix+key, 1); err == nil {
+		if res, err = l.Reserve(sctx, subject, 1); err == nil {
 			rd = res.Decision
 		}
 	} else {
-		rd, err = lo.limiter.Peek(sctx, lo.prefix+key)
+		rd, err = l.Peek(sctx, subject)
 	}
 	var d Decision
 	if err == nil {
-		d = lo.decision(rd)
+		d = lo.decision(l, rd)
 		d.attempt = res
 	}
 	if obs != nil {
-		obs.Observe(ctx, lo.event(d, err, key, time.Since(start)))
+		e := lo.event(d, err, key, time.Since(start))
+		e.Policy = policy
+		obs.Observe(ctx, e)
 	}
 	return d, err
 }
 
 // decision describes rd, the Limiter's decision, in the lockout's terms.
-func (lo *Lockout) decision(rd ratekit.Decision) Decision {
+func (lo *Lockout) decision(l *ratekit.Limiter, rd ratekit.Decision) Decision {
+	if l != lo.limiter { // a device's: its failures, not the windows
+		return Decision{Allowed: rd.Allowed, Limit: rd.Limit.Spec().Quota, failuresLeft: rd.Remaining}
+	}
 	d := Decision{Allowed: rd.Allowed, Counts: make([]int64, len(lo.limits))}
 	for i, l := range lo.limits {
 		left := rd.Remaining // one window: the Decision is its state
@@ -233,6 +273,9 @@ func (lo *Lockout) event(d Decision, err error, key string, latency time.Duratio
 		return e
 	case !d.Allowed:
 		e.Outcome, e.Quota = observe.Denied, d.Limit
+		return e
+	case d.Counts == nil: // a device's attempt
+		e.Quota, e.Remaining = d.Limit, d.failuresLeft
 		return e
 	}
 	for i, l := range lo.limits {

@@ -1,8 +1,10 @@
 package lockout
 
 import (
+	"errors"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/ratekit/ratekit"
 	"github.com/ratekit/ratekit/internal/status"
@@ -55,6 +57,12 @@ func WithErrorHandler(f func(r *http.Request, err error)) Option {
 // errors answer 400 (413 for a body too large), store errors 503 unless
 // FailOpen. Chain one per subject kind, e.g. per account and per IP; the
 // per-IP one should count 400, 413 and 429 too (FailureStatuses).
+//
+// With Config.Devices, the attempt carries the request's device cookie
+// (AttemptDevice): a trusted one is counted against its device, and a 2xx
+// gives that attempt back and leaves the windows alone; a revoked one is
+// deleted. A 2xx without a trusted cookie resets the subject and, before
+// the status is written, sets a new device cookie (TrustDevice).
 func (lo *Lockout) Middleware(key ratekit.KeyFunc, opts ...Option) func(http.Handler) http.Handler {
 	if key == nil {
 		panic("ratekit: Lockout.Middleware needs a KeyFunc")
@@ -77,20 +85,26 @@ func (lo *Lockout) Middleware(key ratekit.KeyFunc, opts ...Option) func(http.Han
 				response.KeyError(err).Write(w, m.render)
 				return
 			}
-			d, err := lo.Attempt(r.Context(), k)
+			d, err := lo.AttemptDevice(r.Context(), k, lo.deviceToken(r))
 			if err != nil {
 				m.onError(r, err)
+			}
+			if d.Revoked {
+				http.SetCookie(w, lo.DeviceCookie("", time.Time{}))
 			}
 			if e := lo.Response(d, err); e != nil {
 				e.Write(w, m.render)
 				return
 			}
 			rec := &status.Recorder{ResponseWriter: w}
+			if lo.slots != nil && !d.Trusted {
+				rec.Before = func(code int) { lo.trustOnSuccess(w, r, k, code, m.onError) }
+			}
 			next.ServeHTTP(rec, r)
 			switch status := rec.Status(); {
 			case slices.Contains(m.failures, status):
 				err = nil // the attempt failed: it stays counted
-			case status/100 == 2 && !m.keep:
+			case status/100 == 2 && !m.keep && !d.Trusted:
 				err = lo.Reset(r.Context(), k)
 			default:
 				err = lo.Refund(r.Context(), d)
@@ -99,5 +113,20 @@ func (lo *Lockout) Middleware(key ratekit.KeyFunc, opts ...Option) func(http.Han
 				m.onError(r, err)
 			}
 		})
+	}
+}
+
+// trustOnSuccess sets a new device cookie for key on w when code, the
+// first status of the response, is a 2xx.
+func (lo *Lockout) trustOnSuccess(w http.ResponseWriter, r *http.Request, key string, code int, onError func(*http.Request, error)) {
+	if code/100 != 2 {
+		return
+	}
+	token, expires, err := lo.TrustDevice(r.Context(), key)
+	switch {
+	case err == nil:
+		http.SetCookie(w, lo.DeviceCookie(token, expires))
+	case !errors.Is(err, ErrTooManyDevices):
+		onError(r, err)
 	}
 }

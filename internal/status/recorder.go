@@ -11,30 +11,37 @@ import "net/http"
 type Recorder struct {
 	http.ResponseWriter
 	Code int
+	// Before, when set, is called with the first status before it is
+	// written, while headers can still be set.
+	Before func(code int)
+}
+
+// record records code if it is the first status.
+func (w *Recorder) record(code int) {
+	if w.Code == 0 {
+		w.Code = code
+		if w.Before != nil {
+			w.Before(code)
+		}
+	}
 }
 
 // WriteHeader records code, if it is the first status, and writes it.
 func (w *Recorder) WriteHeader(code int) {
-	if w.Code == 0 {
-		w.Code = code
-	}
+	w.record(code)
 	w.ResponseWriter.WriteHeader(code)
 }
 
 // Write writes b, recording 200 if no status was written before.
 func (w *Recorder) Write(b []byte) (int, error) {
-	if w.Code == 0 {
-		w.Code = http.StatusOK
-	}
+	w.record(http.StatusOK)
 	return w.ResponseWriter.Write(b)
 }
 
 // Flush flushes the response when the writer can.
 func (w *Recorder) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		if w.Code == 0 {
-			w.Code = http.StatusOK
-		}
+		w.record(http.StatusOK)
 		f.Flush()
 	}
 }
@@ -44,10 +51,8 @@ func (w *Recorder) Flush() {
 func (w *Recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // Status returns the status written, or 200 when none was: what net/http
-// sends for a handler that wrote nothing.
+// sends for a handler that wrote nothing (Before then sees 200).
 func (w *Recorder) Status() int {
-	if w.Code == 0 {
-		return http.StatusOK
-	}
+	w.record(http.StatusOK)
 	return w.Code
 }

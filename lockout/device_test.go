@@ -1,0 +1,341 @@
+package lockout_test
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ratekit/ratekit"
+	"github.com/ratekit/ratekit/bodykey"
+	"github.com/ratekit/ratekit/lockout"
+	"github.com/ratekit/ratekit/store/memstore"
+	"github.com/ratekit/ratekit/store/storetest"
+)
+
+var (
+	keyA = []byte("device key A: 32 bytes or more, random in real use")
+	keyB = []byte("device key B: 32 bytes or more, random in real use")
+)
+
+// devicesLockout is the login lockout of the device tests: 5 failures in
+// 15 minutes block the account for 15 minutes; a trusted device may fail 3
+// times a day.
+func devicesLockout(t *testing.T, s ratekit.Store, clock *storetest.Clock, keys ...[]byte) *lockout.Lockout {
+	t.Helper()
+	lo, err := lockout.New(s, lockout.Config{Name: "login", Windows: []lockout.Window{
+		{Scope: "temp", Attempts: 5, Window: 15 * time.Minute, Block: 15 * time.Minute},
+	}, Devices: &lockout.Devices{Keys: keys, Failures: 3, MaxDevices: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lockout.SetClock(lo, clock.Now)
+	return lo
+}
+
+// loginServer is the handler of the device tests: POST /login with
+// username and password, "right" being every account's password, behind lo's
+// Middleware.
+func loginServer(lo *lockout.Lockout, checked *atomic.Int64) http.Handler {
+	return lo.Middleware(bodykey.FormValue("username"))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		checked.Add(1)
+		if r.PostFormValue("password") != "right" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		w.Write([]byte("welcome"))
+	}))
+}
+
+// post sends a login through h with the given cookies.
+func post(h http.Handler, user, password string, cookies ...*http.Cookie) *httptest.ResponseRecorder {
+	r := login(user, password)
+	for _, c := range cookies {
+		r.AddCookie(c)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	return rec
+}
+
+// deviceCookie returns the device cookie rec sets, nil when none.
+func deviceCookie(rec *httptest.ResponseRecorder) *http.Cookie {
+	for _, c := range rec.Result().Cookies() {
+		if c.Name == "ratekit_device" {
+			return c
+		}
+	}
+	return nil
+}
+
+func start() *storetest.Clock {
+	return storetest.NewClock(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))
+}
+
+// TestTrustedDeviceOutlastsTheLockout: the owner's device cookie, set by a
+// successful login, lets the owner in while failures from elsewhere keep
+// the account locked for everyone else.
+func TestTrustedDeviceOutlastsTheLockout(t *testing.T) {
+	clock := start()
+	lo := devicesLockout(t, memstore.New(memstore.WithClock(clock.Now)), clock, keyA)
+	var checked atomic.Int64
+	h := loginServer(lo, &checked)
+
+	rec := post(h, "alice", "right")
+	c := deviceCookie(rec)
+	if rec.Code != 200 || c == nil {
+		t.Fatalf("first login: %d, cookie %v", rec.Code, c)
+	}
+	if !c.HttpOnly || !c.Secure || c.SameSite != http.SameSiteStrictMode || c.Path != "/" ||
+		!c.Expires.Equal(clock.Now().Add(30*24*time.Hour)) {
+		t.Fatalf("cookie attributes: %+v", c)
+	}
+	for i := range 5 {
+		if code := post(h, "alice", "guess").Code; code != 401 {
+			t.Fatalf("attacker's failure %d: %d", i+1, code)
+		}
+	}
+	if rec := post(h, "alice", "right"); rec.Code != 429 || rec.Header().Get("Retry-After") != "900" {
+		t.Fatalf("alice without her cookie: %d, want 429 (Retry-After 900)", rec.Code)
+	}
+	for i := range 3 {
+		rec := post(h, "alice", "right", c)
+		if rec.Code != 200 || deviceCookie(rec) != nil {
+			t.Fatalf("alice with her cookie, login %d: %d, cookie %v; want 200 and no new cookie", i+1, rec.Code, deviceCookie(rec))
+		}
+	}
+	if code := post(h, "alice", "right").Code; code != 429 { // her successes left the lockout in force
+		t.Fatalf("without the cookie after her logins: %d, want 429", code)
+	}
+	if code := post(h, "bob", "right", c).Code; code != 200 { // alice's cookie is nothing for bob: counted as bob's own
+		t.Fatalf("bob with alice's cookie: %d", code)
+	}
+}
+
+// TestDeviceLosesItsCookie: a trusted device may fail Failures times; the
+// next attempt revokes its token (the cookie is deleted) and counts as an
+// attempt without one; the token is never trusted again.
+func TestDeviceLosesItsCookie(t *testing.T) {
+	clock := start()
+	lo := devicesLockout(t, memstore.New(memstore.WithClock(clock.Now)), clock, keyA)
+	var checked atomic.Int64
+	h := loginServer(lo, &checked)
+	c := deviceCookie(post(h, "alice", "right"))
+	ctx := context.Background()
+	for i := range 3 {
+		d, err := lo.AttemptDevice(ctx, "alice", c.Value)
+		if err != nil || !d.Allowed || !d.Trusted {
+			t.Fatalf("device failure %d: %+v %v", i+1, d, err)
+		}
+	}
+	rec := post(h, "alice", "guess", c)
+	gone := deviceCookie(rec)
+	if rec.Code != 401 || gone == nil || gone.MaxAge >= 0 || gone.Value != "" {
+		t.Fatalf("the 4th failure: %d, cookie %+v; want 401 and the cookie deleted", rec.Code, gone)
+	}
+	if d, _ := lo.Check(ctx, "alice"); d.Counts[0] != 1 {
+		t.Fatalf("the account's windows: %+v, want the revoking attempt counted there", d)
+	}
+	clock.Advance(29 * 24 * time.Hour) // the revocation lasts the token's lifetime
+	d, err := lo.AttemptDevice(ctx, "alice", c.Value)
+	if err != nil || d.Trusted || !d.Revoked {
+		t.Fatalf("29 days later: %+v %v, want untrusted and revoked", d, err)
+	}
+}
+
+// TestRevokeDevices: after RevokeDevices no earlier token is trusted, and a
+// later login is trusted again.
+func TestRevokeDevices(t *testing.T) {
+	clock := start()
+	lo := devicesLockout(t, memstore.New(memstore.WithClock(clock.Now)), clock, keyA)
+	var checked atomic.Int64
+	h := loginServer(lo, &checked)
+	laptop, phone := deviceCookie(post(h, "alice", "right")), deviceCookie(post(h, "alice", "right"))
+	if laptop == nil || phone == nil || laptop.Value == phone.Value {
+		t.Fatalf("two logins: %v %v, want two cookies", laptop, phone)
+	}
+	ctx := context.Background()
+	if err := lo.RevokeDevices(ctx, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*http.Cookie{laptop, phone} {
+		if d, err := lo.AttemptDevice(ctx, "alice", c.Value); err != nil || d.Trusted || !d.Revoked {
+			t.Fatalf("a token after RevokeDevices: %+v %v", d, err)
+		}
+	}
+	if err := lo.Reset(ctx, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	tablet := deviceCookie(post(h, "alice", "right"))
+	if d, err := lo.AttemptDevice(ctx, "alice", tablet.Value); tablet == nil || err != nil || !d.Trusted {
+		t.Fatalf("a token after the revocation: %+v %v", d, err)
+	}
+}
+
+// TestMaxDevices: an account gets MaxDevices trusted devices; a login
+// beyond them gets none until one is revoked.
+func TestMaxDevices(t *testing.T) {
+	clock := start()
+	lo := devicesLockout(t, memstore.New(memstore.WithClock(clock.Now)), clock, keyA)
+	ctx := context.Background()
+	for i := range 2 {
+		if _, _, err := lo.TrustDevice(ctx, "alice"); err != nil {
+			t.Fatalf("device %d: %v", i+1, err)
+		}
+	}
+	if _, _, err := lo.TrustDevice(ctx, "alice"); !errors.Is(err, lockout.ErrTooManyDevices) {
+		t.Fatalf("a 3rd device: %v, want ErrTooManyDevices", err)
+	}
+	var checked atomic.Int64
+	if rec := post(loginServer(lo, &checked), "alice", "right"); rec.Code != 200 || deviceCookie(rec) != nil {
+		t.Fatalf("a login beyond the cap: %d, cookie %v; want 200 and no cookie", rec.Code, deviceCookie(rec))
+	}
+	// Revoked slots wait out their tokens; the account has 3 slots per device.
+	for round := range 2 {
+		if err := lo.RevokeDevices(ctx, "alice"); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 2 {
+			if _, _, err := lo.TrustDevice(ctx, "alice"); err != nil {
+				t.Fatalf("round %d, device %d: %v", round+1, i+1, err)
+			}
+		}
+	}
+	if err := lo.RevokeDevices(ctx, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := lo.TrustDevice(ctx, "alice"); !errors.Is(err, lockout.ErrTooManyDevices) {
+		t.Fatalf("every slot revoked: %v, want ErrTooManyDevices", err)
+	}
+	clock.Advance(30*24*time.Hour + time.Minute) // the first slots are free again
+	if _, _, err := lo.TrustDevice(ctx, "alice"); err != nil {
+		t.Fatalf("a lifetime later: %v", err)
+	}
+}
+
+// TestKeyRotation: a token signed with a key that still verifies is
+// trusted; new tokens are signed with the first key; a token whose key is
+// gone is not trusted.
+func TestKeyRotation(t *testing.T) {
+	clock := start()
+	s := memstore.New(memstore.WithClock(clock.Now))
+	old := devicesLockout(t, s, clock, keyA)
+	token, _, err := old.TrustDevice(context.Background(), "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rotated := devicesLockout(t, s, clock, keyB, keyA)
+	if d, err := rotated.AttemptDevice(context.Background(), "alice", token); err != nil || !d.Trusted {
+		t.Fatalf("an old key's token after the rotation: %+v %v", d, err)
+	}
+	fresh, _, err := rotated.TrustDevice(context.Background(), "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	retired := devicesLockout(t, s, clock, keyB)
+	if d, _ := retired.AttemptDevice(context.Background(), "alice", token); d.Trusted {
+		t.Fatalf("a retired key's token: %+v", d)
+	}
+	if d, _ := retired.AttemptDevice(context.Background(), "alice", fresh); !d.Trusted {
+		t.Fatalf("the new key's token: %+v", d)
+	}
+}
+
+// TestTamperedTokens: every token that is not valid for the account is
+// answered as an attempt without one: counted in the account's windows,
+// 401 or 429 as they say, never an error.
+func TestTamperedTokens(t *testing.T) {
+	clock := start()
+	s := memstore.New(memstore.WithClock(clock.Now))
+	lo := devicesLockout(t, s, clock, keyB, keyA)
+	ctx := context.Background()
+	token, _, err := lo.TrustDevice(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bobs, _, _ := lo.TrustDevice(ctx, "bob")
+	retiredKey, _, _ := devicesLockout(t, s, clock, []byte("a retired key, 32 bytes or more, gone now")).TrustDevice(ctx, "alice")
+	expiring := devicesLockout(t, s, clock, keyB)
+	lockout.SetClock(expiring, func() time.Time { return clock.Now().Add(-30*24*time.Hour - time.Second) })
+	expired, _, _ := expiring.TrustDevice(ctx, "alice")
+	revokedLo := devicesLockout(t, memstore.New(memstore.WithClock(clock.Now)), clock, keyB)
+	revoked, _, _ := revokedLo.TrustDevice(ctx, "alice")
+	if err := revokedLo.RevokeDevices(ctx, "alice"); err != nil {
+		t.Fatal(err)
+	}
+
+	flip := func(i int) string { b := []byte(token); b[i] ^= 1; return string(b) }
+	sig := token[strings.LastIndexByte(token, '.')+1:]
+	parts := strings.Split(token, ".")
+	cases := []struct {
+		name    string
+		lo      *lockout.Lockout
+		cookies []*http.Cookie
+	}{
+		{"a flipped bit in the version", lo, cookies(flip(0))},
+		{"a flipped bit in the slot", lo, cookies(flip(2))},
+		{"a flipped bit in the expiry", lo, cookies(flip(len(parts[0]) + len(parts[1]) + 3))},
+		{"a flipped bit in the MAC", lo, cookies(flip(len(token) - 3))},
+		{"another slot", lo, cookies("1.1." + parts[2] + "." + sig)},
+		{"a later expiry", lo, cookies("1." + parts[1] + ".9999999999." + sig)},
+		{"a shorter MAC", lo, cookies(token[:len(token)-2])},
+		{"a MAC padded", lo, cookies(token + "==")},
+		{"another account's", lo, cookies(bobs)},
+		{"an expired one", lo, cookies(expired)},
+		{"a retired key's", lo, cookies(retiredKey)},
+		{"replayed after revocation", revokedLo, cookies(revoked)},
+		{"1 MiB", lo, cookies(strings.Repeat("A", 1<<20))},
+		{"500 cookies of the name, the first one garbage", lo, manyCookies(500, token)},
+		{"empty", lo, cookies("")},
+		{"base64 of nothing", lo, cookies("1.0.0." + base64.RawURLEncoding.EncodeToString(nil))},
+		{"a negative slot", lo, cookies("1.-1." + parts[2] + "." + sig)},
+		{"a slot with a leading zero", lo, cookies("1.0" + parts[1] + "." + parts[2] + "." + sig)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var checked atomic.Int64
+			h := loginServer(c.lo, &checked)
+			if err := c.lo.Reset(ctx, "alice"); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 5 {
+				rec := post(h, "alice", "guess", c.cookies...)
+				if rec.Code != 401 {
+					t.Fatalf("failure %d: %d %s, want 401", i+1, rec.Code, rec.Body)
+				}
+			}
+			if rec := post(h, "alice", "right", c.cookies...); rec.Code != 429 {
+				t.Fatalf("after 5 failures: %d %s, want 429: the token is not trusted", rec.Code, rec.Body)
+			}
+			if c.lo == lo {
+				d, err := lo.AttemptDevice(ctx, "alice", token)
+				if err != nil || !d.Trusted {
+					t.Fatalf("the real token after the case: %+v %v", d, err)
+				}
+				if err := lo.Refund(ctx, d); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func cookies(v string) []*http.Cookie {
+	return []*http.Cookie{{Name: "ratekit_device", Value: v}}
+}
+
+// manyCookies returns n cookies of the device cookie's name, the first one
+// garbage and the last one token: the first is the one read.
+func manyCookies(n int, token string) []*http.Cookie {
+	cs := make([]*http.Cookie, n)
+	for i := range cs {
+		cs[i] = &http.Cookie{Name: "ratekit_device", Value: "x"}
+	}
+	cs[n-1].Value = token
+	return cs
+}

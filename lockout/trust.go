@@ -1,0 +1,198 @@
+package lockout
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/ratekit/ratekit"
+)
+
+// ErrTooManyDevices is TrustDevice's answer for an account that has
+// Devices.MaxDevices trusted devices already, or no free slot (see
+// docs/architecture.md#trusted-devices): the login stands, without a token.
+var ErrTooManyDevices = errors.New("ratekit: the account has as many trusted devices as it may")
+
+// A slot is one of an account's trusted devices, as core limits on the
+// subject "<name>/device:<account>" (one subject, so one atomic call and one
+// Redis hash tag for all of an account's devices):
+//
+//   - "device-<i>", a sliding log of the device's failures with a block of
+//     the token's lifetime: the block is the device's revocation. attempt
+//     counts a failure in it; revoke, the same log with one attempt, starts
+//     the block on demand.
+//   - "slot-<i>", a fixed window of one for the token's lifetime and a
+//     minute: taken while a token of the slot can be valid, so a slot is
+//     never handed out again while an earlier token of it lives.
+type slot struct {
+	attempt, revoke, take *ratekit.Limiter
+}
+
+// newSlots builds the limiters of d's slots, and survey, which peeks at
+// every slot's state in one call.
+func newSlots(s ratekit.Store, d Devices) (slots []slot, survey *ratekit.Limiter, err error) {
+	n := d.MaxDevices * slotsPerDevice
+	logs, takes := make([]ratekit.Limit, n), make([]ratekit.Limit, n)
+	slots = make([]slot, n)
+	for i := range slots {
+		name := "device-" + strconv.Itoa(i)
+		logs[i] = ratekit.SlidingLog(d.Failures, d.FailureWindow).Named(name).Block(d.Lifetime)
+		takes[i] = ratekit.FixedWindow(1, d.Lifetime+slotMargin).Named("slot-" + strconv.Itoa(i))
+		revoke := ratekit.SlidingLog(1, d.FailureWindow).Named(name).Block(d.Lifetime)
+		if slots[i].attempt, err = ratekit.New(s, logs[i]); err != nil {
+			return nil, nil, err
+		}
+		if slots[i].revoke, err = ratekit.New(s, revoke); err != nil {
+			return nil, nil, err
+		}
+		if slots[i].take, err = ratekit.New(s, takes[i]); err != nil {
+			return nil, nil, err
+		}
+	}
+	survey, err = ratekit.New(s, append(logs, takes...)...)
+	return slots, survey, err
+}
+
+// AttemptDevice is Attempt for an attempt that may carry token, a device
+// token (the device cookie's value, or gRPC metadata): a token that is
+// valid for key counts the attempt against its device, in one store call,
+// and the Decision is Trusted; the account's windows are neither asked nor
+// charged. A device past Devices.Failures failures is revoked (for the
+// token's lifetime) and, like any token that is not valid for key (tampered
+// with, another account's, expired, signed by a retired key, too long,
+// revoked), the attempt is then an Attempt without one; Decision.Revoked
+// says the token was revoked now or before, so the client can drop it.
+// Without Config.Devices, or with token "", AttemptDevice is Attempt.
+func (lo *Lockout) AttemptDevice(ctx context.Context, key, token string) (Decision, error) {
+	if lo.slots == nil || token == "" || key == "" {
+		return lo.Attempt(ctx, key)
+	}
+	i, ok := lo.verify(key, token, lo.now())
+	if !ok {
+		return lo.Attempt(ctx, key)
+	}
+	d, err := lo.do(ctx, lo.slots[i].attempt, lo.deviceSubject(key), lo.cfg.Name+".device", key, true)
+	if err != nil || d.Allowed {
+		d.Trusted = err == nil
+		return d, err
+	}
+	d, err = lo.Attempt(ctx, key)
+	d.Revoked = true
+	return d, err
+}
+
+// TrustDevice takes a free slot of key's trusted devices and returns its
+// signed token and when it expires (Devices.Lifetime from now, to the
+// second); call it after a successful login without a trusted token, and
+// send the token with DeviceCookie (Middleware does both). It answers
+// ErrTooManyDevices when the account has Devices.MaxDevices trusted devices
+// (concurrent calls may each take one more). It takes up to three store
+// calls.
+func (lo *Lockout) TrustDevice(ctx context.Context, key string) (token string, expires time.Time, err error) {
+	if lo.slots == nil {
+		return "", time.Time{}, errors.New("ratekit: TrustDevice needs lockout.Config.Devices")
+	}
+	if key == "" {
+		return "", time.Time{}, ratekit.ErrEmptyKey
+	}
+	ctx, cancel := lo.bound(ctx)
+	defer cancel()
+	subject := lo.deviceSubject(key)
+	states, err := lo.survey(ctx, subject)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	var free []int
+	live := 0
+	for i, st := range states {
+		switch {
+		case st.revoked:
+		case st.taken:
+			live++
+		default:
+			free = append(free, i)
+		}
+	}
+	if live >= lo.devices.MaxDevices {
+		return "", time.Time{}, ErrTooManyDevices
+	}
+	for _, i := range free {
+		d, err := lo.slots[i].take.Allow(ctx, subject)
+		if err != nil {
+			return "", time.Time{}, err
+		}
+		if !d.Allowed { // taken by a concurrent login
+			continue
+		}
+		// A slot's earlier device may have left failures in its log: the
+		// new device starts without them (no token of the slot is valid).
+		if err := lo.slots[i].attempt.Reset(ctx, subject); err != nil {
+			return "", time.Time{}, err
+		}
+		expires = lo.now().Add(lo.devices.Lifetime).Truncate(time.Second)
+		return lo.sign(key, i, expires), expires, nil
+	}
+	return "", time.Time{}, ErrTooManyDevices
+}
+
+// RevokeDevices revokes every trusted device of key, e.g. after a password
+// reset: no token issued before it is trusted again, on any instance that
+// shares the store. Devices trusted afterwards are not affected. It takes
+// one store call, and one or two more per device revoked.
+func (lo *Lockout) RevokeDevices(ctx context.Context, key string) error {
+	if lo.slots == nil {
+		return errors.New("ratekit: RevokeDevices needs lockout.Config.Devices")
+	}
+	if key == "" {
+		return ratekit.ErrEmptyKey
+	}
+	ctx, cancel := lo.bound(ctx)
+	defer cancel()
+	subject := lo.deviceSubject(key)
+	states, err := lo.survey(ctx, subject)
+	if err != nil {
+		return err
+	}
+	for i, st := range states {
+		if !st.taken || st.revoked {
+			continue
+		}
+		// The one-attempt twin of the device's log refuses once the log has
+		// an entry, which starts the block: at most two calls.
+		for range 2 {
+			d, err := lo.slots[i].revoke.Allow(ctx, subject)
+			if err != nil {
+				return err
+			}
+			if !d.Allowed {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// slotState is what survey found of one slot.
+type slotState struct{ taken, revoked bool }
+
+// survey peeks at every slot of subject in one call.
+func (lo *Lockout) survey(ctx context.Context, subject string) ([]slotState, error) {
+	d, err := lo.surveyor.Peek(ctx, subject)
+	if err != nil {
+		return nil, err
+	}
+	n := len(lo.slots)
+	if len(d.States) != 2*n {
+		return nil, errors.New("ratekit: the store answered for other limits than the device slots")
+	}
+	out := make([]slotState, n)
+	for i := range out {
+		out[i] = slotState{taken: d.States[n+i].Remaining == 0, revoked: d.States[i].Blocked}
+	}
+	return out, nil
+}
+
+// deviceSubject is the subject of key's devices: apart from every account
+// subject ("<name>:<account>"), as names have no '/'.
+func (lo *Lockout) deviceSubject(key string) string { return lo.cfg.Name + "/device:" + key }
