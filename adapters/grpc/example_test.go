@@ -99,6 +99,52 @@ func ExampleError() {
 	// violated temp 1
 }
 
+// A login method that trusts devices: the device token travels in metadata
+// ("device-token") instead of a cookie. The owner's token keeps working
+// while failures from elsewhere lock the account.
+func Example_trustedDevices() {
+	lo, err := lockout.New(memstore.New(), lockout.Config{Name: "login", Windows: []lockout.Window{
+		{Scope: "temp", Attempts: 1, Window: 15 * time.Minute, Block: 15 * time.Minute},
+	}, Devices: &lockout.Devices{Keys: [][]byte{[]byte("32 or more random bytes, kept secret")}}})
+	if err != nil {
+		panic(err)
+	}
+	// login is the method's body: in a server, ctx is the call's context and
+	// the token is read with metadata.ValueFromIncomingContext(ctx, "device-token")
+	// and returned with grpc.SetHeader.
+	login := func(ctx context.Context, account, password, token string) (newToken string, err error) {
+		d, err := lo.AttemptDevice(ctx, account, token)
+		if e := lo.Response(d, err); e != nil {
+			return "", ratekitgrpc.Error(e)
+		}
+		if password != "right" {
+			return "", status.Error(codes.Unauthenticated, "wrong username or password") // the failure stays counted
+		}
+		if d.Trusted {
+			return token, lo.Refund(ctx, d) // a trusted success: the device's attempt comes back
+		}
+		if err := lo.Reset(ctx, account); err != nil {
+			return "", err
+		}
+		newToken, _, err = lo.TrustDevice(ctx, account)
+		return newToken, err
+	}
+	ctx := context.Background()
+	token, err := login(ctx, "alice", "right", "")
+	fmt.Println("first login:", status.Code(err), token != "")
+	_, err = login(ctx, "alice", "guess", "") // an attacker, without the token
+	fmt.Println("attacker:", status.Code(err))
+	_, err = login(ctx, "alice", "right", "")
+	fmt.Println("alice without her token:", status.Code(err))
+	_, err = login(ctx, "alice", "right", token)
+	fmt.Println("alice with her token:", status.Code(err))
+	// Output:
+	// first login: OK true
+	// attacker: Unauthenticated
+	// alice without her token: ResourceExhausted
+	// alice with her token: OK
+}
+
 // flaky is a health service whose service "db" is down.
 type flaky struct {
 	healthpb.UnimplementedHealthServer

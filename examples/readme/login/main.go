@@ -1,12 +1,17 @@
 // Command login is the README's login program: POST /login takes a JSON body,
 // {"username":"alice","password":"wonderland"}, and is protected per account
-// and per client IP by lockouts that count failed attempts only.
+// and per client IP by lockouts that count failed attempts only. A
+// successful login gets a device cookie, signed with the 32 or more bytes
+// of $DEVICE_KEY (hex), with which its owner gets in while the account is
+// locked for everyone else.
 package main
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"log"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -19,10 +24,14 @@ import (
 func main() {
 	store := memstore.New()
 	mux := http.NewServeMux()
+	deviceKey, err := hex.DecodeString(os.Getenv("DEVICE_KEY")) // e.g. openssl rand -hex 32
+	if err != nil {
+		log.Fatal(err)
+	}
 	account, err := lockout.New(store, lockout.Config{Name: "login", Windows: []lockout.Window{
 		{Scope: "temp", Attempts: 5, Window: 15 * time.Minute, Block: 15 * time.Minute},
 		{Scope: "long", Attempts: 20, Window: 24 * time.Hour, Block: 24 * time.Hour},
-	}})
+	}, Devices: &lockout.Devices{Keys: [][]byte{deviceKey}}}) // trusted devices
 	if err != nil {
 		log.Fatal(err)
 	}
