@@ -339,3 +339,47 @@ func manyCookies(n int, token string) []*http.Cookie {
 	cs[n-1].Value = token
 	return cs
 }
+
+// TestSkipTrusted: failures of others behind the owner's address block the
+// address, but not the owner's trusted device, with SkipTrusted on the
+// per-IP lockout; a forged cookie does not get past it.
+func TestSkipTrusted(t *testing.T) {
+	clock := start()
+	s := memstore.New(memstore.WithClock(clock.Now))
+	account := devicesLockout(t, s, clock, keyA)
+	perIP, err := lockout.New(s, lockout.Config{Name: "login-ip", Windows: []lockout.Window{
+		{Scope: "ip", Attempts: 10, Window: time.Hour, Block: time.Hour}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var checked atomic.Int64
+	inner := loginServer(account, &checked)
+	username := bodykey.FormValue("username")
+	skipping := perIP.Middleware(ratekit.ByIP(), lockout.KeepOnSuccess(), lockout.SkipTrusted(account, username))(inner)
+	plain := perIP.Middleware(ratekit.ByIP(), lockout.KeepOnSuccess())(inner)
+	c := deviceCookie(post(skipping, "alice", "right"))
+	for i := range 10 { // others behind the same address, guessing other accounts
+		if code := post(skipping, "user"+string(rune('a'+i)), "guess").Code; code != 401 {
+			t.Fatalf("failure %d: %d", i+1, code)
+		}
+	}
+	if code := post(skipping, "bob", "right").Code; code != 429 {
+		t.Fatalf("the address after 10 failures: %d, want 429", code)
+	}
+	if rec := post(skipping, "alice", "right", c); rec.Code != 200 {
+		t.Fatalf("alice's trusted device behind the blocked address: %d", rec.Code)
+	}
+	if code := post(plain, "alice", "right", c).Code; code != 429 {
+		t.Fatalf("without SkipTrusted: %d, want 429", code)
+	}
+	forged := &http.Cookie{Name: "ratekit_device", Value: c.Value[:len(c.Value)-1] + "A"}
+	if forged.Value == c.Value {
+		forged.Value = c.Value[:len(c.Value)-1] + "B"
+	}
+	if code := post(skipping, "alice", "right", forged).Code; code != 429 {
+		t.Fatalf("a forged cookie: %d, want 429", code)
+	}
+	if code := post(skipping, "bob", "right", c).Code; code != 429 { // alice's cookie, bob's name
+		t.Fatalf("alice's cookie for bob: %d, want 429", code)
+	}
+}

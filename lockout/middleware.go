@@ -25,6 +25,7 @@ type middleware struct {
 	keep     bool
 	render   response.Renderer
 	onError  func(r *http.Request, err error)
+	trusted  func(r *http.Request) bool // SkipTrusted's test; nil: none
 }
 
 // FailureStatuses sets the response statuses that count as a failed attempt
@@ -37,6 +38,34 @@ func FailureStatuses(codes ...int) Option {
 // per-IP lockout beside a per-account one: a success for one account must
 // not clear what the IP did to others.
 func KeepOnSuccess() Option { return optionFunc(func(m *middleware) { m.keep = true }) }
+
+// SkipTrusted lets requests that carry a device cookie of account, a
+// Lockout with Config.Devices, signed for the account key names, past this
+// lockout uncounted: use it on the per-IP and per-password lockouts in front
+// of the account's, so that failures of others behind the same address (a
+// NAT, an office proxy) or with the same password never refuse the owner's
+// trusted device. The test needs no store call; account's own Middleware
+// still counts the attempt against the device, and a revoked device's
+// against the account's windows.
+func SkipTrusted(account *Lockout, key ratekit.KeyFunc) Option {
+	if account == nil || account.slots == nil || key == nil {
+		panic("ratekit: SkipTrusted needs a Lockout with Config.Devices and its KeyFunc")
+	}
+	return optionFunc(func(m *middleware) {
+		m.trusted = func(r *http.Request) bool {
+			token := account.deviceToken(r)
+			if token == "" {
+				return false
+			}
+			k, err := key(r)
+			if err != nil {
+				return false
+			}
+			_, ok := account.verify(k, token, account.now())
+			return ok
+		}
+	})
+}
 
 // WithRenderer selects the body renderer (default response.JSON).
 func WithRenderer(r response.Renderer) Option {
@@ -76,6 +105,10 @@ func (lo *Lockout) Middleware(key ratekit.KeyFunc, opts ...Option) func(http.Han
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if m.trusted != nil && m.trusted(r) {
+				next.ServeHTTP(w, r)
+				return
+			}
 			k, err := key(r)
 			if err == nil && k == "" {
 				err = ratekit.ErrEmptyKey

@@ -44,8 +44,9 @@ func main() {
 	// The per-IP lockout also counts what never reaches the password check.
 	ipFailures := lockout.FailureStatuses(http.StatusUnauthorized, http.StatusForbidden, http.StatusUnprocessableEntity,
 		http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusTooManyRequests)
-	mux.Handle("POST /login", perIP.Middleware(ratekit.ByIP(), lockout.KeepOnSuccess(), ipFailures)(
-		account.Middleware(bodykey.JSONField("username"))(http.HandlerFunc(checkPassword))))
+	username := bodykey.JSONField("username") // trusted devices pass the per-IP lockout
+	mux.Handle("POST /login", perIP.Middleware(ratekit.ByIP(), lockout.KeepOnSuccess(), ipFailures, lockout.SkipTrusted(account, username))(
+		account.Middleware(username)(http.HandlerFunc(checkPassword))))
 	log.Fatal(http.ListenAndServe("127.0.0.1:8080", mux))
 }
 
