@@ -21,13 +21,19 @@ import (
 // more than a login form, far less than a client could make the server hold.
 const DefaultMaxBytes = 64 << 10
 
-// An Option configures a key function of this package (MaxBytes).
-type Option interface{ apply(max *int64) }
+// An Option configures a key function of this package (MaxBytes, Exact).
+type Option interface{ apply(*options) }
 
-// maxBytesOption is MaxBytes' option.
-type maxBytesOption int64
+// options are what Options set.
+type options struct {
+	max   int64 // the most of a body read
+	exact bool  // the value as sent
+}
 
-func (o maxBytesOption) apply(max *int64) { *max = int64(o) }
+// optionFunc is an Option.
+type optionFunc func(*options)
+
+func (f optionFunc) apply(o *options) { f(o) }
 
 // MaxBytes sets the most of a body a key function reads, in bytes (default
 // DefaultMaxBytes; at most math.MaxInt64-1); the body is left unread past
@@ -36,23 +42,28 @@ func MaxBytes(n int64) Option {
 	if n <= 0 {
 		panic(fmt.Sprintf("ratekit: bodykey.MaxBytes(%d): the bound must be a positive number of bytes, e.g. bodykey.MaxBytes(64 << 10)", n))
 	}
-	return maxBytesOption(min(n, math.MaxInt64-1)) // max+1 bytes are read
+	return optionFunc(func(o *options) { o.max = min(n, math.MaxInt64-1) }) // max+1 bytes are read
 }
+
+// Exact keys by the value as sent, neither trimmed nor lower-cased: for a
+// value whose every character counts, such as a password under
+// lockout.KeyedHash. An empty value is still ratekit.ErrEmptyKey.
+func Exact() Option { return optionFunc(func(o *options) { o.exact = true }) }
 
 // tooLarge is the error of a body above max bytes.
 func tooLarge(max int64) error {
 	return fmt.Errorf("ratekit: request body larger than %d bytes: %w", max, &http.MaxBytesError{Limit: max})
 }
 
-// maxBytes returns the bound set by opts.
-func maxBytes(opts []Option) int64 {
-	n := int64(DefaultMaxBytes)
-	for _, o := range opts {
-		if o != nil {
-			o.apply(&n)
+// optionsOf returns what opts set.
+func optionsOf(opts []Option) options {
+	o := options{max: DefaultMaxBytes}
+	for _, opt := range opts {
+		if opt != nil {
+			opt.apply(&o)
 		}
 	}
-	return n
+	return o
 }
 
 // bufferedBody is a whole request body read by a key function and put back.

@@ -271,3 +271,30 @@ func is(err, want error) bool {
 	}
 	return errors.Is(err, want)
 }
+
+// TestExact: with Exact, a value is keyed as sent (case and spaces count);
+// an empty one is still ErrEmptyKey.
+func TestExact(t *testing.T) {
+	form := bodykey.FormValue("password", bodykey.Exact())
+	json := bodykey.JSONField("password", bodykey.Exact(), bodykey.MaxBytes(1<<10))
+	for _, c := range []struct{ value, want string }{
+		{"Summer2026!", "Summer2026!"},
+		{"SUMMER2026!", "SUMMER2026!"},
+		{" pass word ", " pass word "},
+	} {
+		k, err := form(formRequest("password=" + strings.ReplaceAll(c.value, " ", "+")))
+		if err != nil || k != c.want {
+			t.Fatalf("form %q: %q %v", c.value, k, err)
+		}
+		r := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(`{"password":"`+c.value+`"}`))
+		if k, err := json(r); err != nil || k != c.want {
+			t.Fatalf("JSON %q: %q %v", c.value, k, err)
+		}
+	}
+	if _, err := form(formRequest("password=")); !errors.Is(err, ratekit.ErrEmptyKey) {
+		t.Fatalf("an empty password: %v, want ErrEmptyKey", err)
+	}
+	if k, _ := bodykey.FormValue("password")(formRequest("password=+Summer2026!")); k != "summer2026!" {
+		t.Fatalf("without Exact: %q, want trimmed and lower-cased", k)
+	}
+}

@@ -16,37 +16,39 @@ import (
 // the same order (a url-encoded POST, PUT or PATCH body, the query string, a
 // multipart body without its files), or from r.Form when it is parsed
 // already, so the account counted is the account checked. A missing field
-// is ratekit.ErrEmptyKey.
+// is ratekit.ErrEmptyKey. With Exact, the value is kept as sent.
 func FormValue(name string, opts ...Option) ratekit.KeyFunc {
-	max := maxBytes(opts)
+	o := optionsOf(opts)
 	return func(r *http.Request) (string, error) {
-		v, err := formValue(r, name, max)
+		v, err := formValue(r, name, o.max)
 		if err != nil {
 			return "", err
 		}
-		return account(v, "form", name)
+		return o.key(v, "form", name)
 	}
 }
 
 // JSONField keys requests by a top-level field, a string or a number, of a
 // JSON object body, trimmed and lower-cased as FormValue does: the account
 // of a JSON login. A body that is not a JSON object, or that lacks the
-// field, is ratekit.ErrEmptyKey.
+// field, is ratekit.ErrEmptyKey. With Exact, the value is kept as sent.
 func JSONField(name string, opts ...Option) ratekit.KeyFunc {
-	max := maxBytes(opts)
+	o := optionsOf(opts)
 	return func(r *http.Request) (string, error) {
-		body, err := readBody(r, max)
+		body, err := readBody(r, o.max)
 		if err != nil {
 			return "", err
 		}
-		return account(jsonField(body, name), "JSON", name)
+		return o.key(jsonField(body, name), "JSON", name)
 	}
 }
 
-// account returns v trimmed and lower-cased, or ErrEmptyKey naming the
-// missing field of kind kind.
-func account(v, kind, name string) (string, error) {
-	v = strings.ToLower(strings.TrimSpace(v))
+// key returns v trimmed and lower-cased (as sent with Exact), or
+// ErrEmptyKey naming the missing field of kind kind.
+func (o options) key(v, kind, name string) (string, error) {
+	if !o.exact {
+		v = strings.ToLower(strings.TrimSpace(v))
+	}
 	if v == "" {
 		return "", fmt.Errorf("%w: %s field %s is missing", ratekit.ErrEmptyKey, kind, name)
 	}

@@ -383,3 +383,29 @@ func TestSkipTrusted(t *testing.T) {
 		t.Fatalf("alice's cookie for bob: %d, want 429", code)
 	}
 }
+
+// TestTrustIf: only the logins TrustIf accepts get a device cookie.
+func TestTrustIf(t *testing.T) {
+	clock := start()
+	lo := devicesLockout(t, memstore.New(memstore.WithClock(clock.Now)), clock, keyA)
+	var checked atomic.Int64
+	remember := lockout.TrustIf(func(r *http.Request) bool { return r.PostFormValue("remember") == "on" })
+	h := lo.Middleware(bodykey.FormValue("username"), remember)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		checked.Add(1)
+		if r.PostFormValue("password") != "right" {
+			w.WriteHeader(http.StatusUnauthorized)
+		}
+	}))
+	for range 5 {
+		if rec := post(h, "alice", "right"); rec.Code != 200 || deviceCookie(rec) != nil {
+			t.Fatalf("a login without remember: %d, cookie %v", rec.Code, deviceCookie(rec))
+		}
+	}
+	r := httptest.NewRequest("POST", "/login", strings.NewReader("username=alice&password=right&remember=on"))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	if rec.Code != 200 || deviceCookie(rec) == nil {
+		t.Fatalf("a login with remember: %d, no cookie", rec.Code)
+	}
+}

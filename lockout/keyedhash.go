@@ -13,8 +13,8 @@ import (
 // returns, under secret (at least 32 random bytes, kept secret), as 22
 // base64url characters: it lets a Lockout count by a value that must not be
 // stored, such as the password a login tries. Counting failures per
-// password across accounts (a Lockout keyed by
-// KeyedHash(secret, bodykey.FormValue("password"))) catches password
+// password across accounts (a Lockout keyed by KeyedHash(secret,
+// bodykey.FormValue("password", bodykey.Exact()))) catches password
 // spraying: one password tried against many accounts. The store then holds
 // a keyed hash of every wrong password for its window; whoever has both the
 // store and the secret can test guesses against them, so keep the secret

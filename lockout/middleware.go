@@ -26,6 +26,7 @@ type middleware struct {
 	render   response.Renderer
 	onError  func(r *http.Request, err error)
 	trusted  func(r *http.Request) bool // SkipTrusted's test; nil: none
+	trustIf  func(r *http.Request) bool // TrustIf's test; nil: every success
 }
 
 // FailureStatuses sets the response statuses that count as a failed attempt
@@ -65,6 +66,15 @@ func SkipTrusted(account *Lockout, key ratekit.KeyFunc) Option {
 			return ok
 		}
 	})
+}
+
+// TrustIf sets which successful logins without a trusted device cookie get
+// one (default: every one, with Config.Devices): e.g. those that ticked
+// "remember this device", and not API clients that never keep cookies,
+// whose logins would otherwise take the account's device slots (at most
+// Devices.MaxDevices) for a token lifetime.
+func TrustIf(f func(r *http.Request) bool) Option {
+	return optionFunc(func(m *middleware) { m.trustIf = f })
 }
 
 // WithRenderer selects the body renderer (default response.JSON).
@@ -130,7 +140,7 @@ func (lo *Lockout) Middleware(key ratekit.KeyFunc, opts ...Option) func(http.Han
 				return
 			}
 			rec := &status.Recorder{ResponseWriter: w}
-			if lo.slots != nil && !d.Trusted {
+			if lo.slots != nil && !d.Trusted && (m.trustIf == nil || m.trustIf(r)) {
 				rec.Before = func(code int) { lo.trustOnSuccess(w, r, k, code, m.onError) }
 			}
 			next.ServeHTTP(rec, r)

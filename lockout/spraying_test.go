@@ -43,7 +43,7 @@ func TestPasswordSpraying(t *testing.T) {
 		w.Write([]byte("welcome"))
 	})
 	h := perIP.Middleware(ratekit.ByIP(), lockout.KeepOnSuccess())(
-		perPassword.Middleware(lockout.KeyedHash(secret, bodykey.FormValue("password")), lockout.KeepOnSuccess())(
+		perPassword.Middleware(lockout.KeyedHash(secret, bodykey.FormValue("password", bodykey.Exact())), lockout.KeepOnSuccess())(
 			account.Middleware(bodykey.FormValue("username"))(handler)))
 	try := func(user, password string, ip int) int {
 		r := login(user, password)
