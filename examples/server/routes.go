@@ -69,16 +69,20 @@ func newHandler(s *demoStore, c config) (http.Handler, error) {
 		}
 		mux.Handle(r.Method+" "+r.Path, ratekit.Middleware(limiter, key, append([]ratekit.Option{observers}, r.opts...)...)(h))
 	}
-	login, loginLimits, err := loginRoute(s.limits, c.login, metrics)
+	login, reset, loginLimits, err := loginRoutes(s.limits, c.login, c.deviceKey, metrics)
 	if err != nil {
 		return nil, err
 	}
 	mux.Handle("POST /login", login)
+	mux.Handle("POST /password-reset", reset)
 	adminRoutes(mux, c.adminToken, overridables)
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, map[string]any{"service": "ratekit demo", "store": s.where, "key": "client IP (socket peer)", "routes": routes, "metrics": "GET /metrics",
 			"admin": "PUT|DELETE /admin/overrides/{limit}/{client IP}?quota=N[&expiry=10m], GET /admin/overrides (Authorization: Bearer <-admin-token>)",
-			"login": map[string]any{"route": "POST /login (form fields username, password; failures count)", "limits": loginLimits, "demo_users": demoUsers}})
+			"login": map[string]any{
+				"route":          "POST /login (form fields username, password; failures count; a success sets the trusted-device cookie ratekit_device)",
+				"password_reset": "POST /password-reset (form fields username, password: the right one; revokes every trusted device of the account)",
+				"limits":         loginLimits, "demo_users": demoUsers}})
 	})
 	return mux, nil
 }
