@@ -16,20 +16,26 @@
 // success sets the trusted-device cookie ratekit_device, with which the
 // account's lockout does not apply to that device), POST /password-reset
 // (username and the right password; revokes every trusted device of the
-// account, so the try-it path of RevokeDevices), and GET /metrics (Prometheus metrics of every decision), and the admin routes of
+// account, so the try-it path of RevokeDevices), POST /verify/send
+// (form destination; a new 6-digit code, answered in the body since the
+// demo sends nothing; limited per client IP, per destination and by a
+// daily budget of -sms-budget messages) and POST /verify/check
+// (destination and code; 3 attempts per code, then the code dies), and GET
+// /metrics (Prometheus metrics of every decision), and the admin routes of
 // overrides: PUT and DELETE /admin/overrides/{limit}/{client IP}?quota=N
 // [&expiry=10m] and GET /admin/overrides, with "Authorization: Bearer
 // <-admin-token>". With -debug, every decision is logged.
 //
 // Flags: -addr (default :8080), -redis (default $REDIS_URL; empty means the
 // in-process store), -quota (default 10), -window (default 1m), -zone (the
-// time zone of /daily's days, default UTC), -prefix
+// time zone of /daily's days and of -sms-budget's, default UTC), -prefix
 // (Redis key prefix, default ratekit-demo), -admin-token (default
 // $RATEKIT_ADMIN_TOKEN; empty: a random one, logged at start), -device-key
 // (the key that signs trusted-device cookies, hex, at least 32 bytes;
 // default $RATEKIT_DEVICE_KEY; empty: a random one per process, logged at
-// start: instances that share a store must share the key too), -debug
-// (decision logs).
+// start: instances that share a store must share the key too),
+// -sms-budget (verification messages per day, all destinations together,
+// default 1000), -debug (decision logs).
 package main
 
 import (
@@ -52,6 +58,7 @@ type config struct {
 	adminToken             string
 	deviceKey              []byte // signs trusted-device cookies (-device-key)
 	quota                  int64
+	smsBudget              int64 // verification messages a day (-sms-budget)
 	window                 time.Duration
 	zone                   *time.Location
 	login                  loginLimits
@@ -68,6 +75,7 @@ func main() {
 	debug := flag.Bool("debug", false, "log every decision (slog, debug level)")
 	flag.StringVar(&c.adminToken, "admin-token", os.Getenv("RATEKIT_ADMIN_TOKEN"), "token of the admin routes (default $RATEKIT_ADMIN_TOKEN; empty: a random one, logged)")
 	deviceKey := flag.String("device-key", os.Getenv("RATEKIT_DEVICE_KEY"), "key of the trusted-device cookies, hex, at least 32 bytes (default $RATEKIT_DEVICE_KEY; empty: a random one, logged; instances must share one)")
+	flag.Int64Var(&c.smsBudget, "sms-budget", 1000, "verification messages sent per day in -zone, all destinations together")
 	flag.Parse()
 	if *debug {
 		slog.SetLogLoggerLevel(slog.LevelDebug)

@@ -54,7 +54,8 @@ func serve(t *testing.T, redis bool, c config) (*httptest.Server, *demoStore) {
 
 // handlerOf builds the demo's handler with c, over a private redis-server
 // when redis is set, without serving it: requests through it may come from
-// any RemoteAddr. A c without a device key gets testDeviceKey.
+// any RemoteAddr. A c without a device key or -sms-budget gets
+// testDeviceKey and 1000.
 func handlerOf(t *testing.T, redis bool, c config) (http.Handler, *demoStore) {
 	t.Helper()
 	if redis {
@@ -62,6 +63,9 @@ func handlerOf(t *testing.T, redis bool, c config) (http.Handler, *demoStore) {
 	}
 	if c.deviceKey == nil {
 		c.deviceKey = testDeviceKey
+	}
+	if c.smsBudget == 0 {
+		c.smsBudget = 1000
 	}
 	s, err := openStore(context.Background(), c)
 	if err != nil {
@@ -208,9 +212,14 @@ func TestDemoIndex(t *testing.T) {
 			PasswordReset string `json:"password_reset"`
 			Limits        []string
 		}
+		Verify struct {
+			Send, Check string
+			Limits      []string
+		}
 	}
 	if err := json.NewDecoder(res.Body).Decode(&index); err != nil || len(index.Routes) != 10 || index.Routes[0].Path != "/fixed" ||
-		index.Routes[0].Limit != "fixed: fixed 3 per 1m0s" || index.Login.PasswordReset == "" || len(index.Login.Limits) != 4 {
+		index.Routes[0].Limit != "fixed: fixed 3 per 1m0s" || index.Login.PasswordReset == "" || len(index.Login.Limits) != 4 ||
+		index.Verify.Send == "" || index.Verify.Check == "" || len(index.Verify.Limits) != 4 {
 		t.Fatalf("index: %+v %v", index, err)
 	}
 }

@@ -75,6 +75,12 @@ func newHandler(s *demoStore, c config) (http.Handler, error) {
 	}
 	mux.Handle("POST /login", login)
 	mux.Handle("POST /password-reset", reset)
+	verify, verifyLimits, err := newVerifier(s.limits, c.smsBudget, c.zone, metrics)
+	if err != nil {
+		return nil, err
+	}
+	mux.HandleFunc("POST /verify/send", verify.send)
+	mux.HandleFunc("POST /verify/check", verify.check)
 	adminRoutes(mux, c.adminToken, overridables)
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, map[string]any{"service": "ratekit demo", "store": s.where, "key": "client IP (socket peer)", "routes": routes, "metrics": "GET /metrics",
@@ -82,7 +88,11 @@ func newHandler(s *demoStore, c config) (http.Handler, error) {
 			"login": map[string]any{
 				"route":          "POST /login (form fields username, password; failures count; a success sets the trusted-device cookie ratekit_device)",
 				"password_reset": "POST /password-reset (form fields username, password: the right one; revokes every trusted device of the account)",
-				"limits":         loginLimits, "demo_users": demoUsers}})
+				"limits":         loginLimits, "demo_users": demoUsers},
+			"verify": map[string]any{
+				"send":   "POST /verify/send (form field destination; answers the 6-digit code, which a real service would send by SMS or email)",
+				"check":  "POST /verify/check (form fields destination, code)",
+				"limits": verifyLimits}})
 	})
 	return mux, nil
 }
