@@ -12,21 +12,35 @@
 // /inflight?ms=N (at most -quota requests in flight per client IP, each
 // held N ms), POST /generate?tokens=N (reserves -quota tokens of a budget of
 // 10 × -quota per window, then settles the N generated), POST /login (a
-// lockout per account and per IP, counting failures), and GET /metrics
-// (Prometheus metrics of every decision), and the admin routes of
+// lockout per account, per password and per IP, counting failures; a
+// success sets the trusted-device cookie ratekit_device, with which the
+// account's lockout does not apply to that device), POST /password-reset
+// (username and the right password; revokes every trusted device of the
+// account, so the try-it path of RevokeDevices), POST /verify/send
+// (form destination; a new 6-digit code, answered in the body since the
+// demo sends nothing; limited per client IP, per destination and by a
+// daily budget of -sms-budget messages) and POST /verify/check
+// (destination and code; 3 attempts per code, then the code dies), and GET
+// /metrics (Prometheus metrics of every decision), and the admin routes of
 // overrides: PUT and DELETE /admin/overrides/{limit}/{client IP}?quota=N
 // [&expiry=10m] and GET /admin/overrides, with "Authorization: Bearer
 // <-admin-token>". With -debug, every decision is logged.
 //
 // Flags: -addr (default :8080), -redis (default $REDIS_URL; empty means the
 // in-process store), -quota (default 10), -window (default 1m), -zone (the
-// time zone of /daily's days, default UTC), -prefix (Redis key prefix,
-// default ratekit-demo), -admin-token (default $RATEKIT_ADMIN_TOKEN; empty:
-// a random one, logged at start), -debug (decision logs).
+// time zone of /daily's days and of -sms-budget's, default UTC), -prefix
+// (Redis key prefix, default ratekit-demo), -admin-token (default
+// $RATEKIT_ADMIN_TOKEN; empty: a random one, logged at start), -device-key
+// (the key that signs trusted-device cookies, hex, at least 32 bytes;
+// default $RATEKIT_DEVICE_KEY; empty: a random one per process, logged at
+// start: instances that share a store must share the key too),
+// -sms-budget (verification messages per day, all destinations together,
+// default 1000), -debug (decision logs).
 package main
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -42,7 +56,9 @@ import (
 type config struct {
 	addr, redisURL, prefix string
 	adminToken             string
+	deviceKey              []byte // signs trusted-device cookies (-device-key)
 	quota                  int64
+	smsBudget              int64 // verification messages a day (-sms-budget)
 	window                 time.Duration
 	zone                   *time.Location
 	login                  loginLimits
@@ -58,6 +74,8 @@ func main() {
 	flag.StringVar(&c.prefix, "prefix", "ratekit-demo", "Redis key prefix")
 	debug := flag.Bool("debug", false, "log every decision (slog, debug level)")
 	flag.StringVar(&c.adminToken, "admin-token", os.Getenv("RATEKIT_ADMIN_TOKEN"), "token of the admin routes (default $RATEKIT_ADMIN_TOKEN; empty: a random one, logged)")
+	deviceKey := flag.String("device-key", os.Getenv("RATEKIT_DEVICE_KEY"), "key of the trusted-device cookies, hex, at least 32 bytes (default $RATEKIT_DEVICE_KEY; empty: a random one, logged; instances must share one)")
+	flag.Int64Var(&c.smsBudget, "sms-budget", 1000, "verification messages sent per day in -zone, all destinations together")
 	flag.Parse()
 	if *debug {
 		slog.SetLogLoggerLevel(slog.LevelDebug)
@@ -65,6 +83,10 @@ func main() {
 	var err error
 	if c.zone, err = time.LoadLocation(*zone); err != nil {
 		fmt.Fprintln(os.Stderr, "server: -zone:", err)
+		os.Exit(2)
+	}
+	if c.deviceKey, err = parseDeviceKey(*deviceKey); err != nil {
+		fmt.Fprintln(os.Stderr, "server: -device-key:", err)
 		os.Exit(2)
 	}
 	if err := run(c); err != nil {
@@ -84,6 +106,11 @@ func run(c config) error {
 	if c.adminToken == "" {
 		c.adminToken = newToken()
 		slog.Info("ratekit demo: admin routes (/admin/overrides) take Authorization: Bearer " + c.adminToken)
+	}
+	if len(c.deviceKey) == 0 {
+		c.deviceKey = randomBytes(32)
+		slog.Info("ratekit demo: trusted-device cookies are signed with a random key of this process; instances that share a store must share one key "+
+			"(-device-key or RATEKIT_DEVICE_KEY), else a cookie set by one is not trusted by another", "device_key", hex.EncodeToString(c.deviceKey))
 	}
 	slog.Info("ratekit demo: "+s.where, "addr", c.addr, "quota", c.quota, "window", c.window)
 
@@ -105,4 +132,20 @@ func run(c config) error {
 		}
 		return nil
 	}
+}
+
+// parseDeviceKey decodes -device-key: "" (a random key is made at start) or
+// at least 32 bytes in hex.
+func parseDeviceKey(s string) ([]byte, error) {
+	if s == "" {
+		return nil, nil
+	}
+	key, err := hex.DecodeString(s)
+	if err != nil {
+		return nil, errors.New("must be hex (e.g. openssl rand -hex 32)")
+	}
+	if len(key) < 32 {
+		return nil, fmt.Errorf("has %d bytes, want at least 32 (e.g. openssl rand -hex 32)", len(key))
+	}
+	return key, nil
 }

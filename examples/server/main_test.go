@@ -22,8 +22,12 @@ func TestMain(m *testing.M) { redistest.Main(m) }
 var shortLogin = loginLimits{
 	account:    lockout.Window{Scope: "temp", Attempts: 2, Window: 700 * time.Millisecond, Block: 700 * time.Millisecond},
 	accountDay: lockout.Window{Scope: "long", Attempts: 100, Window: time.Hour, Block: time.Hour},
+	password:   lockout.Window{Scope: "password", Attempts: 100, Window: time.Hour, Block: time.Hour},
 	ip:         lockout.Window{Scope: "ip", Attempts: 50, Window: time.Hour, Block: time.Hour},
 }
+
+// testDeviceKey signs the device cookies of the demos the tests build.
+var testDeviceKey = []byte("the demo tests' device key, 32 bytes or more")
 
 // demo serves the demo over the in-process store, or over a private
 // redis-server when redis is set, with quota and window.
@@ -42,8 +46,26 @@ func demoOn(t *testing.T, redis bool, quota int64, window time.Duration) (*httpt
 // serve serves the demo with c, over a private redis-server when redis is set.
 func serve(t *testing.T, redis bool, c config) (*httptest.Server, *demoStore) {
 	t.Helper()
+	h, s := handlerOf(t, redis, c)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv, s
+}
+
+// handlerOf builds the demo's handler with c, over a private redis-server
+// when redis is set, without serving it: requests through it may come from
+// any RemoteAddr. A c without a device key or -sms-budget gets
+// testDeviceKey and 1000.
+func handlerOf(t *testing.T, redis bool, c config) (http.Handler, *demoStore) {
+	t.Helper()
 	if redis {
 		c.redisURL = "redis://" + redistest.RealStandalone(t).Addr
+	}
+	if c.deviceKey == nil {
+		c.deviceKey = testDeviceKey
+	}
+	if c.smsBudget == 0 {
+		c.smsBudget = 1000
 	}
 	s, err := openStore(context.Background(), c)
 	if err != nil {
@@ -54,9 +76,7 @@ func serve(t *testing.T, redis bool, c config) (*httptest.Server, *demoStore) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv, s
+	return h, s
 }
 
 func status(t *testing.T, res *http.Response, err error) int {
@@ -188,9 +208,18 @@ func TestDemoIndex(t *testing.T) {
 	var index struct {
 		Store  string
 		Routes []struct{ Path, Method, Limit string }
+		Login  struct {
+			PasswordReset string `json:"password_reset"`
+			Limits        []string
+		}
+		Verify struct {
+			Send, Check string
+			Limits      []string
+		}
 	}
 	if err := json.NewDecoder(res.Body).Decode(&index); err != nil || len(index.Routes) != 10 || index.Routes[0].Path != "/fixed" ||
-		index.Routes[0].Limit != "fixed: fixed 3 per 1m0s" {
+		index.Routes[0].Limit != "fixed: fixed 3 per 1m0s" || index.Login.PasswordReset == "" || len(index.Login.Limits) != 4 ||
+		index.Verify.Send == "" || index.Verify.Check == "" || len(index.Verify.Limits) != 4 {
 		t.Fatalf("index: %+v %v", index, err)
 	}
 }

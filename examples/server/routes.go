@@ -69,16 +69,30 @@ func newHandler(s *demoStore, c config) (http.Handler, error) {
 		}
 		mux.Handle(r.Method+" "+r.Path, ratekit.Middleware(limiter, key, append([]ratekit.Option{observers}, r.opts...)...)(h))
 	}
-	login, loginLimits, err := loginRoute(s.limits, c.login, metrics)
+	login, reset, loginLimits, err := loginRoutes(s.limits, c.login, c.deviceKey, metrics)
 	if err != nil {
 		return nil, err
 	}
 	mux.Handle("POST /login", login)
+	mux.Handle("POST /password-reset", reset)
+	verify, verifyLimits, err := newVerifier(s.limits, c.smsBudget, c.zone, metrics)
+	if err != nil {
+		return nil, err
+	}
+	mux.HandleFunc("POST /verify/send", verify.send)
+	mux.HandleFunc("POST /verify/check", verify.check)
 	adminRoutes(mux, c.adminToken, overridables)
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, map[string]any{"service": "ratekit demo", "store": s.where, "key": "client IP (socket peer)", "routes": routes, "metrics": "GET /metrics",
 			"admin": "PUT|DELETE /admin/overrides/{limit}/{client IP}?quota=N[&expiry=10m], GET /admin/overrides (Authorization: Bearer <-admin-token>)",
-			"login": map[string]any{"route": "POST /login (form fields username, password; failures count)", "limits": loginLimits, "demo_users": demoUsers}})
+			"login": map[string]any{
+				"route":          "POST /login (form fields username, password; failures count; a success sets the trusted-device cookie ratekit_device)",
+				"password_reset": "POST /password-reset (form fields username, password: the right one; revokes every trusted device of the account)",
+				"limits":         loginLimits, "demo_users": demoUsers},
+			"verify": map[string]any{
+				"send":   "POST /verify/send (form field destination; answers the 6-digit code, which a real service would send by SMS or email)",
+				"check":  "POST /verify/check (form fields destination, code)",
+				"limits": verifyLimits}})
 	})
 	return mux, nil
 }
