@@ -74,11 +74,19 @@ func loginRoutes(store ratekit.Store, l loginLimits, deviceKey []byte, obs obser
 	// store never holds one. Its secret is derived from the device key, which
 	// every instance of a store shares: they all count a password under one
 	// hash.
-	byPassword := lockout.KeyedHash(passwordSecret(deviceKey), bodykey.FormValue("password"))
+	// A password is counted as typed (Exact): case and spaces count.
+	byPassword := lockout.KeyedHash(passwordSecret(deviceKey), bodykey.FormValue("password", bodykey.Exact()))
+	// A request whose device cookie is signed for the account it names
+	// passes the per-IP and per-password lockouts uncounted (SkipTrusted):
+	// others failing behind the owner's address, or with the owner's
+	// password, never refuse the owner's trusted device. The per-account
+	// lockout still counts it, against the device.
+	username := bodykey.FormValue("username")
+	trusted := lockout.SkipTrusted(account, username)
 	protect := func(h http.Handler) http.Handler {
-		return ip.Middleware(ratekit.ByIP(), lockout.KeepOnSuccess(), ipFailures)(
-			password.Middleware(byPassword, lockout.KeepOnSuccess())(
-				account.Middleware(bodykey.FormValue("username"))(h)))
+		return ip.Middleware(ratekit.ByIP(), lockout.KeepOnSuccess(), ipFailures, trusted)(
+			password.Middleware(byPassword, lockout.KeepOnSuccess(), trusted)(
+				account.Middleware(username)(h)))
 	}
 	limits = []string{
 		"per account: " + describeWindow(l.account) + "; " + describeWindow(l.accountDay),

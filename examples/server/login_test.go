@@ -157,16 +157,38 @@ func TestDemoPasswordSpraying(t *testing.T) {
 	if rec := form(h, "/login", addr(20), credentials("user20", "Summer2026!")); !refused(rec, "TOO_MANY_ATTEMPTS", "password", 3600) {
 		t.Fatalf("spray 21: %d %s, want 429 password, Retry-After 3600", rec.Code, rec.Body)
 	}
-	// bodykey.FormValue trims and lower-cases what it reads, passwords too:
-	// a variant in other case is the same password to the lockout.
-	if rec := form(h, "/login", addr(21), credentials("user21", "SUMMER2026!")); rec.Code != 429 {
-		t.Fatalf("the password in capitals: %d, want 429 (counted as the same)", rec.Code)
+	// The password is counted as typed (bodykey.Exact): another case is
+	// another password.
+	if rec := form(h, "/login", addr(21), credentials("user21", "SUMMER2026!")); rec.Code != 401 {
+		t.Fatalf("the password in capitals: %d, want 401 (another password)", rec.Code)
 	}
 	if rec := form(h, "/login", addr(22), credentials("user00", "Autumn2026!")); rec.Code != 401 {
 		t.Fatalf("another password: %d, want 401", rec.Code)
 	}
 	if rec := form(h, "/login", addr(23), credentials("alice", "wonderland")); rec.Code != 200 {
 		t.Fatalf("alice: %d, want 200", rec.Code)
+	}
+}
+
+// TestDemoSprayedOwner: when alice's own password is sprayed over other
+// accounts, the per-password lockout refuses it, except from alice's
+// trusted device (SkipTrusted), which the per-account lockout counts alone.
+func TestDemoSprayedOwner(t *testing.T) {
+	h, _ := handlerOf(t, false, config{quota: 3, window: time.Minute, login: defaultLogin})
+	laptop := deviceCookie(form(h, "/login", "192.0.2.10:5000", credentials("alice", "wonderland")))
+	if laptop == nil {
+		t.Fatal("no device cookie")
+	}
+	for i := range 20 {
+		if rec := form(h, "/login", fmt.Sprintf("203.0.113.%d:4000", i), credentials(fmt.Sprintf("user%02d", i), "wonderland")); rec.Code != 401 {
+			t.Fatalf("spray %d: %d, want 401", i+1, rec.Code)
+		}
+	}
+	if rec := form(h, "/login", "192.0.2.11:5000", credentials("alice", "wonderland")); !refused(rec, "TOO_MANY_ATTEMPTS", "password", 3600) {
+		t.Fatalf("alice from a new device: %d %s, want 429 password", rec.Code, rec.Body)
+	}
+	if rec := form(h, "/login", "192.0.2.10:5000", credentials("alice", "wonderland"), laptop); rec.Code != 200 {
+		t.Fatalf("alice's trusted laptop: %d %s, want 200", rec.Code, rec.Body)
 	}
 }
 
