@@ -409,3 +409,28 @@ func TestTrustIf(t *testing.T) {
 		t.Fatalf("a login with remember: %d, no cookie", rec.Code)
 	}
 }
+
+// TestDevicesRefused: bad Devices settings are errors from New that say how
+// to fix them, all at once.
+func TestDevicesRefused(t *testing.T) {
+	_, err := lockout.New(memstore.New(), lockout.Config{Name: "login", Windows: []lockout.Window{
+		{Scope: "temp", Attempts: 5, Window: time.Minute, Block: time.Minute},
+	}, Devices: &lockout.Devices{Keys: [][]byte{[]byte("short")}, Failures: 101, FailureWindow: time.Millisecond,
+		Lifetime: time.Hour + time.Millisecond, MaxDevices: 17, Cookie: "bad name"}})
+	want := []string{
+		`ratekit: invalid limit "login": devices key 1 has 5 bytes; use at least 32 random bytes (crypto/rand)`,
+		`ratekit: invalid limit "login": devices failures must be between 1 and 100 (got 101)`,
+		`ratekit: invalid limit "login": devices failure window must be whole milliseconds from 1s to 8784h (got 1ms)`,
+		`ratekit: invalid limit "login": devices lifetime must be whole seconds from 1m to 8760h (got 1h0m0.001s)`,
+		`ratekit: invalid limit "login": devices max devices must be between 1 and 16 (got 17)`,
+		`ratekit: invalid limit "login": devices cookie "bad name" is not a cookie name; use letters, digits, '-' and '_'`,
+	}
+	if !errors.Is(err, ratekit.ErrInvalidLimit) || err.Error() != strings.Join(want, "\n") {
+		t.Fatalf("New: %v\nwant:\n%s", err, strings.Join(want, "\n"))
+	}
+	if _, err := lockout.New(memstore.New(), lockout.Config{Name: "login", Windows: []lockout.Window{
+		{Scope: "temp", Attempts: 5, Window: time.Minute, Block: time.Minute},
+	}, Devices: &lockout.Devices{}}); err == nil || !strings.Contains(err.Error(), "devices keys must be 1 to 8 keys (got 0)") {
+		t.Fatalf("no keys: %v", err)
+	}
+}
