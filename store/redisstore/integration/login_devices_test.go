@@ -234,7 +234,7 @@ func TestPasswordSprayingOnRedis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hash, err := lockout.KeyedHash(spraySecret, bodykey.FormValue("password"))(loginRequest("user000", "Summer2026!", "192.0.2.1:5000"))
+	hash, err := lockout.KeyedHash(spraySecret, bodykey.FormValue("password", bodykey.Exact()))(loginRequest("user000", "Summer2026!", "192.0.2.1:5000"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +278,7 @@ func spraying(t *testing.T, s ratekit.Store) string {
 		_, _ = w.Write([]byte("welcome"))
 	})
 	h := perIP.Middleware(ratekit.ByIP(), lockout.KeepOnSuccess())(
-		perPassword.Middleware(lockout.KeyedHash(spraySecret, bodykey.FormValue("password")), lockout.KeepOnSuccess())(
+		perPassword.Middleware(lockout.KeyedHash(spraySecret, bodykey.FormValue("password", bodykey.Exact())), lockout.KeepOnSuccess())(
 			account.Middleware(bodykey.FormValue("username"))(handler)))
 	addr := func(i int) string { return fmt.Sprintf("198.51.%d.%d:4000", 100+i/250, i%250) }
 	tally := func(codes []int) string {

@@ -156,9 +156,11 @@ type attackRecord struct {
 	cookies []*http.Cookie // per victim, its cookie (nil without)
 }
 
-// runAttack plays the attack on site with v victims; at(step) brings the
-// clock to that step (step attackSteps: after the hour).
-func runAttack(t *testing.T, site *loginSite, victims int, at func(step int)) *attackRecord {
+// runAttack plays the attack on site with v victims and 10·v attacker
+// addresses, perStep guesses a step (10·v: every address once; fewer: the
+// addresses take turns); at(step) brings the clock to that step (step
+// attackSteps: after the hour).
+func runAttack(t *testing.T, site *loginSite, victims, perStep int, at func(step int)) *attackRecord {
 	t.Helper()
 	rec := &attackRecord{cookies: make([]*http.Cookie, victims), owners: make([][]string, victims)}
 	for v := 0; v < victims; v += 2 {
@@ -175,8 +177,12 @@ func runAttack(t *testing.T, site *loginSite, victims int, at func(step int)) *a
 		rec.begin = append(rec.begin, time.Now())
 		before := site.checkedSoFar(victims)
 		guesses := map[string]int{}
-		parallel(attackers, func(j int) {
-			r := postLogin(site.h, victim(j%victims), "guess", attackerAddr(attackerOf(step, j, attackers)))
+		parallel(perStep, func(j int) {
+			a := attackerOf(step, j, attackers)
+			if perStep < attackers {
+				a = (j + step*perStep) % attackers
+			}
+			r := postLogin(site.h, victim(j%victims), "guess", attackerAddr(a))
 			mu.Lock()
 			guesses[strings.TrimSpace(fmt.Sprint(r.code, " ", r.policy))]++
 			mu.Unlock()
@@ -317,13 +323,13 @@ func checkExact(t *testing.T, rec *attackRecord, victims int) {
 // addresses), and on the Redis engine in miniredis with V = 2, the record
 // identical to a memstore twin's (miniredis runs a script in about 2 ms
 // under -race: 100 victims would take minutes). On a real redis-server
-// (V = 40, so that a step keeps to its 100 ms under -race on 2 CPUs) they
-// are bounds.
+// (V = 100 and 1,000 addresses, half of them guessing each step, so that a
+// step keeps to its 100 ms under -race on 2 CPUs) they are bounds.
 func TestLoginAttack(t *testing.T) {
 	start := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 	fake := func(t *testing.T, s ratekit.Store, clock *redistest.Clock, victims int) *attackRecord {
 		site := newLoginSite(t, s, time.Minute)
-		rec := runAttack(t, site, victims, func(int) { clock.Advance(time.Minute) })
+		rec := runAttack(t, site, victims, 10*victims, func(int) { clock.Advance(time.Minute) })
 		checkExact(t, rec, victims)
 		// An hour after step 0 every account is blocked by its long window
 		// until 24 hours after step 45, to the millisecond.
@@ -381,7 +387,9 @@ func TestLoginAttack(t *testing.T) {
 // between two resets (the long window outlasts the run), nor more than 5
 // per 1.5 s a step lasts; and, when the steps ran on time, what they imply.
 func testAttackRealTime(t *testing.T) {
-	const minute, victims = 100 * time.Millisecond, 40
+	// 100 victims, 1,000 addresses, of which half guess each step (5 guesses
+	// an account a step, as on the fake clock).
+	const minute, victims, perStep = 100 * time.Millisecond, 100, 500
 	c := redistest.Standalone(t).NewClient(nil)
 	t.Cleanup(func() { c.Close() })
 	s, err := redisstore.New(c, redisstore.WithPrefix(redistest.Prefix(t)))
@@ -390,7 +398,7 @@ func testAttackRealTime(t *testing.T) {
 	}
 	site := newLoginSite(t, s, minute)
 	var begin time.Time
-	rec := runAttack(t, site, victims, func(step int) {
+	rec := runAttack(t, site, victims, perStep, func(step int) {
 		switch {
 		case step == 0:
 			begin = time.Now()
@@ -447,9 +455,14 @@ func testAttackRealTime(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d victims without a cookie were let in between two blocks", letIn, victims/2)
-	// Every attacker address failed once a step: when steps 0 to 50 took
-	// less than the 6 s of the per-IP window, its 51st guess is refused.
-	if d := rec.end[50].Sub(rec.begin[0]); d < 60*minute {
+	// Every attacker address failed every other step: 30 failures in the
+	// hour, under the per-IP lockout's 50.
+	for step, g := range rec.guesses {
+		if g["429 ip"] != 0 {
+			t.Fatalf("step %d: the attackers got %v; no address reaches the per-IP bound", step, g)
+		}
+	}
+	if d := rec.end[50].Sub(rec.begin[0]); d < 60*minute && perStep == 10*victims {
 		t.Logf("steps 0 to 50 took %v: every attacker address is refused at step 50", d)
 		if g := rec.guesses[50]; g["429 ip"] != 10*victims {
 			t.Fatalf("step 50, %v after the first: the attackers got %v, want %d × 429 ip", d, g, 10*victims)
