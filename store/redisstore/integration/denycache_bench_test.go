@@ -86,11 +86,12 @@ func hotKey(b *testing.B, srv *redistest.Server, l *ratekit.Limiter) {
 	b.ReportMetric(float64(scriptCalls(admin)-calls0)/float64(b.N), "rediscalls/decision")
 }
 
-// scriptCalls returns the EVALSHA and EVAL calls the server has run.
+// scriptCalls returns the script and function calls (EVALSHA, EVAL, FCALL)
+// the server has run.
 func scriptCalls(c *redis.Client) int64 {
 	var n int64
 	for _, line := range strings.Split(c.Info(context.Background(), "commandstats").Val(), "\n") {
-		if !strings.HasPrefix(line, "cmdstat_evalsha:") && !strings.HasPrefix(line, "cmdstat_eval:") {
+		if !strings.HasPrefix(line, "cmdstat_evalsha:") && !strings.HasPrefix(line, "cmdstat_eval:") && !strings.HasPrefix(line, "cmdstat_fcall:") {
 			continue
 		}
 		for _, f := range strings.Split(strings.TrimSpace(line[strings.IndexByte(line, ':')+1:]), ",") {
