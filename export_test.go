@@ -1,5 +1,11 @@
 package ratekit
 
+import (
+	"time"
+
+	"github.com/ratekit/ratekit/internal/elapsed"
+)
+
 // PolicyQuota is the quota and window (whole seconds) that describe l in
 // headers.
 func PolicyQuota(l Limit) (quota, windowSeconds int64) { return l.def().headerQ, l.def().headerW }
@@ -24,4 +30,9 @@ func (l *Limiter) GateEntries() int {
 		sh.mu.Unlock()
 	}
 	return n
+}
+
+// SetGateClock sets the clock of the Limiter's count of in-flight requests.
+func (l *Limiter) SetGateClock(now func() time.Time) {
+	l.set.Load().gate.counts.clock = elapsed.New(now)
 }

@@ -198,3 +198,53 @@ func TestInFlightHeldUntilHandlerReturns(t *testing.T) {
 		t.Fatalf("after the first handler returned: %d after %d store calls; want 200 after 2", code, s.n.Load())
 	}
 }
+
+// TestInFlightProbeFailsClosed: an instance that holds n of a subject's
+// slots lets one request ask the store again once its last answer is
+// 100 ms old (an override may have raised n); when the store fails that
+// request, the instance refuses it as at capacity (429, no error), so
+// failing open never runs more than n of the subject here.
+func TestInFlightProbeFailsClosed(t *testing.T) {
+	const n = 4
+	clock := storetest.NewClock(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))
+	s := &downStore{Store: memstore.New()}
+	l, err := ratekit.New(s, ratekit.InFlight(n).Named("conc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.SetGateClock(clock.Now)
+	h := newHandlers(n + 1)
+	mw := ratekit.Middleware(l, ratekit.ByHeader("X-Key"))(h)
+	request := func() *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		req.Header.Set("X-Key", "a")
+		rec := httptest.NewRecorder()
+		mw.ServeHTTP(rec, req)
+		return rec
+	}
+	var wg sync.WaitGroup
+	for range n { // the store is down: n run, failing open
+		wg.Add(1)
+		go func() { defer wg.Done(); request() }()
+	}
+	for range n {
+		<-h.entered
+	}
+	if rec := request(); rec.Code != http.StatusTooManyRequests || s.n.Load() != n {
+		t.Fatalf("at capacity: %d after %d store calls; want 429 without a call", rec.Code, s.n.Load())
+	}
+	clock.Advance(100 * time.Millisecond)
+	answered := make(chan *httptest.ResponseRecorder, 1)
+	wg.Add(1)
+	go func() { defer wg.Done(); answered <- request() }()
+	defer wg.Wait()
+	defer close(h.release)
+	select {
+	case <-h.entered:
+		t.Fatalf("the probe 100 ms later ran a handler: %d at once, want at most %d", h.most.Load(), n)
+	case rec := <-answered:
+		if rec.Code != http.StatusTooManyRequests || s.n.Load() != n+1 {
+			t.Fatalf("the probe 100 ms later: %d after %d store calls; want 429 after asking the store once", rec.Code, s.n.Load())
+		}
+	}
+}

@@ -77,8 +77,10 @@ func newGate(limits []Limit) *gate {
 
 // enter counts one more request of key, and reports false, counting
 // nothing, with the denial to give, when as many as the limit in force
-// allows are already counted.
-func (g *gate) enter(key string) (Decision, bool) {
+// allows are already counted. At capacity, once the store's last answer is
+// gateFresh old, one request enters to ask the store again: that entry is
+// a probe (over), which the denial answers if the store cannot.
+func (g *gate) enter(key string) (denial Decision, ok, over bool) {
 	sh := &g.shards[maphash.String(g.seed, key)%gateShards]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -88,8 +90,9 @@ func (g *gate) enter(key string) (Decision, bool) {
 		n, denial.Limit = h.limit.def().Quota, h.limit
 	}
 	now := g.clock.Nanos()
-	if h.n >= n && now-h.asked < gateFresh {
-		return denial, false
+	over = h.n >= n
+	if over && now-h.asked < gateFresh {
+		return denial, false, true
 	}
 	h.asked = now // this request asks the store: at capacity, the others wait for its answer
 	if sh.held == nil {
@@ -98,7 +101,7 @@ func (g *gate) enter(key string) (Decision, bool) {
 	h.n++
 	sh.held[key] = h
 	sh.peak = max(sh.peak, len(sh.held))
-	return Decision{}, true
+	return denial, true, over
 }
 
 // learn records, for key while it is counted, the InFlight limit in force

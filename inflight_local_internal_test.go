@@ -9,7 +9,7 @@ import (
 // shard's map was rebuilt small, and the counts are exact throughout.
 func TestGateShrinks(t *testing.T) {
 	g := newGate([]Limit{InFlight(2)})
-	enter := func(k string) bool { _, ok := g.enter(k); return ok }
+	enter := func(k string) bool { _, ok, _ := g.enter(k); return ok }
 	keys := make([]string, 20_000)
 	for i := range keys {
 		keys[i] = "k" + strconv.Itoa(i)
@@ -45,7 +45,7 @@ func BenchmarkGate(b *testing.B) {
 		i := 0
 		for pb.Next() {
 			k := keys[i%len(keys)]
-			if _, ok := g.enter(k); !ok {
+			if _, ok, _ := g.enter(k); !ok {
 				b.Fatal("refused")
 			}
 			g.leave(k)

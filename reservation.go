@@ -47,10 +47,13 @@ func (l *limitSet) reserve(ctx context.Context, key string, cost int64, guarded 
 		return &Reservation{Decision: d, set: l, key: key}, nil
 	}
 	r := &Reservation{set: l, key: key, guarded: guarded}
+	var denial Decision
+	over := false
 	if l.gate != nil {
-		d, ok := l.gate.enter(key)
+		var ok bool
+		denial, ok, over = l.gate.enter(key)
 		if !ok {
-			r.Decision = d
+			r.Decision = denial
 			r.Decision.policy = l.policyOf(&r.Decision)
 			return r, nil
 		}
@@ -59,6 +62,15 @@ func (l *limitSet) reserve(ctx context.Context, key string, cost int64, guarded 
 	sent := time.Now() // the slots live at least a lease from here
 	d, err := l.settler.Reserve(ctx, key, cost)
 	if err != nil {
+		if over && !isRequestError(err) {
+			// A probe of a subject this instance holds at capacity: without
+			// the store's answer, what the instance knows refuses it, so that
+			// failing open never runs more than n here.
+			r.leaveGate()
+			r.Decision = denial
+			r.Decision.policy = l.policyOf(&r.Decision)
+			return r, nil
+		}
 		if r.gated && guarded {
 			return r, err
 		}
