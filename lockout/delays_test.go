@@ -2,6 +2,7 @@ package lockout_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,7 +14,10 @@ import (
 // long as the one before, from 1 s to the 15-minute cap; every Retry-After
 // is exact: refused 1 ms before it, passing at it.
 func TestGrowingDelays(t *testing.T) {
-	ws := lockout.GrowingDelays(5, time.Second, 15*time.Minute)
+	ws, err := lockout.GrowingDelays(5, time.Second, 15*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(ws) != 11 || ws[0].Attempts != 5 || ws[0].Window != time.Second || ws[9].Window != 512*time.Second ||
 		ws[10].Attempts != 15 || ws[10].Window != 15*time.Minute || ws[10].Block != 0 {
 		t.Fatalf("windows: %+v", ws)
@@ -56,5 +60,35 @@ func TestGrowingDelays(t *testing.T) {
 	// window: 15 attempts in any 15 minutes is the pace from then on.
 	if d, _ := lo.Check(ctx, "alice"); !d.Allowed || d.Counts[10] != 11 {
 		t.Fatalf("at 15 min: %+v", d)
+	}
+}
+
+// TestGrowingDelaysRefused: values that cannot make windows are errors
+// naming GrowingDelays and the fix.
+func TestGrowingDelaysRefused(t *testing.T) {
+	for _, c := range []struct {
+		free       int64
+		first, max time.Duration
+		want       string
+	}{
+		{0, time.Second, time.Minute, "free must be 1 to 1000"},
+		{1001, time.Second, time.Minute, "free must be 1 to 1000"},
+		{5, 0, time.Minute, "first must be whole milliseconds, at least 1ms"},
+		{5, 1500 * time.Microsecond, time.Minute, "first must be whole milliseconds"},
+		{5, time.Minute, time.Second, "max must be whole milliseconds, longer than first"},
+		{5, time.Minute, time.Minute, "longer than first"},
+		{5, time.Second, 9000 * time.Hour, "at most 8784h0m0s"},
+	} {
+		ws, err := lockout.GrowingDelays(c.free, c.first, c.max)
+		if err == nil || ws != nil || !strings.Contains(err.Error(), "ratekit: GrowingDelays(") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("GrowingDelays(%d, %s, %s): %v, want %q", c.free, c.first, c.max, err, c.want)
+		}
+	}
+	ws, err := lockout.GrowingDelays(1000, time.Millisecond, 8784*time.Hour) // the largest: 36 windows, all valid
+	if err != nil || len(ws) != 36 {
+		t.Fatalf("the largest: %d windows, %v", len(ws), err)
+	}
+	if _, err := lockout.New(memstore.New(), lockout.Config{Name: "login", Windows: ws}); err != nil {
+		t.Fatalf("New with the largest: %v", err)
 	}
 }

@@ -38,10 +38,14 @@ type Devices struct {
 	// (default 5, at most 16); a login beyond them gets no token until one
 	// expires or is revoked.
 	MaxDevices int
-	// Cookie is the cookie's name (default "ratekit_device").
+	// Cookie is the stem of the cookies' names (default "ratekit-device"):
+	// each account has a cookie of its own, "__Host-<Cookie>-<11 characters
+	// of a hash of the account>", so that several accounts can log in from
+	// one browser, and a site on another subdomain cannot set it.
 	Cookie string
-	// InsecureCookie leaves the cookie's Secure attribute off, for plain
-	// HTTP in development only: a token sent in clear can be stolen.
+	// InsecureCookie leaves the cookie's Secure attribute and the __Host-
+	// prefix off, for plain HTTP in development only: a token sent in clear
+	// can be stolen.
 	InsecureCookie bool
 }
 
@@ -51,11 +55,12 @@ const (
 	minKeyBytes     = 32
 	maxFailures     = 100
 	maxDevices      = 16
-	slotsPerDevice  = 3   // slots an account has per device it may trust: revoked slots wait out their tokens
-	maxTokenBytes   = 128 // longer tokens are not read
+	slotCount       = 3 * maxDevices // an account's slots, whatever MaxDevices: revoked slots wait out their tokens
+	maxTokenBytes   = 128            // longer tokens are not read
+	maxCookies      = 4              // cookies of an account's name that are read
 	tokenVersion    = "1"
-	slotMargin      = time.Minute // a slot outlives the token it was taken for by this much
-	defaultCookie   = "ratekit_device"
+	slotMargin      = time.Minute // a slot, and its revocation, outlive the token by this much
+	defaultCookie   = "ratekit-device"
 	defaultLifetime = 30 * 24 * time.Hour
 )
 
@@ -102,13 +107,24 @@ func (d Devices) problems(bad func(field, reason string)) {
 		bad("devices max devices", fmt.Sprintf("must be between 1 and %d (got %d)", maxDevices, d.MaxDevices))
 	}
 	if d.Cookie != "" && !validCookieName(d.Cookie) {
-		bad("devices cookie", fmt.Sprintf("%q is not a cookie name; use letters, digits, '-' and '_'", d.Cookie))
+		bad("devices cookie", fmt.Sprintf("%q is not a cookie name; use up to 48 letters, digits, '-' and '_'", d.Cookie))
 	}
+}
+
+// copyKeys returns d with Keys copied, so that the caller's slices can
+// change without changing the Lockout.
+func (d Devices) copyKeys() Devices {
+	keys := make([][]byte, len(d.Keys))
+	for i, k := range d.Keys {
+		keys[i] = append([]byte(nil), k...)
+	}
+	d.Keys = keys
+	return d
 }
 
 // validCookieName reports whether name is a token of RFC 6265's cookie-name.
 func validCookieName(name string) bool {
-	if len(name) > 64 {
+	if len(name) > 48 {
 		return false
 	}
 	for i := 0; i < len(name); i++ {
@@ -144,32 +160,45 @@ func (lo *Lockout) mac(key []byte, account, body string) []byte {
 	return h.Sum(nil)
 }
 
-// verify returns the slot token names when it is a token some key signed
-// for account and it has not expired at now; ok is false for anything else,
-// read at a bounded cost.
-func (lo *Lockout) verify(account, token string, now time.Time) (slot int, ok bool) {
-	if len(token) > maxTokenBytes || account == "" {
-		return 0, false
+// parse returns the parts of token that can be checked without the
+// account: its body, MAC and slot, when it is well formed and unexpired at
+// now, and no later than a token signed now would expire; ok is false for
+// anything else, read at a bounded cost.
+func (lo *Lockout) parse(token string, now time.Time) (body string, mac []byte, slot int, ok bool) {
+	if len(token) > maxTokenBytes {
+		return "", nil, 0, false
 	}
 	i := strings.LastIndexByte(token, '.')
 	if i < 0 {
-		return 0, false
+		return "", nil, 0, false
 	}
 	body, sig := token[:i], token[i+1:]
-	got, err := base64.RawURLEncoding.DecodeString(sig)
-	if err != nil || len(got) != sha256.Size {
-		return 0, false
+	mac, err := base64.RawURLEncoding.DecodeString(sig)
+	if err != nil || len(mac) != sha256.Size {
+		return "", nil, 0, false
 	}
 	parts := strings.Split(body, ".")
 	if len(parts) != 3 || parts[0] != tokenVersion {
-		return 0, false
+		return "", nil, 0, false
 	}
 	slot, err = strconv.Atoi(parts[1])
 	if err != nil || slot < 0 || slot >= len(lo.slots) || parts[1] != strconv.Itoa(slot) {
-		return 0, false
+		return "", nil, 0, false
 	}
 	exp, err := strconv.ParseInt(parts[2], 10, 64)
-	if err != nil || !now.Before(time.Unix(exp, 0)) {
+	// A token whose expiry is further than Lifetime from now was signed
+	// under a longer Lifetime: its revocation may not outlast it.
+	if err != nil || !now.Before(time.Unix(exp, 0)) || time.Unix(exp, 0).After(now.Add(lo.devices.Lifetime)) {
+		return "", nil, 0, false
+	}
+	return body, mac, slot, true
+}
+
+// verify returns the slot token names when it is a token some key signed
+// for account (see parse); ok is false for anything else.
+func (lo *Lockout) verify(account, token string, now time.Time) (slot int, ok bool) {
+	body, got, slot, ok := lo.parse(token, now)
+	if !ok || account == "" {
 		return 0, false
 	}
 	trusted := false
@@ -179,12 +208,26 @@ func (lo *Lockout) verify(account, token string, now time.Time) (slot int, ok bo
 	return slot, trusted
 }
 
-// DeviceCookie returns the cookie that carries token, a device token of
-// TrustDevice, until expires: HttpOnly, Secure (unless
+// CookieName returns the name of account's device cookie (see
+// Devices.Cookie); "" without Config.Devices.
+func (lo *Lockout) CookieName(account string) string {
+	if lo.slots == nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(lo.cfg.Name + "\x00" + account))
+	name := lo.devices.Cookie + "-" + base64.RawURLEncoding.EncodeToString(sum[:8])
+	if !lo.devices.InsecureCookie {
+		name = "__Host-" + name
+	}
+	return name
+}
+
+// DeviceCookie returns account's device cookie carrying token, a device
+// token of TrustDevice, until expires: HttpOnly, Secure and __Host- (unless
 // Devices.InsecureCookie), SameSite=Strict, for every path. With expires
 // zero (and token "") it is the cookie that deletes the browser's.
-func (lo *Lockout) DeviceCookie(token string, expires time.Time) *http.Cookie {
-	c := &http.Cookie{Name: lo.devices.Cookie, Value: token, Path: "/", HttpOnly: true,
+func (lo *Lockout) DeviceCookie(account, token string, expires time.Time) *http.Cookie {
+	c := &http.Cookie{Name: lo.CookieName(account), Value: token, Path: "/", HttpOnly: true,
 		Secure: !lo.devices.InsecureCookie, SameSite: http.SameSiteStrictMode}
 	if expires.IsZero() {
 		c.MaxAge = -1
@@ -194,14 +237,42 @@ func (lo *Lockout) DeviceCookie(token string, expires time.Time) *http.Cookie {
 	return c
 }
 
-// deviceToken returns the value of r's device cookie, "" when it has none.
-func (lo *Lockout) deviceToken(r *http.Request) string {
-	if lo.devices.Cookie == "" {
+// mayCarryToken reports whether r has a device cookie of some account whose
+// value is a well-formed, unexpired token: what can be known before the
+// account is read.
+func (lo *Lockout) mayCarryToken(r *http.Request) bool {
+	stem := lo.CookieName("")
+	stem = stem[:len(stem)-11] // without the account's part
+	now := lo.now()
+	for _, c := range r.Cookies() {
+		if strings.HasPrefix(c.Name, stem) {
+			if _, _, _, ok := lo.parse(c.Value, now); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// deviceToken returns the first of r's cookies of account's name (at most
+// maxCookies of them) that is a token valid for account now, or the first
+// of them when none is, or "" when r has none: one planted under a longer
+// path, which browsers send first, does not hide the owner's.
+func (lo *Lockout) deviceToken(r *http.Request, account string) string {
+	if lo.slots == nil {
 		return ""
 	}
-	c, err := r.Cookie(lo.devices.Cookie) // the first one of that name
-	if err != nil {
-		return ""
+	first := ""
+	for i, c := range r.CookiesNamed(lo.CookieName(account)) {
+		if i == maxCookies {
+			break
+		}
+		if i == 0 {
+			first = c.Value
+		}
+		if _, ok := lo.verify(account, c.Value, lo.now()); ok {
+			return c.Value
+		}
 	}
-	return c.Value
+	return first
 }

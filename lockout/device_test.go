@@ -40,12 +40,17 @@ func devicesLockout(t *testing.T, s ratekit.Store, clock *storetest.Clock, keys 
 
 // loginServer is the handler of the device tests: POST /login with
 // username and password, "right" being every account's password, behind lo's
-// Middleware.
+// Middleware; a right one is LoggedIn.
 func loginServer(lo *lockout.Lockout, checked *atomic.Int64) http.Handler {
 	return lo.Middleware(bodykey.FormValue("username"))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		checked.Add(1)
-		if r.PostFormValue("password") != "right" {
+		if r.FormValue("password") != "right" {
 			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		err := lockout.LoggedIn(r.Context(), strings.ToLower(strings.TrimSpace(r.FormValue("username"))))
+		if err != nil && !errors.Is(err, lockout.ErrTooManyDevices) {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
 		w.Write([]byte("welcome"))
@@ -66,7 +71,7 @@ func post(h http.Handler, user, password string, cookies ...*http.Cookie) *httpt
 // deviceCookie returns the device cookie rec sets, nil when none.
 func deviceCookie(rec *httptest.ResponseRecorder) *http.Cookie {
 	for _, c := range rec.Result().Cookies() {
-		if c.Name == "ratekit_device" {
+		if strings.HasPrefix(c.Name, "__Host-ratekit-device-") {
 			return c
 		}
 	}
@@ -91,7 +96,8 @@ func TestTrustedDeviceOutlastsTheLockout(t *testing.T) {
 	if rec.Code != 200 || c == nil {
 		t.Fatalf("first login: %d, cookie %v", rec.Code, c)
 	}
-	if !c.HttpOnly || !c.Secure || c.SameSite != http.SameSiteStrictMode || c.Path != "/" ||
+	if c.Name != lo.CookieName("alice") || !strings.HasPrefix(c.Name, "__Host-ratekit-device-") || len(c.Name) != 33 ||
+		!c.HttpOnly || !c.Secure || c.SameSite != http.SameSiteStrictMode || c.Path != "/" || c.Domain != "" ||
 		!c.Expires.Equal(clock.Now().Add(30*24*time.Hour)) {
 		t.Fatalf("cookie attributes: %+v", c)
 	}
@@ -112,8 +118,19 @@ func TestTrustedDeviceOutlastsTheLockout(t *testing.T) {
 	if code := post(h, "alice", "right").Code; code != 429 { // her successes left the lockout in force
 		t.Fatalf("without the cookie after her logins: %d, want 429", code)
 	}
-	if code := post(h, "bob", "right", c).Code; code != 200 { // alice's cookie is nothing for bob: counted as bob's own
-		t.Fatalf("bob with alice's cookie: %d", code)
+	for i := range 5 {
+		post(h, "bob", "guess")
+		if i == 4 && post(h, "bob", "right").Code != 429 {
+			t.Fatal("bob after 5 failures: not locked")
+		}
+	}
+	asBob := &http.Cookie{Name: lo.CookieName("bob"), Value: c.Value} // alice's token under bob's name
+	if code := post(h, "bob", "right", asBob, c).Code; code != 429 {
+		t.Fatalf("bob, locked, with alice's token: %d, want 429", code)
+	}
+	// Several accounts on one browser: each its own cookie.
+	if rec := post(h, "carol", "right", c); rec.Code != 200 || deviceCookie(rec) == nil || deviceCookie(rec).Name == c.Name {
+		t.Fatalf("carol on alice's browser: %d, cookie %v; want a cookie of her own", rec.Code, deviceCookie(rec))
 	}
 }
 
@@ -195,22 +212,27 @@ func TestMaxDevices(t *testing.T) {
 	if rec := post(loginServer(lo, &checked), "alice", "right"); rec.Code != 200 || deviceCookie(rec) != nil {
 		t.Fatalf("a login beyond the cap: %d, cookie %v; want 200 and no cookie", rec.Code, deviceCookie(rec))
 	}
-	// Revoked slots wait out their tokens; the account has 3 slots per device.
-	for round := range 2 {
+	// Revoked slots wait out their tokens; an account has 48 slots: 24
+	// revocations of 2 devices each use them all.
+	issued := 2
+	for round := 0; ; round++ {
 		if err := lo.RevokeDevices(ctx, "alice"); err != nil {
 			t.Fatal(err)
 		}
-		for i := range 2 {
-			if _, _, err := lo.TrustDevice(ctx, "alice"); err != nil {
-				t.Fatalf("round %d, device %d: %v", round+1, i+1, err)
-			}
+		_, _, err := lo.TrustDevice(ctx, "alice")
+		if errors.Is(err, lockout.ErrTooManyDevices) {
+			break
 		}
+		if err != nil || round > 30 {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if _, _, err := lo.TrustDevice(ctx, "alice"); err != nil {
+			t.Fatalf("round %d, second device: %v", round, err)
+		}
+		issued += 2
 	}
-	if err := lo.RevokeDevices(ctx, "alice"); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := lo.TrustDevice(ctx, "alice"); !errors.Is(err, lockout.ErrTooManyDevices) {
-		t.Fatalf("every slot revoked: %v, want ErrTooManyDevices", err)
+	if issued != 48 {
+		t.Fatalf("%d devices trusted before every slot was revoked; want 48", issued)
 	}
 	clock.Advance(30*24*time.Hour + time.Minute) // the first slots are free again
 	if _, _, err := lo.TrustDevice(ctx, "alice"); err != nil {
@@ -325,16 +347,27 @@ func TestTamperedTokens(t *testing.T) {
 	}
 }
 
+// aliceCookie is the name of alice's device cookie under the device tests'
+// lockouts (named "login").
+var aliceCookie = func() string {
+	lo, err := lockout.New(memstore.New(), lockout.Config{Name: "login", Windows: []lockout.Window{
+		{Scope: "temp", Attempts: 5, Window: time.Minute}}, Devices: &lockout.Devices{Keys: [][]byte{keyA}}})
+	if err != nil {
+		panic(err)
+	}
+	return lo.CookieName("alice")
+}()
+
 func cookies(v string) []*http.Cookie {
-	return []*http.Cookie{{Name: "ratekit_device", Value: v}}
+	return []*http.Cookie{{Name: aliceCookie, Value: v}}
 }
 
-// manyCookies returns n cookies of the device cookie's name, the first one
-// garbage and the last one token: the first is the one read.
+// manyCookies returns n cookies of alice's device cookie's name, the last
+// one token: past the first few, none is read.
 func manyCookies(n int, token string) []*http.Cookie {
 	cs := make([]*http.Cookie, n)
 	for i := range cs {
-		cs[i] = &http.Cookie{Name: "ratekit_device", Value: "x"}
+		cs[i] = &http.Cookie{Name: aliceCookie, Value: "x"}
 	}
 	cs[n-1].Value = token
 	return cs
@@ -372,7 +405,7 @@ func TestSkipTrusted(t *testing.T) {
 	if code := post(plain, "alice", "right", c).Code; code != 429 {
 		t.Fatalf("without SkipTrusted: %d, want 429", code)
 	}
-	forged := &http.Cookie{Name: "ratekit_device", Value: c.Value[:len(c.Value)-1] + "A"}
+	forged := &http.Cookie{Name: c.Name, Value: c.Value[:len(c.Value)-1] + "A"}
 	if forged.Value == c.Value {
 		forged.Value = c.Value[:len(c.Value)-1] + "B"
 	}
@@ -384,29 +417,52 @@ func TestSkipTrusted(t *testing.T) {
 	}
 }
 
-// TestTrustIf: only the logins TrustIf accepts get a device cookie.
-func TestTrustIf(t *testing.T) {
+// TestLoggedIn: a device is trusted only when the handler calls LoggedIn
+// for the account the attempt was counted against; LoggedIn settles the
+// attempt as a success whatever the status (a 303 too).
+func TestLoggedIn(t *testing.T) {
 	clock := start()
 	lo := devicesLockout(t, memstore.New(memstore.WithClock(clock.Now)), clock, keyA)
-	var checked atomic.Int64
-	remember := lockout.TrustIf(func(r *http.Request) bool { return r.PostFormValue("remember") == "on" })
-	h := lo.Middleware(bodykey.FormValue("username"), remember)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		checked.Add(1)
-		if r.PostFormValue("password") != "right" {
+	var loggedIn error
+	h := lo.Middleware(bodykey.FormValue("username"))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.FormValue("password") {
+		case "right": // no LoggedIn: a 2xx resets, no cookie
+		case "remember":
+			loggedIn = lockout.LoggedIn(r.Context(), r.FormValue("as"))
+			http.Redirect(w, r, "/home", http.StatusSeeOther)
+		default:
 			w.WriteHeader(http.StatusUnauthorized)
 		}
 	}))
-	for range 5 {
-		if rec := post(h, "alice", "right"); rec.Code != 200 || deviceCookie(rec) != nil {
-			t.Fatalf("a login without remember: %d, cookie %v", rec.Code, deviceCookie(rec))
-		}
+	ctx := context.Background()
+	if rec := post(h, "alice", "right"); rec.Code != 200 || deviceCookie(rec) != nil {
+		t.Fatalf("a login without LoggedIn: %d, cookie %v; want 200, no cookie", rec.Code, deviceCookie(rec))
 	}
-	r := httptest.NewRequest("POST", "/login", strings.NewReader("username=alice&password=right&remember=on"))
-	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for range 3 {
+		post(h, "alice", "guess")
+	}
+	r := login("alice", "remember")
+	r.URL.RawQuery = "as=bob"
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, r)
-	if rec.Code != 200 || deviceCookie(rec) == nil {
-		t.Fatalf("a login with remember: %d, no cookie", rec.Code)
+	if loggedIn == nil || deviceCookie(rec) != nil {
+		t.Fatalf("LoggedIn for bob on alice's attempt: %v, cookie %v; want an error and no cookie", loggedIn, deviceCookie(rec))
+	}
+	if d, _ := lo.Check(ctx, "alice"); d.Counts[0] != 3 {
+		t.Fatalf("alice's windows after a 303 without her LoggedIn: %+v, want the 3 failures (the attempt refunded)", d)
+	}
+	r = login("alice", "remember")
+	r.URL.RawQuery = "as=alice"
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	if loggedIn != nil || rec.Code != http.StatusSeeOther || deviceCookie(rec) == nil {
+		t.Fatalf("LoggedIn for alice, then 303: %v, %d, cookie %v", loggedIn, rec.Code, deviceCookie(rec))
+	}
+	if d, _ := lo.Check(ctx, "alice"); d.Counts[0] != 0 {
+		t.Fatalf("alice's windows after LoggedIn: %+v, want reset", d)
+	}
+	if err := lockout.LoggedIn(ctx, "alice"); err == nil {
+		t.Fatal("LoggedIn outside a Middleware: no error")
 	}
 }
 
@@ -423,7 +479,7 @@ func TestDevicesRefused(t *testing.T) {
 		`ratekit: invalid limit "login": devices failure window must be whole milliseconds from 1s to 8784h (got 1ms)`,
 		`ratekit: invalid limit "login": devices lifetime must be whole seconds from 1m to 8760h (got 1h0m0.001s)`,
 		`ratekit: invalid limit "login": devices max devices must be between 1 and 16 (got 17)`,
-		`ratekit: invalid limit "login": devices cookie "bad name" is not a cookie name; use letters, digits, '-' and '_'`,
+		`ratekit: invalid limit "login": devices cookie "bad name" is not a cookie name; use up to 48 letters, digits, '-' and '_'`,
 	}
 	if !errors.Is(err, ratekit.ErrInvalidLimit) || err.Error() != strings.Join(want, "\n") {
 		t.Fatalf("New: %v\nwant:\n%s", err, strings.Join(want, "\n"))
@@ -432,5 +488,95 @@ func TestDevicesRefused(t *testing.T) {
 		{Scope: "temp", Attempts: 5, Window: time.Minute, Block: time.Minute},
 	}, Devices: &lockout.Devices{}}); err == nil || !strings.Contains(err.Error(), "devices keys must be 1 to 8 keys (got 0)") {
 		t.Fatalf("no keys: %v", err)
+	}
+}
+
+// TestShorterLifetime: a token signed under a longer Lifetime is not
+// trusted once Lifetime is cut, since its revocation would not outlast it.
+func TestShorterLifetime(t *testing.T) {
+	clock := start()
+	s := memstore.New(memstore.WithClock(clock.Now))
+	long, err := lockout.New(s, lockout.Config{Name: "login", Windows: []lockout.Window{{Scope: "temp", Attempts: 5, Window: time.Minute}},
+		Devices: &lockout.Devices{Keys: [][]byte{keyA}, Lifetime: 365 * 24 * time.Hour}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lockout.SetClock(long, clock.Now)
+	token, _, err := long.TrustDevice(context.Background(), "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := devicesLockout(t, s, clock, keyA) // 30 days
+	if d, _ := short.AttemptDevice(context.Background(), "alice", token); d.Trusted {
+		t.Fatalf("a 365-day token under a 30-day Lifetime: %+v, want untrusted", d)
+	}
+}
+
+// TestPlantedCookie: a cookie of the owner's name planted before it (a
+// longer path, from another site of the domain) does not hide the owner's;
+// past the first few cookies of the name none is read.
+func TestPlantedCookie(t *testing.T) {
+	clock := start()
+	lo := devicesLockout(t, memstore.New(memstore.WithClock(clock.Now)), clock, keyA)
+	var checked atomic.Int64
+	h := loginServer(lo, &checked)
+	c := deviceCookie(post(h, "alice", "right"))
+	for range 5 {
+		post(h, "alice", "guess")
+	}
+	planted := &http.Cookie{Name: c.Name, Value: "1.0.1.AAAA"}
+	if code := post(h, "alice", "right", planted, planted, planted, c).Code; code != 200 {
+		t.Fatalf("the owner's cookie 4th of its name: %d, want 200", code)
+	}
+	if code := post(h, "alice", "right", planted, planted, planted, planted, c).Code; code != 429 {
+		t.Fatalf("the owner's cookie 5th of its name: %d, want 429 (not read)", code)
+	}
+}
+
+// TestSkipTrustedRevoked: a revoked token still passes a SkipTrusted
+// lockout (the test needs no store call), and the account's lockout counts
+// the attempt in the account's windows.
+func TestSkipTrustedRevoked(t *testing.T) {
+	clock := start()
+	s := memstore.New(memstore.WithClock(clock.Now))
+	account := devicesLockout(t, s, clock, keyA)
+	perIP, err := lockout.New(s, lockout.Config{Name: "login-ip", Windows: []lockout.Window{
+		{Scope: "ip", Attempts: 1, Window: time.Hour, Block: time.Hour}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var checked atomic.Int64
+	username := bodykey.FormValue("username")
+	h := perIP.Middleware(ratekit.ByIP(), lockout.SkipTrusted(account, username))(loginServer(account, &checked))
+	c := deviceCookie(post(h, "alice", "right"))
+	if err := account.RevokeDevices(context.Background(), "alice"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if code := post(h, "alice", "guess", c).Code; code != 401 {
+			t.Fatalf("guess %d with the revoked cookie: %d, want 401 (past the per-IP lockout)", i+1, code)
+		}
+	}
+	if d, _ := account.Check(context.Background(), "alice"); d.Counts[0] != 3 {
+		t.Fatalf("alice's windows: %+v, want the 3 guesses", d)
+	}
+	if d, _ := perIP.Check(context.Background(), "192.0.2.1"); d.Counts[0] != 0 {
+		t.Fatalf("the address: %+v, want nothing counted", d)
+	}
+}
+
+// TestInformationalStatus: a 103 before the handler's 401 is not taken for
+// the response's status: the failure counts.
+func TestInformationalStatus(t *testing.T) {
+	lo := newLockout(t, memstore.New(), false)
+	h := lo.Middleware(bodykey.FormValue("username"))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusEarlyHints)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	for range 2 {
+		h.ServeHTTP(httptest.NewRecorder(), login("alice", "x"))
+	}
+	if d, _ := lo.Check(context.Background(), "alice"); d.Counts[0] != 2 {
+		t.Fatalf("after two 103-then-401 answers: %+v, want 2 failures", d)
 	}
 }

@@ -10,8 +10,11 @@ import (
 // Five attempts at once, then waits that double from a second to 15
 // minutes; beside them, at most 100 failures a day.
 func ExampleGrowingDelays() {
-	windows := append(lockout.GrowingDelays(5, time.Second, 15*time.Minute),
-		lockout.Window{Scope: "day", Attempts: 100, Window: 24 * time.Hour})
+	delays, err := lockout.GrowingDelays(5, time.Second, 15*time.Minute)
+	if err != nil {
+		panic(err)
+	}
+	windows := append(delays, lockout.Window{Scope: "day", Attempts: 100, Window: 24 * time.Hour})
 	for _, w := range windows[:3] {
 		fmt.Println(w.Scope, w.Attempts, w.Window)
 	}

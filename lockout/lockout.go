@@ -15,7 +15,8 @@ import (
 
 // A Window is one window of a Lockout: Attempts attempts are allowed in any
 // span of Window; the next one is refused, not counted, and starts a block
-// of Block, reported as Scope. The zero Window is invalid.
+// of Block (none when Block is 0: attempts are refused until the window has
+// room), reported as Scope. The zero Window is invalid.
 type Window struct {
 	Scope    string // reported when this window trips, e.g. "temp" or "long"; 1 to 48 characters from [A-Za-z0-9_.-], one per window
 	Attempts int64  // 1 to 10000
@@ -71,6 +72,7 @@ type Decision struct {
 
 	attempt      *ratekit.Reservation // Attempt's, for Refund; nil from Check
 	failuresLeft int64                // a device's attempt: the failures it has left
+	blocked      bool                 // refused by a block (a device's: its revocation)
 }
 
 // A Lockout counts attempts in its windows (see the package doc). It is safe
@@ -134,7 +136,7 @@ func New(s ratekit.Store, cfg Config) (*Lockout, error) {
 	}
 	var devices Devices
 	if cfg.Devices != nil {
-		devices = cfg.Devices.withDefaults()
+		devices = cfg.Devices.withDefaults().copyKeys()
 		devices.problems(bad)
 	}
 	if len(errs) > 0 {
@@ -247,7 +249,7 @@ func (lo *Lockout) do(ctx context.Context, l *ratekit.Limiter, subject, policy, 
 // decision describes rd, the Limiter's decision, in the lockout's terms.
 func (lo *Lockout) decision(l *ratekit.Limiter, rd ratekit.Decision) Decision {
 	if l != lo.limiter { // a device's: its failures, not the windows
-		return Decision{Allowed: rd.Allowed, Limit: rd.Limit.Spec().Quota, failuresLeft: rd.Remaining}
+		return Decision{Allowed: rd.Allowed, Limit: rd.Limit.Spec().Quota, failuresLeft: rd.Remaining, blocked: rd.Blocked}
 	}
 	d := Decision{Allowed: rd.Allowed, Counts: make([]int64, len(lo.limits))}
 	for i, l := range lo.limits {

@@ -1,7 +1,7 @@
 package lockout
 
 import (
-	"errors"
+	"context"
 	"net/http"
 	"slices"
 	"time"
@@ -26,7 +26,6 @@ type middleware struct {
 	render   response.Renderer
 	onError  func(r *http.Request, err error)
 	trusted  func(r *http.Request) bool // SkipTrusted's test; nil: none
-	trustIf  func(r *http.Request) bool // TrustIf's test; nil: every success
 }
 
 // FailureStatuses sets the response statuses that count as a failed attempt
@@ -45,36 +44,28 @@ func KeepOnSuccess() Option { return optionFunc(func(m *middleware) { m.keep = t
 // lockout uncounted: use it on the per-IP and per-password lockouts in front
 // of the account's, so that failures of others behind the same address (a
 // NAT, an office proxy) or with the same password never refuse the owner's
-// trusted device. The test needs no store call; account's own Middleware
-// still counts the attempt against the device, and a revoked device's
-// against the account's windows.
+// trusted device. The test needs no store call, so a revoked token passes
+// too, for its account only: account's own Middleware then counts the
+// attempt against the account's windows (a trusted one: against the
+// device). A request without a well-formed, unexpired token is decided
+// before key reads the body.
 func SkipTrusted(account *Lockout, key ratekit.KeyFunc) Option {
 	if account == nil || account.slots == nil || key == nil {
 		panic("ratekit: SkipTrusted needs a Lockout with Config.Devices and its KeyFunc")
 	}
 	return optionFunc(func(m *middleware) {
 		m.trusted = func(r *http.Request) bool {
-			token := account.deviceToken(r)
-			if token == "" {
+			if !account.mayCarryToken(r) {
 				return false
 			}
 			k, err := key(r)
 			if err != nil {
 				return false
 			}
-			_, ok := account.verify(k, token, account.now())
+			_, ok := account.verify(k, account.deviceToken(r, k), account.now())
 			return ok
 		}
 	})
-}
-
-// TrustIf sets which successful logins without a trusted device cookie get
-// one (default: every one, with Config.Devices): e.g. those that ticked
-// "remember this device", and not API clients that never keep cookies,
-// whose logins would otherwise take the account's device slots (at most
-// Devices.MaxDevices) for a token lifetime.
-func TrustIf(f func(r *http.Request) bool) Option {
-	return optionFunc(func(m *middleware) { m.trustIf = f })
 }
 
 // WithRenderer selects the body renderer (default response.JSON).
@@ -92,16 +83,19 @@ func WithErrorHandler(f func(r *http.Request, err error)) Option {
 // attempt (Attempt); a refused one gets 429 TOO_MANY_ATTEMPTS with
 // Retry-After and the handler does not run. After the handler, a failure
 // status (or a panic) keeps the attempt, a 2xx resets the subject (with
-// KeepOnSuccess, refunds the attempt), any other status refunds it. Key
+// KeepOnSuccess, refunds the attempt), any other status refunds it; a
+// handler that called LoggedIn has succeeded, whatever its status. Key
 // errors answer 400 (413 for a body too large), store errors 503 unless
 // FailOpen. Chain one per subject kind, e.g. per account and per IP; the
-// per-IP one should count 400, 413 and 429 too (FailureStatuses).
+// per-IP one should count 400, 413 and 429 too (FailureStatuses). The key
+// function must read the account the handler checks (bodykey's read what
+// http.Request.FormValue and encoding/json read).
 //
-// With Config.Devices, the attempt carries the request's device cookie
-// (AttemptDevice): a trusted one is counted against its device, and a 2xx
-// gives that attempt back and leaves the windows alone; a revoked one is
-// deleted. A 2xx without a trusted cookie resets the subject and, before
-// the status is written, sets a new device cookie (TrustDevice).
+// With Config.Devices, the attempt carries the request's device cookie for
+// the account (AttemptDevice): a trusted one is counted against its device,
+// and its success gives that attempt back and leaves the windows alone; a
+// revoked one is deleted. A device is trusted when the handler calls
+// LoggedIn.
 func (lo *Lockout) Middleware(key ratekit.KeyFunc, opts ...Option) func(http.Handler) http.Handler {
 	if key == nil {
 		panic("ratekit: Lockout.Middleware needs a KeyFunc")
@@ -128,23 +122,23 @@ func (lo *Lockout) Middleware(key ratekit.KeyFunc, opts ...Option) func(http.Han
 				response.KeyError(err).Write(w, m.render)
 				return
 			}
-			d, err := lo.AttemptDevice(r.Context(), k, lo.deviceToken(r))
+			d, err := lo.AttemptDevice(r.Context(), k, lo.deviceToken(r, k))
 			if err != nil {
 				m.onError(r, err)
 			}
 			if d.Revoked {
-				http.SetCookie(w, lo.DeviceCookie("", time.Time{}))
+				http.SetCookie(w, lo.DeviceCookie(k, "", time.Time{}))
 			}
 			if e := lo.Response(d, err); e != nil {
 				e.Write(w, m.render)
 				return
 			}
+			st := &attempt{lo: lo, key: k, d: d, keep: m.keep, w: w}
 			rec := &status.Recorder{ResponseWriter: w}
-			if lo.slots != nil && !d.Trusted && (m.trustIf == nil || m.trustIf(r)) {
-				rec.Before = func(code int) { lo.trustOnSuccess(w, r, k, code, m.onError) }
-			}
-			next.ServeHTTP(rec, r)
+			next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), attemptKey{}, st)))
 			switch status := rec.Status(); {
+			case st.done():
+				err = nil // LoggedIn settled it
 			case slices.Contains(m.failures, status):
 				err = nil // the attempt failed: it stays counted
 			case status/100 == 2 && !m.keep && !d.Trusted:
@@ -156,20 +150,5 @@ func (lo *Lockout) Middleware(key ratekit.KeyFunc, opts ...Option) func(http.Han
 				m.onError(r, err)
 			}
 		})
-	}
-}
-
-// trustOnSuccess sets a new device cookie for key on w when code, the
-// first status of the response, is a 2xx.
-func (lo *Lockout) trustOnSuccess(w http.ResponseWriter, r *http.Request, key string, code int, onError func(*http.Request, error)) {
-	if code/100 != 2 {
-		return
-	}
-	token, expires, err := lo.TrustDevice(r.Context(), key)
-	switch {
-	case err == nil:
-		http.SetCookie(w, lo.DeviceCookie(token, expires))
-	case !errors.Is(err, ErrTooManyDevices):
-		onError(r, err)
 	}
 }

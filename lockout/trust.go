@@ -3,6 +3,7 @@ package lockout
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -19,12 +20,15 @@ var ErrTooManyDevices = errors.New("ratekit: the account has as many trusted dev
 // Redis hash tag for all of an account's devices):
 //
 //   - "device-<i>", a sliding log of the device's failures with a block of
-//     the token's lifetime: the block is the device's revocation. attempt
-//     counts a failure in it; revoke, the same log with one attempt, starts
-//     the block on demand.
+//     the token's lifetime and a minute: the block is the device's
+//     revocation. attempt counts a failure in it; revoke, the same log with
+//     one attempt, starts the block on demand.
 //   - "slot-<i>", a fixed window of one for the token's lifetime and a
 //     minute: taken while a token of the slot can be valid, so a slot is
 //     never handed out again while an earlier token of it lives.
+//
+// An account has slotCount slots whatever MaxDevices, so that a token's
+// slot keeps its meaning when MaxDevices changes.
 type slot struct {
 	attempt, revoke, take *ratekit.Limiter
 }
@@ -32,14 +36,14 @@ type slot struct {
 // newSlots builds the limiters of d's slots, and survey, which peeks at
 // every slot's state in one call.
 func newSlots(s ratekit.Store, d Devices) (slots []slot, survey *ratekit.Limiter, err error) {
-	n := d.MaxDevices * slotsPerDevice
-	logs, takes := make([]ratekit.Limit, n), make([]ratekit.Limit, n)
-	slots = make([]slot, n)
+	logs, takes := make([]ratekit.Limit, slotCount), make([]ratekit.Limit, slotCount)
+	slots = make([]slot, slotCount)
+	block := d.Lifetime + slotMargin
 	for i := range slots {
 		name := "device-" + strconv.Itoa(i)
-		logs[i] = ratekit.SlidingLog(d.Failures, d.FailureWindow).Named(name).Block(d.Lifetime)
-		takes[i] = ratekit.FixedWindow(1, d.Lifetime+slotMargin).Named("slot-" + strconv.Itoa(i))
-		revoke := ratekit.SlidingLog(1, d.FailureWindow).Named(name).Block(d.Lifetime)
+		logs[i] = ratekit.SlidingLog(d.Failures, d.FailureWindow).Named(name).Block(block)
+		takes[i] = ratekit.FixedWindow(1, block).Named("slot-" + strconv.Itoa(i))
+		revoke := ratekit.SlidingLog(1, d.FailureWindow).Named(name).Block(block)
 		if slots[i].attempt, err = ratekit.New(s, logs[i]); err != nil {
 			return nil, nil, err
 		}
@@ -77,18 +81,19 @@ func (lo *Lockout) AttemptDevice(ctx context.Context, key, token string) (Decisi
 		d.Trusted = err == nil
 		return d, err
 	}
+	revoked := d.blocked // refused for want of room in the store is no revocation
 	d, err = lo.Attempt(ctx, key)
-	d.Revoked = true
+	d.Revoked = revoked
 	return d, err
 }
 
 // TrustDevice takes a free slot of key's trusted devices and returns its
 // signed token and when it expires (Devices.Lifetime from now, to the
 // second); call it after a successful login without a trusted token, and
-// send the token with DeviceCookie (Middleware does both). It answers
-// ErrTooManyDevices when the account has Devices.MaxDevices trusted devices
-// (concurrent calls may each take one more). It takes up to three store
-// calls.
+// send the token with DeviceCookie (LoggedIn does both for Middleware). It
+// answers ErrTooManyDevices when the account has Devices.MaxDevices trusted
+// devices (concurrent calls may each take one more). It takes two store
+// calls, and one more for each slot a concurrent login takes first.
 func (lo *Lockout) TrustDevice(ctx context.Context, key string) (token string, expires time.Time, err error) {
 	if lo.slots == nil {
 		return "", time.Time{}, errors.New("ratekit: TrustDevice needs lockout.Config.Devices")
@@ -103,32 +108,33 @@ func (lo *Lockout) TrustDevice(ctx context.Context, key string) (token string, e
 	if err != nil {
 		return "", time.Time{}, err
 	}
-	var free []int
+	var clean, used []int // free slots without, and with, failures of an earlier device
 	live := 0
 	for i, st := range states {
 		switch {
 		case st.revoked:
 		case st.taken:
 			live++
+		case st.failures == 0:
+			clean = append(clean, i)
 		default:
-			free = append(free, i)
+			used = append(used, i)
 		}
 	}
 	if live >= lo.devices.MaxDevices {
 		return "", time.Time{}, ErrTooManyDevices
 	}
-	for _, i := range free {
+	// A slot's log is never reset here: a reset could lift a revocation
+	// made meanwhile. A free slot whose earlier device failed within the
+	// FailureWindow hands its new device those failures, so clean ones go
+	// first.
+	for _, i := range append(clean, used...) {
 		d, err := lo.slots[i].take.Allow(ctx, subject)
 		if err != nil {
 			return "", time.Time{}, err
 		}
 		if !d.Allowed { // taken by a concurrent login
 			continue
-		}
-		// A slot's earlier device may have left failures in its log: the
-		// new device starts without them (no token of the slot is valid).
-		if err := lo.slots[i].attempt.Reset(ctx, subject); err != nil {
-			return "", time.Time{}, err
 		}
 		expires = lo.now().Add(lo.devices.Lifetime).Truncate(time.Second)
 		return lo.sign(key, i, expires), expires, nil
@@ -160,21 +166,29 @@ func (lo *Lockout) RevokeDevices(ctx context.Context, key string) error {
 		}
 		// The one-attempt twin of the device's log refuses once the log has
 		// an entry, which starts the block: at most two calls.
+		blocked := false
 		for range 2 {
 			d, err := lo.slots[i].revoke.Allow(ctx, subject)
 			if err != nil {
 				return err
 			}
 			if !d.Allowed {
+				blocked = d.Blocked
 				break
 			}
+		}
+		if !blocked {
+			return fmt.Errorf("ratekit: the store did not keep the revocation of a device of %q (is it full?); try again", key)
 		}
 	}
 	return nil
 }
 
 // slotState is what survey found of one slot.
-type slotState struct{ taken, revoked bool }
+type slotState struct {
+	taken, revoked bool
+	failures       int64 // in its log
+}
 
 // survey peeks at every slot of subject in one call.
 func (lo *Lockout) survey(ctx context.Context, subject string) ([]slotState, error) {
@@ -188,7 +202,8 @@ func (lo *Lockout) survey(ctx context.Context, subject string) ([]slotState, err
 	}
 	out := make([]slotState, n)
 	for i := range out {
-		out[i] = slotState{taken: d.States[n+i].Remaining == 0, revoked: d.States[i].Blocked}
+		log := d.States[i]
+		out[i] = slotState{taken: d.States[n+i].Remaining == 0, revoked: log.Blocked, failures: lo.devices.Failures - log.Remaining}
 	}
 	return out, nil
 }

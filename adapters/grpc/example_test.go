@@ -115,7 +115,7 @@ func Example_trustedDevices() {
 	login := func(ctx context.Context, account, password, token string) (newToken string, err error) {
 		d, err := lo.AttemptDevice(ctx, account, token)
 		if e := lo.Response(d, err); e != nil {
-			return "", ratekitgrpc.Error(e)
+			return "", ratekitgrpc.Error(e) // with d.Revoked, also tell the client to drop its token
 		}
 		if password != "right" {
 			return "", status.Error(codes.Unauthenticated, "wrong username or password") // the failure stays counted

@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -90,7 +91,7 @@ func loginRoutes(store ratekit.Store, l loginLimits, deviceKey []byte, obs obser
 	}
 	limits = []string{
 		"per account: " + describeWindow(l.account) + "; " + describeWindow(l.accountDay),
-		fmt.Sprintf("per trusted device (cookie ratekit_device, set by a login): %d failures / %s → its cookie is revoked; the account's limits do not apply to it",
+		fmt.Sprintf("per trusted device (cookie ratekit-device-…, one per account, set by a login): %d failures / %s → its cookie is revoked; the account's limits do not apply to it",
 			devices.Failures, devices.FailureWindow),
 		"per password, whatever the account: " + describeWindow(l.password),
 		"per IP: " + describeWindow(l.ip),
@@ -99,12 +100,23 @@ func loginRoutes(store ratekit.Store, l loginLimits, deviceKey []byte, obs obser
 }
 
 // checkLogin answers POST /login: 200 for a demo user's password, else 401.
+// A success is reported to the lockout (LoggedIn), which clears the
+// account's failures and trusts the device: it sets the device cookie.
 func checkLogin(w http.ResponseWriter, r *http.Request) {
 	user, ok := authenticate(w, r)
 	if !ok {
 		return
 	}
+	loggedIn(r, user)
 	writeJSON(w, map[string]any{"status": 200, "message": "Welcome, " + user + "."})
+}
+
+// loggedIn tells the lockout that user logged in; a full list of trusted
+// devices leaves the login standing without a cookie.
+func loggedIn(r *http.Request, user string) {
+	if err := lockout.LoggedIn(r.Context(), user); err != nil && !errors.Is(err, lockout.ErrTooManyDevices) {
+		slog.Warn("ratekit demo: trusting a device", "error", err)
+	}
 }
 
 // passwordReset answers POST /password-reset, the demo's stand-in for a
@@ -124,14 +136,17 @@ func passwordReset(account *lockout.Lockout) http.Handler {
 			response.Unavailable(time.Second).Write(w, nil)
 			return
 		}
+		loggedIn(r, user) // a device without a trusted cookie is trusted from now on
 		writeJSON(w, map[string]any{"status": 200, "message": "Password reset for " + user + ": every device trusted before now is revoked."})
 	})
 }
 
 // authenticate returns the user a form's username and password name, or
-// answers 401 and reports false.
+// answers 401 and reports false. It reads them as the lockouts' key
+// functions do (r.FormValue: the body, then the query), so that the
+// account checked is the account counted.
 func authenticate(w http.ResponseWriter, r *http.Request) (string, bool) {
-	user, password := r.PostFormValue("username"), r.PostFormValue("password")
+	user, password := r.FormValue("username"), r.FormValue("password")
 	if want, ok := demoUsers[user]; !ok || !hmac.Equal([]byte(want), []byte(password)) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusUnauthorized)

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -32,10 +34,10 @@ func credentials(user, password string) url.Values {
 	return url.Values{"username": {user}, "password": {password}}
 }
 
-// deviceCookie returns the ratekit_device cookie rec sets, nil when none.
+// deviceCookie returns the device cookie rec sets, nil when none.
 func deviceCookie(rec *httptest.ResponseRecorder) *http.Cookie {
 	for _, c := range rec.Result().Cookies() {
-		if c.Name == "ratekit_device" {
+		if strings.HasPrefix(c.Name, "ratekit-device-") {
 			return c
 		}
 	}
@@ -203,5 +205,27 @@ func TestParseDeviceKey(t *testing.T) {
 	}
 	if k, err := parseDeviceKey(strings.Repeat("ab", 32)); len(k) != 32 || err != nil {
 		t.Fatalf("32 bytes: %x %v", k, err)
+	}
+}
+
+// TestDemoAccountFromTwoPlaces: a login whose query names alice and whose
+// multipart body logs in bob is checked as the lockout counts it, as
+// alice's (r.FormValue and bodykey.FormValue read the query before a
+// multipart body): bob's password fails for alice, and no device is
+// trusted for her.
+func TestDemoAccountFromTwoPlaces(t *testing.T) {
+	h, _ := handlerOf(t, false, config{quota: 3, window: time.Minute, login: defaultLogin})
+	var body bytes.Buffer
+	mp := multipart.NewWriter(&body)
+	_ = mp.WriteField("username", "bob")
+	_ = mp.WriteField("password", "builder")
+	_ = mp.Close()
+	r := httptest.NewRequest(http.MethodPost, "/login?username=alice", &body)
+	r.Header.Set("Content-Type", mp.FormDataContentType())
+	r.RemoteAddr = "192.0.2.20:5000"
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	if rec.Code != http.StatusUnauthorized || deviceCookie(rec) != nil {
+		t.Fatalf("bob's credentials under alice's name: %d %s, cookie %v; want 401 and no cookie", rec.Code, rec.Body, deviceCookie(rec))
 	}
 }

@@ -13,12 +13,12 @@
 // held N ms), POST /generate?tokens=N (reserves -quota tokens of a budget of
 // 10 × -quota per window, then settles the N generated), POST /login (a
 // lockout per account, per password and per IP, counting failures; a
-// success sets the trusted-device cookie ratekit_device, with which the
-// account's lockout does not apply to that device), POST /password-reset
-// (username and the right password; revokes every trusted device of the
-// account, so the try-it path of RevokeDevices), POST /verify/send
-// (form destination; a new 6-digit code, answered in the body since the
-// demo sends nothing; limited per client IP, per destination and by a
+// success sets a trusted-device cookie, ratekit-device-… (one per account),
+// with which the account's lockout does not apply to that device), POST
+// /password-reset (username and the right password; revokes every trusted
+// device of the account, so the try-it path of RevokeDevices), POST
+// /verify/send (form destination; a new 6-digit code, answered in the body
+// since the demo sends nothing; limited per client IP, per destination and by a
 // daily budget of -sms-budget messages) and POST /verify/check
 // (destination and code; 3 attempts per code, then the code dies), and GET
 // /metrics (Prometheus metrics of every decision), and the admin routes of

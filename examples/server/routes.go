@@ -86,7 +86,7 @@ func newHandler(s *demoStore, c config) (http.Handler, error) {
 		writeJSON(w, map[string]any{"service": "ratekit demo", "store": s.where, "key": "client IP (socket peer)", "routes": routes, "metrics": "GET /metrics",
 			"admin": "PUT|DELETE /admin/overrides/{limit}/{client IP}?quota=N[&expiry=10m], GET /admin/overrides (Authorization: Bearer <-admin-token>)",
 			"login": map[string]any{
-				"route":          "POST /login (form fields username, password; failures count; a success sets the trusted-device cookie ratekit_device)",
+				"route":          "POST /login (form fields username, password; failures count; a success sets a trusted-device cookie (ratekit-device-…, one per account))",
 				"password_reset": "POST /password-reset (form fields username, password: the right one; revokes every trusted device of the account)",
 				"limits":         loginLimits, "demo_users": demoUsers},
 			"verify": map[string]any{

@@ -5,43 +5,37 @@ package status
 
 import "net/http"
 
-// A Recorder is a ResponseWriter that remembers the first status written
-// through it: the one WriteHeader was given, or 200 once a body or a flush
-// was written first; 0 while nothing was.
+// A Recorder is a ResponseWriter that remembers the first final status
+// written through it: the one WriteHeader was given, or 200 once a body or
+// a flush was written first; 0 while nothing was.
 type Recorder struct {
 	http.ResponseWriter
 	Code int
-	// Before, when set, is called with the first status before it is
-	// written, while headers can still be set.
-	Before func(code int)
 }
 
-// record records code if it is the first status.
-func (w *Recorder) record(code int) {
-	if w.Code == 0 {
-		w.Code = code
-		if w.Before != nil {
-			w.Before(code)
-		}
-	}
-}
-
-// WriteHeader records code, if it is the first status, and writes it.
+// WriteHeader records code, if it is the first final status (an
+// informational one, such as 103 Early Hints, is not), and writes it.
 func (w *Recorder) WriteHeader(code int) {
-	w.record(code)
+	if w.Code == 0 && (code >= 200 || code == http.StatusSwitchingProtocols) {
+		w.Code = code
+	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
 // Write writes b, recording 200 if no status was written before.
 func (w *Recorder) Write(b []byte) (int, error) {
-	w.record(http.StatusOK)
+	if w.Code == 0 {
+		w.Code = http.StatusOK
+	}
 	return w.ResponseWriter.Write(b)
 }
 
 // Flush flushes the response when the writer can.
 func (w *Recorder) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		w.record(http.StatusOK)
+		if w.Code == 0 {
+			w.Code = http.StatusOK
+		}
 		f.Flush()
 	}
 }
@@ -51,8 +45,10 @@ func (w *Recorder) Flush() {
 func (w *Recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // Status returns the status written, or 200 when none was: what net/http
-// sends for a handler that wrote nothing (Before then sees 200).
+// sends for a handler that wrote nothing.
 func (w *Recorder) Status() int {
-	w.record(http.StatusOK)
+	if w.Code == 0 {
+		return http.StatusOK
+	}
 	return w.Code
 }

@@ -51,7 +51,8 @@ func main() {
 }
 
 // checkPassword answers 401 to a wrong password (a failure: it counts) and
-// 200 to a right one (the account's counter is cleared).
+// 200 to a right one, which it reports to the lockout (LoggedIn): the
+// account's counter is cleared and the device trusted (its cookie set).
 func checkPassword(w http.ResponseWriter, r *http.Request) {
 	var login struct {
 		Username string `json:"username"`
@@ -61,9 +62,13 @@ func checkPassword(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad request", http.StatusBadRequest)
 		return
 	}
-	if strings.ToLower(strings.TrimSpace(login.Username)) != "alice" || login.Password != "wonderland" {
+	account := strings.ToLower(strings.TrimSpace(login.Username)) // as bodykey.JSONField reads it
+	if account != "alice" || login.Password != "wonderland" {
 		http.Error(w, "wrong username or password", http.StatusUnauthorized)
 		return
+	}
+	if err := lockout.LoggedIn(r.Context(), account); err != nil {
+		log.Print(err) // the login stands; e.g. lockout.ErrTooManyDevices
 	}
 	w.Write([]byte("welcome\n"))
 }

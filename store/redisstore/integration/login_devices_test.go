@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -42,6 +43,10 @@ func loginHandler(lo *lockout.Lockout) http.Handler {
 	return lo.Middleware(bodykey.FormValue("username"))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.PostFormValue("password") != "right" {
 			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		if err := lockout.LoggedIn(r.Context(), r.PostFormValue("username")); err != nil && !errors.Is(err, lockout.ErrTooManyDevices) {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
 		_, _ = w.Write([]byte("welcome"))

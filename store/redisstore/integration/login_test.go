@@ -3,6 +3,7 @@ package integration_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -69,6 +70,10 @@ func (s *loginSite) check(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusUnauthorized)
 		return
 	}
+	if err := lockout.LoggedIn(r.Context(), r.PostFormValue("username")); err != nil && !errors.Is(err, lockout.ErrTooManyDevices) {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
 	_, _ = w.Write([]byte("welcome"))
 }
 
@@ -112,7 +117,7 @@ func postLogin(h http.Handler, user, password, addr string, cookies ...*http.Coo
 	out := reply{code: rec.Code}
 	if len(rec.Header()["Set-Cookie"]) > 0 {
 		for _, c := range rec.Result().Cookies() {
-			if c.Name == "ratekit_device" {
+			if strings.HasPrefix(c.Name, "__Host-ratekit-device-") {
 				out.cookie, out.cookies = c, append(out.cookies, c)
 			}
 		}
