@@ -63,9 +63,10 @@ func newSlots(s ratekit.Store, d Devices) (slots []slot, survey *ratekit.Limiter
 // valid for key counts the attempt against its device, in one store call,
 // and the Decision is Trusted; the account's windows are neither asked nor
 // charged. A device past Devices.Failures failures is revoked (for the
-// token's lifetime) and, like any token that is not valid for key (tampered
-// with, another account's, expired, signed by a retired key, too long,
-// revoked), the attempt is then an Attempt without one; Decision.Revoked
+// token's lifetime and a minute) and, like any token that is not valid for
+// key (tampered with, another account's, expired, signed by a retired key
+// or under a longer Lifetime, too long, revoked), the attempt is then an
+// Attempt without one; Decision.Revoked
 // says the token was revoked now or before, so the client can drop it.
 // Without Config.Devices, or with token "", AttemptDevice is Attempt.
 func (lo *Lockout) AttemptDevice(ctx context.Context, key, token string) (Decision, error) {

@@ -2,7 +2,6 @@ package integration_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -41,15 +40,7 @@ func devicesLockout(t *testing.T, s ratekit.Store) *lockout.Lockout {
 // account's password is "right".
 func loginHandler(lo *lockout.Lockout) http.Handler {
 	return lo.Middleware(bodykey.FormValue("username"))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.PostFormValue("password") != "right" {
-			w.WriteHeader(http.StatusUnauthorized)
-			return
-		}
-		if err := lockout.LoggedIn(r.Context(), r.PostFormValue("username")); err != nil && !errors.Is(err, lockout.ErrTooManyDevices) {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		_, _ = w.Write([]byte("welcome"))
+		checkLogin(w, r)
 	}))
 }
 
@@ -276,11 +267,7 @@ func spraying(t *testing.T, s ratekit.Store) string {
 	var checked atomic.Int64
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		checked.Add(1)
-		if r.PostFormValue("password") != "right" {
-			w.WriteHeader(http.StatusUnauthorized)
-			return
-		}
-		_, _ = w.Write([]byte("welcome"))
+		checkLogin(w, r)
 	})
 	h := perIP.Middleware(ratekit.ByIP(), lockout.KeepOnSuccess())(
 		perPassword.Middleware(lockout.KeyedHash(spraySecret, bodykey.FormValue("password", bodykey.Exact())), lockout.KeepOnSuccess())(

@@ -63,18 +63,27 @@ func newLoginSite(t *testing.T, s ratekit.Store, minute time.Duration) *loginSit
 }
 
 func (s *loginSite) check(w http.ResponseWriter, r *http.Request) {
-	if r.PostFormValue("password") != "right" {
+	if !checkLogin(w, r) {
 		s.mu.Lock()
-		s.checked[r.PostFormValue("username")]++
+		s.checked[r.FormValue("username")]++
 		s.mu.Unlock()
-		w.WriteHeader(http.StatusUnauthorized)
-		return
 	}
-	if err := lockout.LoggedIn(r.Context(), r.PostFormValue("username")); err != nil && !errors.Is(err, lockout.ErrTooManyDevices) {
+}
+
+// checkLogin is the password check of the login tests: every account's
+// password is "right"; a wrong one is 401, a right one is LoggedIn and 200.
+// It reports whether the password was right.
+func checkLogin(w http.ResponseWriter, r *http.Request) bool {
+	if r.FormValue("password") != "right" {
+		w.WriteHeader(http.StatusUnauthorized)
+		return false
+	}
+	if err := lockout.LoggedIn(r.Context(), r.FormValue("username")); err != nil && !errors.Is(err, lockout.ErrTooManyDevices) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
+		return true
 	}
 	_, _ = w.Write([]byte("welcome"))
+	return true
 }
 
 // A reply is what a login got: its status, the policy and Retry-After of a
