@@ -580,3 +580,30 @@ func TestInformationalStatus(t *testing.T) {
 		t.Fatalf("after two 103-then-401 answers: %+v, want 2 failures", d)
 	}
 }
+
+// TestDeviceStoreDown: when the store fails a trusted device's attempt, the
+// lockout fails closed (503) as for any attempt, and FailOpen lets it
+// through; neither is a 429 nor lets the error text out.
+func TestDeviceStoreDown(t *testing.T) {
+	for _, failOpen := range []bool{false, true} {
+		clock := start()
+		lo, err := lockout.New(downStore{memstore.New(memstore.WithClock(clock.Now))}, lockout.Config{Name: "login", FailOpen: failOpen,
+			Windows: []lockout.Window{{Scope: "temp", Attempts: 5, Window: time.Minute}}, Devices: &lockout.Devices{Keys: [][]byte{keyA}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		token, expires, err := lo.TrustDevice(context.Background(), "alice") // Reserve fails; Peek and Allow do not
+		if err != nil {
+			t.Fatal(err)
+		}
+		var checked atomic.Int64
+		rec := post(loginServer(lo, &checked), "alice", "right", lo.DeviceCookie("alice", token, expires))
+		want := http.StatusServiceUnavailable
+		if failOpen {
+			want = http.StatusOK
+		}
+		if rec.Code != want || strings.Contains(rec.Body.String(), "secret") {
+			t.Fatalf("FailOpen %v, store down: %d %s; want %d", failOpen, rec.Code, rec.Body, want)
+		}
+	}
+}
