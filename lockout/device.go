@@ -40,8 +40,10 @@ type Devices struct {
 	MaxDevices int
 	// Cookie is the stem of the cookies' names (default "ratekit-device"):
 	// each account has a cookie of its own, "__Host-<Cookie>-<11 characters
-	// of a hash of the account>", so that several accounts can log in from
-	// one browser, and a site on another subdomain cannot set it.
+	// of a SHA-256 of the lockout's name and the account>", so that several
+	// accounts can log in from one browser, and a site on another subdomain
+	// cannot set it. Whoever sees a browser's cookie headers can test
+	// guessed account names against it.
 	Cookie string
 	// InsecureCookie leaves the cookie's Secure attribute and the __Host-
 	// prefix off, for plain HTTP in development only: a token sent in clear
@@ -136,15 +138,16 @@ func validCookieName(name string) bool {
 	return true
 }
 
-// A device token is "1.<slot>.<expiry, Unix seconds>.<MAC>", the MAC an
-// HMAC-SHA-256, base64url without padding, over the lockout's name, the
-// account, the slot and the expiry. It names its slot of the account's
-// trusted devices; the account is not in it (it is in the MAC), so a token
-// is trusted only for the account an attempt names.
+// A device token is "1.<slot>.<issued>.<expires>.<MAC>", the times in Unix
+// seconds, the MAC an HMAC-SHA-256, base64url without padding, over the
+// lockout's name, the account and the rest. It names its slot of the
+// account's trusted devices; the account is not in it (it is in the MAC),
+// so a token is trusted only for the account an attempt names.
 
-// sign returns the token of slot for account, valid until expires.
-func (lo *Lockout) sign(account string, slot int, expires time.Time) string {
-	body := tokenVersion + "." + strconv.Itoa(slot) + "." + strconv.FormatInt(expires.Unix(), 10)
+// sign returns the token of slot for account, issued at now, valid until
+// expires.
+func (lo *Lockout) sign(account string, slot int, now, expires time.Time) string {
+	body := tokenVersion + "." + strconv.Itoa(slot) + "." + strconv.FormatInt(now.Unix(), 10) + "." + strconv.FormatInt(expires.Unix(), 10)
 	return body + "." + base64.RawURLEncoding.EncodeToString(lo.mac(lo.devices.Keys[0], account, body))
 }
 
@@ -161,8 +164,10 @@ func (lo *Lockout) mac(key []byte, account, body string) []byte {
 }
 
 // parse returns the parts of token that can be checked without the
-// account: its body, MAC and slot, when it is well formed and unexpired at
-// now, and no later than a token signed now would expire; ok is false for
+// account: its body, MAC and slot, when it is well formed, unexpired at
+// now, issued no later than slotMargin from now (the clocks of instances
+// may differ that much), and valid for no longer than Lifetime (a token
+// signed under a longer one would outlive its revocation); ok is false for
 // anything else, read at a bounded cost.
 func (lo *Lockout) parse(token string, now time.Time) (body string, mac []byte, slot int, ok bool) {
 	if len(token) > maxTokenBytes {
@@ -178,17 +183,17 @@ func (lo *Lockout) parse(token string, now time.Time) (body string, mac []byte, 
 		return "", nil, 0, false
 	}
 	parts := strings.Split(body, ".")
-	if len(parts) != 3 || parts[0] != tokenVersion {
+	if len(parts) != 4 || parts[0] != tokenVersion {
 		return "", nil, 0, false
 	}
 	slot, err = strconv.Atoi(parts[1])
 	if err != nil || slot < 0 || slot >= len(lo.slots) || parts[1] != strconv.Itoa(slot) {
 		return "", nil, 0, false
 	}
-	exp, err := strconv.ParseInt(parts[2], 10, 64)
-	// A token whose expiry is further than Lifetime from now was signed
-	// under a longer Lifetime: its revocation may not outlast it.
-	if err != nil || !now.Before(time.Unix(exp, 0)) || time.Unix(exp, 0).After(now.Add(lo.devices.Lifetime)) {
+	issued, err1 := strconv.ParseInt(parts[2], 10, 64)
+	expires, err2 := strconv.ParseInt(parts[3], 10, 64)
+	if err1 != nil || err2 != nil || issued > expires || expires-issued > int64(lo.devices.Lifetime/time.Second) ||
+		!now.Before(time.Unix(expires, 0)) || time.Unix(issued, 0).After(now.Add(slotMargin)) {
 		return "", nil, 0, false
 	}
 	return body, mac, slot, true

@@ -301,10 +301,12 @@ func TestTamperedTokens(t *testing.T) {
 	}{
 		{"a flipped bit in the version", lo, cookies(flip(0))},
 		{"a flipped bit in the slot", lo, cookies(flip(2))},
-		{"a flipped bit in the expiry", lo, cookies(flip(len(parts[0]) + len(parts[1]) + 3))},
+		{"a flipped bit in the issue time", lo, cookies(flip(len(parts[0]) + len(parts[1]) + 3))},
+		{"a flipped bit in the expiry", lo, cookies(flip(len(parts[0]) + len(parts[1]) + len(parts[2]) + 4))},
 		{"a flipped bit in the MAC", lo, cookies(flip(len(token) - 3))},
-		{"another slot", lo, cookies("1.1." + parts[2] + "." + sig)},
-		{"a later expiry", lo, cookies("1." + parts[1] + ".9999999999." + sig)},
+		{"another slot", lo, cookies("1.1." + parts[2] + "." + parts[3] + "." + sig)},
+		{"a later expiry", lo, cookies("1." + parts[1] + "." + parts[2] + ".9999999999." + sig)},
+		{"the old three-part form", lo, cookies("1." + parts[1] + "." + parts[3] + "." + sig)},
 		{"a shorter MAC", lo, cookies(token[:len(token)-2])},
 		{"a MAC padded", lo, cookies(token + "==")},
 		{"another account's", lo, cookies(bobs)},
@@ -314,9 +316,9 @@ func TestTamperedTokens(t *testing.T) {
 		{"1 MiB", lo, cookies(strings.Repeat("A", 1<<20))},
 		{"500 cookies of the name, the first one garbage", lo, manyCookies(500, token)},
 		{"empty", lo, cookies("")},
-		{"base64 of nothing", lo, cookies("1.0.0." + base64.RawURLEncoding.EncodeToString(nil))},
-		{"a negative slot", lo, cookies("1.-1." + parts[2] + "." + sig)},
-		{"a slot with a leading zero", lo, cookies("1.0" + parts[1] + "." + parts[2] + "." + sig)},
+		{"base64 of nothing", lo, cookies("1.0.0.0." + base64.RawURLEncoding.EncodeToString(nil))},
+		{"a negative slot", lo, cookies("1.-1." + parts[2] + "." + parts[3] + "." + sig)},
+		{"a slot with a leading zero", lo, cookies("1.0" + parts[1] + "." + parts[2] + "." + parts[3] + "." + sig)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -492,7 +494,8 @@ func TestDevicesRefused(t *testing.T) {
 }
 
 // TestShorterLifetime: a token signed under a longer Lifetime is not
-// trusted once Lifetime is cut, since its revocation would not outlast it.
+// trusted once Lifetime is cut, since its revocation would not outlast it:
+// not at once, nor once it is within the new Lifetime of its end.
 func TestShorterLifetime(t *testing.T) {
 	clock := start()
 	s := memstore.New(memstore.WithClock(clock.Now))
@@ -509,6 +512,107 @@ func TestShorterLifetime(t *testing.T) {
 	short := devicesLockout(t, s, clock, keyA) // 30 days
 	if d, _ := short.AttemptDevice(context.Background(), "alice", token); d.Trusted {
 		t.Fatalf("a 365-day token under a 30-day Lifetime: %+v, want untrusted", d)
+	}
+	clock.Advance(20 * 24 * time.Hour)
+	if err := short.RevokeDevices(context.Background(), "alice"); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(320 * 24 * time.Hour) // 25 days before its end; the revocation is long over
+	if d, _ := short.AttemptDevice(context.Background(), "alice", token); d.Trusted {
+		t.Fatalf("the 365-day token 340 days on: %+v, want untrusted", d)
+	}
+}
+
+// TestClockSkew: a token issued by an instance whose clock runs 2 s ahead
+// is trusted by the others; one issued more than a minute ahead is not.
+func TestClockSkew(t *testing.T) {
+	clock := start()
+	s := memstore.New(memstore.WithClock(clock.Now))
+	ahead := devicesLockout(t, s, clock, keyA)
+	lockout.SetClock(ahead, func() time.Time { return clock.Now().Add(2 * time.Second) })
+	token, _, err := ahead.TrustDevice(context.Background(), "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	behind := devicesLockout(t, s, clock, keyA)
+	if d, err := behind.AttemptDevice(context.Background(), "alice", token); err != nil || !d.Trusted {
+		t.Fatalf("a token from a clock 2 s ahead: %+v %v, want trusted", d, err)
+	}
+	lockout.SetClock(ahead, func() time.Time { return clock.Now().Add(61 * time.Second) })
+	if token, _, err = ahead.TrustDevice(context.Background(), "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := behind.AttemptDevice(context.Background(), "alice", token); d.Trusted {
+		t.Fatalf("a token from a clock 61 s ahead: %+v, want untrusted", d)
+	}
+}
+
+// TestFullSlotSkipped: a free slot whose earlier device left a full
+// failure log (FailureWindow longer than Lifetime) is not handed out: its
+// new device would be revoked at its first attempt.
+func TestFullSlotSkipped(t *testing.T) {
+	clock := start()
+	lo, err := lockout.New(memstore.New(memstore.WithClock(clock.Now)), lockout.Config{Name: "login",
+		Windows: []lockout.Window{{Scope: "temp", Attempts: 5, Window: time.Minute}},
+		Devices: &lockout.Devices{Keys: [][]byte{keyA}, Failures: 3, Lifetime: time.Hour}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lockout.SetClock(lo, clock.Now)
+	ctx := context.Background()
+	old, _, err := lo.TrustDevice(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if d, _ := lo.AttemptDevice(ctx, "alice", old); !d.Trusted {
+			t.Fatalf("failure %d of the first device: %+v", i+1, d)
+		}
+	}
+	clock.Advance(time.Hour + time.Minute) // its slot is free; its log still holds 3 failures
+	fresh, _, err := lo.TrustDevice(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := lo.AttemptDevice(ctx, "alice", fresh); !d.Trusted || d.Revoked {
+		t.Fatalf("the new device's first attempt: %+v, want trusted", d)
+	}
+}
+
+// TestLoggedInTooLate: LoggedIn after the status is written does nothing
+// (no slot taken, no reset) and says so; a second call returns what the
+// first did.
+func TestLoggedInTooLate(t *testing.T) {
+	clock := start()
+	lo := devicesLockout(t, memstore.New(memstore.WithClock(clock.Now)), clock, keyA)
+	var late, first, second error
+	h := lo.Middleware(bodykey.FormValue("username"))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.FormValue("password") {
+		case "late":
+			w.WriteHeader(http.StatusUnauthorized)
+			late = lockout.LoggedIn(r.Context(), "alice")
+		case "twice":
+			first = lockout.LoggedIn(r.Context(), "alice")
+			second = lockout.LoggedIn(r.Context(), "alice")
+		}
+	}))
+	for range 2 {
+		post(h, "alice", "late")
+	}
+	if late == nil {
+		t.Fatal("LoggedIn after the status: no error")
+	}
+	if d, _ := lo.Check(context.Background(), "alice"); d.Counts[0] != 2 {
+		t.Fatalf("after two late LoggedIn: %+v, want both failures counted", d)
+	}
+	if _, _, err := lo.TrustDevice(context.Background(), "alice"); err != nil { // slots 1 and 2 of MaxDevices 2 free
+		t.Fatal(err)
+	}
+	if _, _, err := lo.TrustDevice(context.Background(), "alice"); err != nil {
+		t.Fatalf("a late LoggedIn took a slot: %v", err)
+	}
+	if rec := post(h, "alice", "twice"); first == nil || !errors.Is(first, lockout.ErrTooManyDevices) || second != first || deviceCookie(rec) != nil {
+		t.Fatalf("LoggedIn twice at the cap: %v then %v, cookie %v", first, second, deviceCookie(rec))
 	}
 }
 
@@ -602,8 +706,8 @@ func TestDeviceStoreDown(t *testing.T) {
 		if failOpen {
 			want = http.StatusOK
 		}
-		if rec.Code != want || strings.Contains(rec.Body.String(), "secret") {
-			t.Fatalf("FailOpen %v, store down: %d %s; want %d", failOpen, rec.Code, rec.Body, want)
+		if rec.Code != want || strings.Contains(rec.Body.String(), "secret") || deviceCookie(rec) != nil {
+			t.Fatalf("FailOpen %v, store down: %d %s, cookie %v; want %d and no second cookie for the device", failOpen, rec.Code, rec.Body, deviceCookie(rec), want)
 		}
 	}
 }

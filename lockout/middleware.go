@@ -122,7 +122,8 @@ func (lo *Lockout) Middleware(key ratekit.KeyFunc, opts ...Option) func(http.Han
 				response.KeyError(err).Write(w, m.render)
 				return
 			}
-			d, err := lo.AttemptDevice(r.Context(), k, lo.deviceToken(r, k))
+			token := lo.deviceToken(r, k)
+			d, err := lo.AttemptDevice(r.Context(), k, token)
 			if err != nil {
 				m.onError(r, err)
 			}
@@ -133,11 +134,15 @@ func (lo *Lockout) Middleware(key ratekit.KeyFunc, opts ...Option) func(http.Han
 				e.Write(w, m.render)
 				return
 			}
-			st := &attempt{lo: lo, key: k, d: d, keep: m.keep, w: w}
 			rec := &status.Recorder{ResponseWriter: w}
+			st := &attempt{lo: lo, key: k, d: d, keep: m.keep, rec: rec}
+			if token != "" && !d.Revoked { // a store error leaves d untrusted: no second token for the device
+				_, st.carried = lo.verify(k, token, lo.now())
+			}
 			next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), attemptKey{}, st)))
+			succeeded := st.finish()
 			switch status := rec.Status(); {
-			case st.done():
+			case succeeded:
 				err = nil // LoggedIn settled it
 			case slices.Contains(m.failures, status):
 				err = nil // the attempt failed: it stays counted

@@ -1,9 +1,11 @@
 package lockout
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -118,10 +120,11 @@ func (lo *Lockout) TrustDevice(ctx context.Context, key string) (token string, e
 			live++
 		case st.failures == 0:
 			clean = append(clean, i)
-		default:
+		case st.failures < lo.devices.Failures: // a full log would revoke its new device at once
 			used = append(used, i)
 		}
 	}
+	slices.SortStableFunc(used, func(a, b int) int { return cmp.Compare(states[a].failures, states[b].failures) })
 	if live >= lo.devices.MaxDevices {
 		return "", time.Time{}, ErrTooManyDevices
 	}
@@ -137,8 +140,9 @@ func (lo *Lockout) TrustDevice(ctx context.Context, key string) (token string, e
 		if !d.Allowed { // taken by a concurrent login
 			continue
 		}
-		expires = lo.now().Add(lo.devices.Lifetime).Truncate(time.Second)
-		return lo.sign(key, i, expires), expires, nil
+		now := lo.now()
+		expires = now.Add(lo.devices.Lifetime).Truncate(time.Second)
+		return lo.sign(key, i, now, expires), expires, nil
 	}
 	return "", time.Time{}, ErrTooManyDevices
 }
