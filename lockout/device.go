@@ -36,7 +36,8 @@ type Devices struct {
 	Lifetime time.Duration
 	// MaxDevices is how many trusted devices an account may have at once
 	// (default 5, at most 16); a login beyond them gets no token until one
-	// expires or is revoked.
+	// expires or is revoked. An account gets at most 2·MaxDevices new
+	// trusted devices in any 24 hours.
 	MaxDevices int
 	// Cookie is the stem of the cookies' names (default "ratekit-device"):
 	// each account has a cookie of its own, "__Host-<Cookie>-<11 characters

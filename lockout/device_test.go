@@ -212,12 +212,33 @@ func TestMaxDevices(t *testing.T) {
 	if rec := post(loginServer(lo, &checked), "alice", "right"); rec.Code != 200 || deviceCookie(rec) != nil {
 		t.Fatalf("a login beyond the cap: %d, cookie %v; want 200 and no cookie", rec.Code, deviceCookie(rec))
 	}
-	// Revoked slots wait out their tokens; an account has 48 slots: 24
-	// revocations of 2 devices each use them all.
-	issued := 2
+	// At most 2·MaxDevices new devices a day: the revocation makes room for
+	// 2 more, and a 5th device in 24 hours is refused.
+	if err := lo.RevokeDevices(ctx, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if _, _, err := lo.TrustDevice(ctx, "alice"); err != nil {
+			t.Fatalf("device %d after the revocation: %v", i+3, err)
+		}
+	}
+	if err := lo.RevokeDevices(ctx, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := lo.TrustDevice(ctx, "alice"); !errors.Is(err, lockout.ErrTooManyDevices) {
+		t.Fatalf("a 5th device in a day: %v, want ErrTooManyDevices", err)
+	}
+	clock.Advance(24 * time.Hour)
+	// Revoked slots wait out their tokens; an account has 48 slots: with 2
+	// devices trusted and revoked every 13 hours (4 in any day), they are
+	// all used up in 12 days.
+	issued := 4
 	for round := 0; ; round++ {
-		if err := lo.RevokeDevices(ctx, "alice"); err != nil {
-			t.Fatal(err)
+		if round > 0 {
+			clock.Advance(13 * time.Hour)
+			if err := lo.RevokeDevices(ctx, "alice"); err != nil {
+				t.Fatal(err)
+			}
 		}
 		_, _, err := lo.TrustDevice(ctx, "alice")
 		if errors.Is(err, lockout.ErrTooManyDevices) {
@@ -234,7 +255,7 @@ func TestMaxDevices(t *testing.T) {
 	if issued != 48 {
 		t.Fatalf("%d devices trusted before every slot was revoked; want 48", issued)
 	}
-	clock.Advance(30*24*time.Hour + time.Minute) // the first slots are free again
+	clock.Advance(19*24*time.Hour + time.Minute) // a lifetime after the first revocations: their slots are free again
 	if _, _, err := lo.TrustDevice(ctx, "alice"); err != nil {
 		t.Fatalf("a lifetime later: %v", err)
 	}

@@ -13,7 +13,8 @@ import (
 )
 
 // ErrTooManyDevices is TrustDevice's answer for an account that has
-// Devices.MaxDevices trusted devices already, or no free slot (see
+// Devices.MaxDevices trusted devices already, had 2·MaxDevices trusted in
+// the last 24 hours, or has no free slot (see
 // docs/architecture.md#trusted-devices): the login stands, without a token.
 var ErrTooManyDevices = errors.New("ratekit: the account has as many trusted devices as it may")
 
@@ -27,7 +28,10 @@ var ErrTooManyDevices = errors.New("ratekit: the account has as many trusted dev
 //     one attempt, starts the block on demand.
 //   - "slot-<i>", a fixed window of one for the token's lifetime and a
 //     minute: taken while a token of the slot can be valid, so a slot is
-//     never handed out again while an earlier token of it lives.
+//     never handed out again while an earlier token of it lives. It is
+//     taken together with "trusts", a sliding log of 2·MaxDevices a day
+//     shared by the slots, so that nobody (a thief with the password) can
+//     use up an account's slots faster than that.
 //
 // An account has slotCount slots whatever MaxDevices, so that a token's
 // slot keeps its meaning when MaxDevices changes.
@@ -41,6 +45,7 @@ func newSlots(s ratekit.Store, d Devices) (slots []slot, survey *ratekit.Limiter
 	logs, takes := make([]ratekit.Limit, slotCount), make([]ratekit.Limit, slotCount)
 	slots = make([]slot, slotCount)
 	block := d.Lifetime + slotMargin
+	trusts := ratekit.SlidingLog(int64(2*d.MaxDevices), 24*time.Hour).Named("trusts")
 	for i := range slots {
 		name := "device-" + strconv.Itoa(i)
 		logs[i] = ratekit.SlidingLog(d.Failures, d.FailureWindow).Named(name).Block(block)
@@ -52,7 +57,7 @@ func newSlots(s ratekit.Store, d Devices) (slots []slot, survey *ratekit.Limiter
 		if slots[i].revoke, err = ratekit.New(s, revoke); err != nil {
 			return nil, nil, err
 		}
-		if slots[i].take, err = ratekit.New(s, takes[i]); err != nil {
+		if slots[i].take, err = ratekit.New(s, takes[i], trusts); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -95,7 +100,8 @@ func (lo *Lockout) AttemptDevice(ctx context.Context, key, token string) (Decisi
 // second); call it after a successful login without a trusted token, and
 // send the token with DeviceCookie (LoggedIn does both for Middleware). It
 // answers ErrTooManyDevices when the account has Devices.MaxDevices trusted
-// devices (concurrent calls may each take one more). It takes two store
+// devices (concurrent calls may each take one more), or had 2·MaxDevices
+// devices trusted in the last 24 hours. It takes two store
 // calls, and one more for each slot a concurrent login takes first.
 func (lo *Lockout) TrustDevice(ctx context.Context, key string) (token string, expires time.Time, err error) {
 	if lo.slots == nil {
@@ -137,8 +143,11 @@ func (lo *Lockout) TrustDevice(ctx context.Context, key string) (token string, e
 		if err != nil {
 			return "", time.Time{}, err
 		}
-		if !d.Allowed { // taken by a concurrent login
+		if !d.Allowed && d.States[1].Allowed { // taken by a concurrent login
 			continue
+		}
+		if !d.Allowed { // 2·MaxDevices devices trusted in the last day
+			return "", time.Time{}, ErrTooManyDevices
 		}
 		now := lo.now()
 		expires = now.Add(lo.devices.Lifetime).Truncate(time.Second)
