@@ -221,11 +221,15 @@ func (lo *Lockout) CookieName(account string) string {
 		return ""
 	}
 	sum := sha256.Sum256([]byte(lo.cfg.Name + "\x00" + account))
-	name := lo.devices.Cookie + "-" + base64.RawURLEncoding.EncodeToString(sum[:8])
-	if !lo.devices.InsecureCookie {
-		name = "__Host-" + name
+	return lo.cookieStem() + base64.RawURLEncoding.EncodeToString(sum[:8])
+}
+
+// cookieStem is what every account's cookie name starts with.
+func (lo *Lockout) cookieStem() string {
+	if lo.devices.InsecureCookie {
+		return lo.devices.Cookie + "-"
 	}
-	return name
+	return "__Host-" + lo.devices.Cookie + "-"
 }
 
 // DeviceCookie returns account's device cookie carrying token, a device
@@ -247,9 +251,7 @@ func (lo *Lockout) DeviceCookie(account, token string, expires time.Time) *http.
 // value is a well-formed, unexpired token: what can be known before the
 // account is read.
 func (lo *Lockout) mayCarryToken(r *http.Request) bool {
-	stem := lo.CookieName("")
-	stem = stem[:len(stem)-11] // without the account's part
-	now := lo.now()
+	stem, now := lo.cookieStem(), lo.now()
 	for _, c := range r.Cookies() {
 		if strings.HasPrefix(c.Name, stem) {
 			if _, _, _, ok := lo.parse(c.Value, now); ok {
@@ -261,24 +263,25 @@ func (lo *Lockout) mayCarryToken(r *http.Request) bool {
 }
 
 // deviceToken returns the first of r's cookies of account's name (at most
-// maxCookies of them) that is a token valid for account now, or the first
-// of them when none is, or "" when r has none: one planted under a longer
-// path, which browsers send first, does not hide the owner's.
-func (lo *Lockout) deviceToken(r *http.Request, account string) string {
+// maxCookies of them) that is a token valid for account now, with its slot
+// and ok; or, when none is, the first of them and not ok ("" when r has
+// none): one planted under a longer path, which browsers send first, does
+// not hide the owner's.
+func (lo *Lockout) deviceToken(r *http.Request, account string) (token string, slot int, ok bool) {
 	if lo.slots == nil {
-		return ""
+		return "", 0, false
 	}
-	first := ""
+	now := lo.now()
 	for i, c := range r.CookiesNamed(lo.CookieName(account)) {
 		if i == maxCookies {
 			break
 		}
 		if i == 0 {
-			first = c.Value
+			token = c.Value
 		}
-		if _, ok := lo.verify(account, c.Value, lo.now()); ok {
-			return c.Value
+		if slot, ok := lo.verify(account, c.Value, now); ok {
+			return c.Value, slot, true
 		}
 	}
-	return first
+	return token, 0, false
 }

@@ -62,7 +62,7 @@ func SkipTrusted(account *Lockout, key ratekit.KeyFunc) Option {
 			if err != nil {
 				return false
 			}
-			_, ok := account.verify(k, account.deviceToken(r, k), account.now())
+			_, _, ok := account.deviceToken(r, k)
 			return ok
 		}
 	})
@@ -122,8 +122,8 @@ func (lo *Lockout) Middleware(key ratekit.KeyFunc, opts ...Option) func(http.Han
 				response.KeyError(err).Write(w, m.render)
 				return
 			}
-			token := lo.deviceToken(r, k)
-			d, err := lo.AttemptDevice(r.Context(), k, token)
+			_, slot, verified := lo.deviceToken(r, k) // checked once, here
+			d, err := lo.attemptDevice(r.Context(), k, slot, verified)
 			if err != nil {
 				m.onError(r, err)
 			}
@@ -135,10 +135,8 @@ func (lo *Lockout) Middleware(key ratekit.KeyFunc, opts ...Option) func(http.Han
 				return
 			}
 			rec := &status.Recorder{ResponseWriter: w}
-			st := &attempt{lo: lo, key: k, d: d, keep: m.keep, rec: rec}
-			if token != "" && !d.Revoked { // a store error leaves d untrusted: no second token for the device
-				_, st.carried = lo.verify(k, token, lo.now())
-			}
+			// carried: a store error leaves d untrusted, and the device gets no second token
+			st := &attempt{lo: lo, key: k, d: d, keep: m.keep, rec: rec, carried: verified && !d.Revoked}
 			next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), attemptKey{}, st)))
 			succeeded := st.finish()
 			switch status := rec.Status(); {

@@ -77,11 +77,17 @@ func newSlots(s ratekit.Store, d Devices) (slots []slot, survey *ratekit.Limiter
 // says the token was revoked now or before, so the client can drop it.
 // Without Config.Devices, or with token "", AttemptDevice is Attempt.
 func (lo *Lockout) AttemptDevice(ctx context.Context, key, token string) (Decision, error) {
-	if lo.slots == nil || token == "" || key == "" {
+	if lo.slots == nil || token == "" {
 		return lo.Attempt(ctx, key)
 	}
 	i, ok := lo.verify(key, token, lo.now())
-	if !ok {
+	return lo.attemptDevice(ctx, key, i, ok)
+}
+
+// attemptDevice is AttemptDevice for a token verified already: trusted
+// (ok) for slot i, or not.
+func (lo *Lockout) attemptDevice(ctx context.Context, key string, i int, ok bool) (Decision, error) {
+	if !ok || key == "" {
 		return lo.Attempt(ctx, key)
 	}
 	d, err := lo.do(ctx, lo.slots[i].attempt, lo.deviceSubject(key), lo.cfg.Name+".device", key, true)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
@@ -130,8 +129,4 @@ func overrideOf(base ratekit.Limit, r *http.Request) (ratekit.Limit, time.Durati
 }
 
 // newToken returns a random admin token, for a demo started without one.
-func newToken() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
+func newToken() string { return hex.EncodeToString(randomBytes(16)) }
