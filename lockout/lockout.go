@@ -239,9 +239,7 @@ func (lo *Lockout) do(ctx context.Context, l *ratekit.Limiter, subject, policy, 
 		d.attempt = res
 	}
 	if obs != nil {
-		e := lo.event(d, err, key, time.Since(start))
-		e.Policy = policy
-		obs.Observe(ctx, e)
+		obs.Observe(ctx, lo.event(d, err, policy, key, time.Since(start)))
 	}
 	return d, err
 }
@@ -267,8 +265,8 @@ func (lo *Lockout) decision(l *ratekit.Limiter, rd ratekit.Decision) Decision {
 
 // event describes an Attempt or Check for observers, binding the window that
 // denied, or the one with the smallest share of its attempts left.
-func (lo *Lockout) event(d Decision, err error, key string, latency time.Duration) observe.Event {
-	e := observe.Event{Policy: lo.cfg.Name, Cost: 1, Subject: key, Latency: latency, Err: err}
+func (lo *Lockout) event(d Decision, err error, policy, key string, latency time.Duration) observe.Event {
+	e := observe.Event{Policy: policy, Cost: 1, Subject: key, Latency: latency, Err: err}
 	switch {
 	case err != nil:
 		e.Outcome = observe.Error
